@@ -1,0 +1,50 @@
+"""Game plug-ins: what a game offers the ``hub`` command, found through entry points.
+
+A plug-in is a `GamePlugin` object published in the ``hub.games`` entry-point group
+(``[project.entry-points."hub.games"] mygame = "mypkg.plugin:plugin"``). Its commands take
+the remaining command-line arguments and return an exit status; they should import their
+implementation lazily so that ``hub games`` stays fast however many games are installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+
+import attrs
+
+Command = Callable[[Sequence[str]], int]
+ENTRY_POINT_GROUP = "hub.games"
+
+
+@attrs.frozen
+class GamePlugin:
+    """A game: its name, a one-line summary and the ``hub`` verbs it supports."""
+
+    name: str
+    summary: str
+    play: Command | None = None
+    serve: Command | None = None
+    demo: Command | None = None
+
+
+class PluginError(Exception):
+    """An entry point that does not load or is not a `GamePlugin`."""
+
+
+def discover() -> dict[str, GamePlugin]:
+    """Every installed game plug-in by name (entry points that fail to load are skipped)."""
+    plugins: dict[str, GamePlugin] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            plugin = load(entry.load())
+        except Exception:  # noqa: BLE001 - a broken third-party plug-in must not break hub
+            continue
+        plugins.setdefault(plugin.name, plugin)
+    return dict(sorted(plugins.items()))
+
+
+def load(obj: object) -> GamePlugin:
+    if isinstance(obj, GamePlugin):
+        return obj
+    raise PluginError(f"{obj!r} is not a GamePlugin")

@@ -1,0 +1,157 @@
+"""Child-process players: spawn without a shell, talk over pipes, and always reap.
+
+`ChildProcess.spawn` starts ``argv`` (a name without a slash is looked up on PATH, like
+execvp) with stdin/stdout pipes and stderr sent to /dev/null, in its own process group so a
+Ctrl-C at the terminal reaches only the referee, which then ends the game in order.
+`stop_all` ends a group of children with one shared deadline: a polite message is the
+caller's business, then each child still running at the deadline gets the escalation
+signals (SIGKILL for clubs; SIGTERM first, then SIGKILL, for a gentler policy). Every
+child is waited for, so none is left as a zombie, even when the caller is cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+
+import attrs
+import trio
+
+from hub.core.lines import DEFAULT_MAX_LINE, LineStream
+
+
+class SpawnFailed(Exception):
+    """The program could not be started (missing, not executable, ...)."""
+
+
+@attrs.frozen
+class ExitStatus:
+    """How a child ended: an exit code, or the number of the signal that killed it."""
+
+    code: int | None = None
+    signal: int | None = None
+
+    @classmethod
+    def from_returncode(cls, returncode: int) -> ExitStatus:
+        if returncode < 0:
+            return cls(signal=-returncode)
+        return cls(code=returncode)
+
+    @property
+    def clean(self) -> bool:
+        return self.code == 0
+
+
+@attrs.define(eq=False)
+class ChildProcess:
+    """One running child with a `LineStream` over its stdin/stdout pipes."""
+
+    argv: tuple[str, ...]
+    process: trio.Process
+    lines: LineStream
+    own_group: bool = True
+
+    @classmethod
+    async def spawn(
+        cls,
+        argv: Sequence[str],
+        *,
+        max_line: int = DEFAULT_MAX_LINE,
+        env: dict[str, str] | None = None,
+        new_process_group: bool = True,
+    ) -> ChildProcess:
+        """Start ``argv``; raises `SpawnFailed` if the program cannot be executed."""
+        try:
+            process = await trio.lowlevel.open_process(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                process_group=0 if new_process_group else None,
+            )
+        except (OSError, ValueError) as exc:
+            raise SpawnFailed(f"{argv[0] if argv else '(empty)'}: {exc}") from exc
+        assert process.stdin is not None
+        assert process.stdout is not None
+        lines = LineStream(process.stdout, process.stdin, max_line=max_line,
+                           ignore_send_errors=True)
+        return cls(tuple(argv), process, lines, new_process_group)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def status(self) -> ExitStatus | None:
+        """The exit status once the child has been reaped, else None."""
+        code = self.process.returncode
+        return None if code is None else ExitStatus.from_returncode(code)
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to the child (and its process group, if it leads one).
+
+        Nothing is sent once the child has been reaped: until then its pid, and so its
+        group id, cannot have been reused.
+        """
+        if self.process.returncode is not None:
+            return
+        try:
+            if self.own_group:
+                os.killpg(self.process.pid, signum)
+            else:
+                self.process.send_signal(signum)
+        except ProcessLookupError:  # pragma: no cover - the group is already gone
+            pass
+
+    async def close_stdin(self) -> None:
+        """Close our end of the child's stdin (it reads EOF once it has read the rest)."""
+        if self.process.stdin is not None:
+            with trio.CancelScope(shield=True):
+                await self.process.stdin.aclose()
+
+    async def close_pipes(self) -> None:
+        """Close our ends of the pipes (the child sees EOF on stdin)."""
+        with trio.CancelScope(shield=True):
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    await stream.aclose()
+
+
+async def stop_all(
+    children: Sequence[ChildProcess],
+    *,
+    grace: float,
+    escalation: Sequence[tuple[float, int]] = ((0.0, signal.SIGKILL),),
+) -> list[ExitStatus]:
+    """Wait for every child to exit, escalating at a shared deadline; return their statuses.
+
+    ``grace`` is the total time (not per child) allowed before escalation begins.
+    ``escalation`` lists (extra delay, signal) steps applied to children still running: the
+    default SIGKILLs at ``grace``; ``((0, SIGTERM), (1.0, SIGKILL))`` tries SIGTERM first.
+    Runs shielded from cancellation: a referee that is being cancelled still reaps.
+    """
+    steps = list(escalation)
+    if not steps or steps[-1][1] != signal.SIGKILL:
+        steps.append((0.0, signal.SIGKILL))
+    with trio.CancelScope(shield=True):
+        deadline = trio.current_time() + grace
+        async with trio.open_nursery() as nursery:
+            for child in children:
+                nursery.start_soon(_reap, child, deadline, steps)
+    return [child.status or ExitStatus(signal=signal.SIGKILL) for child in children]
+
+
+async def _reap(child: ChildProcess, deadline: float, steps: Sequence[tuple[float, int]]) -> None:
+    when = deadline
+    for delay, signum in steps:
+        when += delay
+        with trio.move_on_at(when):
+            await child.process.wait()
+            break
+        child.signal(signum)
+    else:
+        await child.process.wait()  # SIGKILL cannot be ignored: this returns promptly
+    await child.close_pipes()

@@ -1,0 +1,22 @@
+"""Small pure helpers for text protocols (no imports: safe for start-up-sensitive programs)."""
+
+from __future__ import annotations
+
+MAX_NUMBER_DIGITS = 18
+
+
+def is_printable_ascii(text: str) -> bool:
+    """True if every character is printable ASCII (space through ``~``)."""
+    return text.isascii() and text.isprintable()
+
+
+def parse_whole_number(text: str, max_digits: int = MAX_NUMBER_DIGITS) -> int | None:
+    """The value of ``text`` if it is a whole decimal number (ASCII digits only), else None.
+
+    ``"3biscuit"``, ``"3 "``, ``" 3"``, ``"+3"``, ``"-3"`` and ``""`` are not numbers; leading
+    zeros are accepted (``"007"`` is 7). More than ``max_digits`` digits is refused so that a
+    hostile peer cannot make us convert a huge number.
+    """
+    if not text or len(text) > max_digits or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)

@@ -1,0 +1,1 @@
+"""Game plug-ins shipped with hub. Each lives in its own sub-package (see docs/architecture.md)."""

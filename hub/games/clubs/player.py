@@ -1,0 +1,162 @@
+"""``clubber N ID``: the standard clubs player (clubs.md). Standard library only.
+
+It reads hub messages on stdin, writes ``-`` then one card per turn on stdout, and reports
+its state on stderr after every message. It validates every message against the state of
+the game (a message out of order is a bad message, exit 5) and never trusts the hub.
+Start-up matters (a hub starts one per seat), so this module imports neither trio nor attrs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from hub.core.output import write_all
+from hub.games.clubs.cards import RANKS, Card, card_text, format_hand, rank_of, suit_of
+from hub.games.clubs.protocol import (
+    END,
+    MAX_HUB_LINE,
+    NEWROUND,
+    NEWTRICK,
+    PLAYED,
+    READY,
+    SCORES,
+    TRICKOVER,
+    YOURTURN,
+    BadMessage,
+    HubMessage,
+    PlayerArgsError,
+    parse_hub_message,
+    parse_player_args,
+)
+from hub.games.clubs.strategy import choose_card
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+ECHO_CHARS = 20
+EXIT_OK, EXIT_LOST_HUB, EXIT_BAD_MESSAGE = 0, 4, 5
+
+
+class Player:
+    """The standard player's view of the game, fed one hub message at a time."""
+
+    def __init__(self, players: int, seat: int) -> None:
+        self.players = players
+        self.seat = seat
+        self.hand: list[Card] = []
+        self.played: list[Card] = []  # every card played this round, in order
+        self.trick: list[Card] = []
+        self.scores = [0] * players
+        self.in_round = False
+        self.played_in_trick = False
+        self.awaiting_echo: Card | None = None
+
+    def handle(self, message: HubMessage) -> Card | None:
+        """Apply one message; return the card to play, if it is our turn. Raises `BadMessage`."""
+        kind = message.kind
+        if kind == PLAYED:
+            self._played(message.cards[0])
+        elif kind == NEWTRICK or kind == YOURTURN:
+            return self._turn(lead=kind == NEWTRICK)
+        elif kind == TRICKOVER:
+            if len(self.trick) != self.players or not self.played_in_trick:
+                raise BadMessage("trickover before the trick is complete")
+            self.trick = []
+            self.played_in_trick = False
+        elif kind == NEWROUND:
+            if self.in_round or len(message.cards) != 52 // self.players:
+                raise BadMessage("newround out of order or with the wrong number of cards")
+            self.hand = sorted(message.cards)
+            self.played = []
+            self.in_round = True
+        elif kind == SCORES:
+            if not self.in_round or self.hand or self.trick or len(message.scores) != self.players:
+                raise BadMessage("scores out of order or with the wrong count")
+            self.scores = list(message.scores)
+            self.in_round = False
+        else:  # pragma: no cover - END is handled by the caller
+            raise BadMessage(kind)
+        return None
+
+    def _turn(self, *, lead: bool) -> Card:
+        if (
+            not self.in_round
+            or not self.hand
+            or self.played_in_trick
+            or self.awaiting_echo is not None
+            or (lead and self.trick)
+            or (not lead and not 0 < len(self.trick) < self.players)
+        ):
+            raise BadMessage("not our turn")
+        card = choose_card(self.hand, self.trick, self.players, self.played)
+        self.hand.remove(card)
+        self._record(card)
+        self.played_in_trick = True
+        self.awaiting_echo = card
+        return card
+
+    def _played(self, card: Card) -> None:
+        if self.awaiting_echo is not None:
+            if card != self.awaiting_echo:
+                raise BadMessage("played is not the card we played")
+            self.awaiting_echo = None
+            return
+        if not self.in_round or len(self.trick) >= self.players:
+            raise BadMessage("played out of order")
+        self._record(card)
+
+    def _record(self, card: Card) -> None:
+        self.trick.append(card)
+        self.played.append(card)
+
+    def report(self) -> str:
+        """The stderr report printed after each message."""
+        lines = [f"Hand: {format_hand(self.hand)}"]
+        for suit, letter in enumerate("SCDH"):
+            ranks = sorted(rank_of(card) for card in self.played if suit_of(card) == suit)
+            lines.append(f"Played ({letter}): {','.join(RANKS[rank] for rank in ranks)}")
+        lines.append(f"Scores: {','.join(map(str, self.scores))}")
+        return "\n".join(lines) + "\n"
+
+
+def play(players: int, seat: int, stdin: BinaryIO) -> int:
+    """Run the player loop over ``stdin``; return the exit status."""
+    write_all(1, READY)
+    player = Player(players, seat)
+    while True:
+        raw = stdin.readline(MAX_HUB_LINE + 1)
+        too_long = len(raw) > MAX_HUB_LINE and not raw.endswith(b"\n")
+        if not raw.endswith(b"\n") and not too_long:
+            # End of input, possibly mid-line: not a message, and not echoed.
+            write_all(2, b"Unexpected loss of hub\n")
+            return EXIT_LOST_HUB
+        line = raw.decode("latin-1") if too_long else raw[:-1].decode("latin-1")
+        echo = b"From hub:" + line[:ECHO_CHARS].encode("latin-1") + b"\n"
+        if line == END:
+            write_all(2, echo)
+            return EXIT_OK
+        try:
+            if too_long:
+                raise BadMessage("line too long")
+            card = player.handle(parse_hub_message(line))
+        except BadMessage:
+            write_all(2, echo + b"Bad message from hub\n")
+            return EXIT_BAD_MESSAGE
+        if card is not None:
+            write_all(1, (card_text(card) + "\n").encode())
+        write_all(2, echo + player.report().encode())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        players, seat = parse_player_args(args)
+    except PlayerArgsError as exc:
+        write_all(2, (exc.message + "\n").encode())
+        return exc.status
+    return play(players, seat, sys.stdin.buffer)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
