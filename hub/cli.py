@@ -52,11 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.line(f"hub {verb}: name a game ({', '.join(plugins) or 'none installed'})")
             err.flush()
             return 2
-        plugin = plugins.get(rest[0])
-        command = _command(plugin, verb)
-        if plugin is None or command is None:
-            err.line(f"hub {verb}: no game {rest[0]!r} offers '{verb}' "
-                     f"(installed: {', '.join(plugins) or 'none'})")
+        command = _command(plugins.get(rest[0]), verb)
+        if command is None:
+            err.line(
+                f"hub {verb}: no game {rest[0]!r} offers '{verb}' "
+                f"(installed: {', '.join(plugins) or 'none'})"
+            )
             err.flush()
             return 2
         return command(rest[1:])

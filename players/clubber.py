@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
-from hub.games.clubs.player import main  # noqa: E402
+from hub.games.clubs.player import main
 
 if __name__ == "__main__":
     sys.exit(main())

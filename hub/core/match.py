@@ -19,6 +19,8 @@ from hub.core.referee import IllegalMove, Outcome, Referee
 
 S = TypeVar("S")
 M = TypeVar("M")
+S_contra = TypeVar("S_contra", contravariant=True)
+M_contra = TypeVar("M_contra", contravariant=True)
 
 
 class SeatFailure(Exception):
@@ -34,22 +36,22 @@ class SeatFailure(Exception):
         self.detail = detail
 
 
-class Observer(Protocol[S, M]):
+class Observer(Protocol[S_contra, M_contra]):
     """Anything told about the game as it goes: seats, a transcript printer, a spectator."""
 
-    async def begin(self, state: S) -> None:
+    async def begin(self, state: S_contra) -> None:
         """The game starts in ``state``."""
         ...
 
-    async def observe(self, before: S, move: M, after: S) -> None:
+    async def observe(self, before: S_contra, move: M_contra, after: S_contra) -> None:
         """``move`` (by whichever seat) took the game from ``before`` to ``after``."""
         ...
 
 
-class Seat(Observer[S, M], Protocol[S, M]):
+class Seat(Observer[S_contra, M], Protocol[S_contra, M]):
     """One participant, as the match loop sees it."""
 
-    async def choose(self, state: S) -> M:
+    async def choose(self, state: S_contra) -> M:
         """This seat's move in ``state``; raises `SeatFailure` if it cannot give one."""
         ...
 

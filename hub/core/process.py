@@ -76,8 +76,9 @@ class ChildProcess:
             raise SpawnFailed(f"{argv[0] if argv else '(empty)'}: {exc}") from exc
         assert process.stdin is not None
         assert process.stdout is not None
-        lines = LineStream(process.stdout, process.stdin, max_line=max_line,
-                           ignore_send_errors=True)
+        lines = LineStream(
+            process.stdout, process.stdin, max_line=max_line, ignore_send_errors=True
+        )
         return cls(tuple(argv), process, lines, new_process_group)
 
     @property

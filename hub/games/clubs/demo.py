@@ -33,8 +33,10 @@ def main(args: Sequence[str] = ()) -> int:
     with as_file(deck_resource) as deck_path:
         clubber = find_program("clubber")
         command = [find_program("clubhub"), str(deck_path), WINSCORE, *[clubber] * PLAYERS]
-        out.line(f"== clubs: {PLAYERS} standard players (clubber) to {WINSCORE} points, "
-                 "refereed by clubhub over pipes")
+        out.line(
+            f"== clubs: {PLAYERS} standard players (clubber) to {WINSCORE} points, "
+            "refereed by clubhub over pipes"
+        )
         out.line("$ clubhub decks/ex.decks 10 clubber clubber clubber")
         out.flush()
         result = subprocess.run(command, check=False)

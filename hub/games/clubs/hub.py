@@ -142,7 +142,9 @@ def prompt_line(state: ClubsState) -> str:
 
 
 def hand_lines(state: ClubsState) -> list[str]:
-    return [f"Player ({LABELS[seat]}): {format_hand(hand)}" for seat, hand in enumerate(state.hands)]
+    return [
+        f"Player ({LABELS[seat]}): {format_hand(hand)}" for seat, hand in enumerate(state.hands)
+    ]
 
 
 def transcript_lines(before: ClubsState, card: Card, after: ClubsState) -> list[str]:
@@ -269,7 +271,8 @@ class Session:
             async with trio.open_nursery() as nursery:
                 for child in self.children:
                     nursery.start_soon(_say_end, child, deadline)
-            return await stop_all(self.children, grace=max(0.0, deadline - trio.current_time()))
+            statuses = await stop_all(self.children, grace=max(0.0, deadline - trio.current_time()))
+        return statuses
 
 
 async def _say_end(child: ChildProcess, deadline: float) -> None:

@@ -57,7 +57,7 @@ class Player:
         kind = message.kind
         if kind == PLAYED:
             self._played(message.cards[0])
-        elif kind == NEWTRICK or kind == YOURTURN:
+        elif kind in (NEWTRICK, YOURTURN):
             return self._turn(lead=kind == NEWTRICK)
         elif kind == TRICKOVER:
             if len(self.trick) != self.players or not self.played_in_trick:

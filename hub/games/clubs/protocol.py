@@ -37,9 +37,7 @@ class HubMessage:
 
     __slots__ = ("cards", "kind", "scores")
 
-    def __init__(
-        self, kind: str, cards: Sequence[Card] = (), scores: Sequence[int] = ()
-    ) -> None:
+    def __init__(self, kind: str, cards: Sequence[Card] = (), scores: Sequence[int] = ()) -> None:
         self.kind = kind
         self.cards = tuple(cards)
         self.scores = tuple(scores)

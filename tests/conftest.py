@@ -1,0 +1,57 @@
+"""Shared fixtures: every test must leave no descendant process behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+"""The directory of the installed console scripts (the venv's bin)."""
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living (or zombie) process below ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents[int(entry.name)] = int(fields[1])
+    found: list[int] = []
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, ppid in parents.items() if ppid == parent]
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes() -> Iterator[None]:
+    """Fail a test that leaves a child process (or zombie) of the test run behind."""
+    before = set(descendants(os.getpid()))
+    yield
+    deadline = time.monotonic() + 1.0
+    while True:
+        left = set(descendants(os.getpid())) - before
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not left, f"processes left behind: {sorted(left)}"
+
+
+def program(name: str) -> str:
+    """The path of an installed console script (tests run them as a user would)."""
+    path = BIN / name
+    assert path.exists(), f"{name} is not installed in {BIN}; run `make test`"
+    return str(path)
