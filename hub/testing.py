@@ -63,6 +63,7 @@ def _playout(
     setup_rng = random.Random(seed)
     referee, state = make_game(setup_rng)
     choice_rng = random.Random(seed ^ 0x5EED)
+    reject_rng = random.Random(seed ^ 0xBAD)  # separate, so checks do not change the playout
     seats = referee.seats(state)
     if seats < 1:
         _fail(seed, 0, f"seats() returned {seats}")
@@ -86,7 +87,7 @@ def _playout(
         if not legal:
             _fail(seed, ply, "a seat to move but no legal move")
         if illegal_checks:
-            _check_rejections(referee, state, legal, choice_rng, seed, ply, illegal_checks)
+            _check_rejections(referee, state, legal, reject_rng, seed, ply, illegal_checks)
         move = choice_rng.choice(legal)
         snapshot = copy.deepcopy(state)
         try:

@@ -60,8 +60,12 @@ class Player:
         elif kind in (NEWTRICK, YOURTURN):
             return self._turn(lead=kind == NEWTRICK)
         elif kind == TRICKOVER:
-            if len(self.trick) != self.players or not self.played_in_trick:
-                raise BadMessage("trickover before the trick is complete")
+            if (
+                len(self.trick) != self.players
+                or not self.played_in_trick
+                or self.awaiting_echo is not None
+            ):
+                raise BadMessage("trickover before the trick is complete and echoed")
             self.trick = []
             self.played_in_trick = False
         elif kind == NEWROUND:

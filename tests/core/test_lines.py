@@ -1,0 +1,134 @@
+"""LineStream over memory streams: framing, limits, EOF and failed writes."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hub.core.lines import LineStream, LineTooLong, PeerClosed, TransportFailed
+
+
+def pair(max_line: int = 64, **kwargs: bool) -> tuple[LineStream, trio.testing.MemorySendStream]:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    return LineStream(receive, None, max_line=max_line, **kwargs), send
+
+
+async def test_lines_split_across_chunks() -> None:
+    lines, send = pair()
+    await send.send_all(b"hel")
+    async with trio.open_nursery() as nursery:
+        results: list[str] = []
+
+        async def read() -> None:
+            results.append(await lines.receive_line())
+            results.append(await lines.receive_line())
+
+        nursery.start_soon(read)
+        await trio.testing.wait_all_tasks_blocked()
+        await send.send_all(b"lo\nwor")
+        await send.send_all(b"ld\n")
+    assert results == ["hello", "world"]
+
+
+async def test_eof_with_and_without_partial_line() -> None:
+    lines, send = pair()
+    await send.send_all(b"a\nhalf")
+    await send.aclose()
+    assert await lines.receive_line() == "a"
+    with pytest.raises(PeerClosed) as caught:
+        await lines.receive_line()
+    assert caught.value.partial == b"half"
+    with pytest.raises(PeerClosed) as again:
+        await lines.receive_line()
+    assert again.value.partial == b""
+
+
+async def test_too_long_with_and_without_newline() -> None:
+    lines, send = pair(max_line=5)
+    await send.send_all(b"12345\n123456\nok\n")
+    assert await lines.receive_line() == "12345"
+    with pytest.raises(LineTooLong):
+        await lines.receive_line()
+    assert await lines.receive_line() == "ok"  # the long line was dropped whole
+    await send.send_all(b"x" * 100)
+    with pytest.raises(LineTooLong):
+        await lines.receive_line()
+    await send.send_all(b"yyy\nnext\n")
+    await lines.skip_line()
+    assert await lines.receive_line() == "next"
+
+
+async def test_per_call_limit_and_latin1() -> None:
+    lines, send = pair(max_line=100)
+    await send.send_all(b"abcd\n\xff\x00\n")
+    with pytest.raises(LineTooLong):
+        await lines.receive_line(max_line=3)
+    assert await lines.receive_line() == "\xff\x00"
+
+
+async def test_receive_exactly_then_lines() -> None:
+    lines, send = pair()
+    await send.send_all(b"-2D\n")
+    assert await lines.receive_exactly(1) == b"-"
+    assert await lines.receive_line() == "2D"
+    await send.aclose()
+    with pytest.raises(PeerClosed):
+        await lines.receive_exactly(1)
+
+
+async def test_queue_and_flush_batch_into_one_write(autojump_clock: trio.testing.MockClock) -> None:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    lines = LineStream(None, send)
+    lines.queue_line("one")
+    lines.queue_line("two")
+    with trio.move_on_after(0.01) as nothing_yet:
+        await receive.receive_some(100)
+    assert nothing_yet.cancelled_caught  # queued lines wait for flush
+    await lines.flush()
+    assert await receive.receive_some(100) == b"one\ntwo\n"
+
+
+async def test_failed_writes_raise_or_are_ignored() -> None:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    await receive.aclose()
+    strict = LineStream(None, send)
+    with pytest.raises(TransportFailed):
+        await strict.send_line("x")
+    lenient = LineStream(None, send, ignore_send_errors=True)
+    await lenient.send_line("x")
+    await lenient.send_line("y")
+    assert lenient.send_failed
+
+
+async def test_broken_receive_is_a_transport_failure() -> None:
+    _send, receive = trio.testing.memory_stream_one_way_pair()
+    lines = LineStream(receive, None)
+    await receive.aclose()
+    with pytest.raises(TransportFailed):
+        await lines.receive_line()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.binary(max_size=20).filter(lambda b: b"\n" not in b), max_size=10),
+    st.integers(min_value=1, max_value=7),
+)
+def test_any_chunking_gives_the_same_lines(lines_in: list[bytes], chunk: int) -> None:
+    data = b"".join(line + b"\n" for line in lines_in)
+
+    async def main() -> list[str]:
+        send, receive = trio.testing.memory_stream_one_way_pair()
+        stream = LineStream(receive, None, max_line=64, chunk=chunk)
+        await send.send_all(data)
+        await send.aclose()
+        got = []
+        for _ in lines_in:
+            got.append(await stream.receive_line())
+        with pytest.raises(PeerClosed):
+            await stream.receive_line()
+        return got
+
+    assert trio.run(main) == [line.decode("latin-1") for line in lines_in]
