@@ -1,0 +1,92 @@
+"""TCP serving on real loopback sockets: port resolution, caps, bad handlers, long lines."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import trio
+
+from hub.core.serve import (
+    Connection,
+    ListenError,
+    ServerStats,
+    bound_port,
+    open_listeners,
+    resolve_port,
+    serve_lines,
+)
+
+
+def test_resolve_port() -> None:
+    assert resolve_port("0") == 0
+    assert resolve_port(8080) == 8080
+    assert resolve_port("http") == 80
+    for bad in ("", "no-such-service-xyz", "70000", "-1"):
+        with pytest.raises(ListenError):
+            resolve_port(bad)
+
+
+async def upper(connection: Connection) -> None:
+    while True:
+        line = await connection.lines.receive_line()
+        if line == "boom":
+            raise RuntimeError("handler bug")
+        await connection.lines.send_line(line.upper())
+
+
+async def read_line(stream: trio.SocketStream) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await stream.receive_some(100)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+async def test_serves_caps_and_survives_bad_handlers(capfd: pytest.CaptureFixture[str]) -> None:
+    with trio.fail_after(10):
+        listeners = await open_listeners("0")
+        port = bound_port(listeners)
+        assert port != 0
+        assert listeners[0].socket.getsockname()[0] in ("127.0.0.1", "::1")
+        stats = ServerStats()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(
+                lambda task_status: serve_lines(
+                    upper, listeners, max_connections=2, max_line=10, refuse_line="busy",
+                    stats=stats, task_status=task_status,
+                )
+            )  # fmt: skip
+            first = await trio.open_tcp_stream("127.0.0.1", port)
+            second = await trio.open_tcp_stream("127.0.0.1", port)
+            await first.send_all(b"hi\n")
+            assert await read_line(first) == b"HI\n"
+            await second.send_all(b"yo\n")
+            assert await read_line(second) == b"YO\n"
+            third = await trio.open_tcp_stream("127.0.0.1", port)
+            assert await read_line(third) == b"busy\n"
+            assert await third.receive_some(10) == b""
+            # An over-long line ends that connection only; a handler bug too.
+            await first.send_all(b"x" * 50 + b"\n")
+            assert await first.receive_some(10) == b""
+            await second.send_all(b"boom\n")
+            assert await second.receive_some(10) == b""
+            fourth = await trio.open_tcp_stream("127.0.0.1", port)
+            await fourth.send_all(b"still\n")
+            assert await read_line(fourth) == b"STILL\n"
+            for stream in (first, second, third, fourth):
+                await stream.aclose()
+            nursery.cancel_scope.cancel()
+    assert stats.refused == 1
+    assert stats.accepted == 3
+    assert "handler bug" in capfd.readouterr().err
+
+
+async def test_port_in_use_is_a_listen_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(ListenError):
+            await open_listeners(taken.getsockname()[1], host="127.0.0.1")
