@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if verb == "games":
         for plugin in plugins.values():
             verbs = [name for name in ("play", "serve", "demo") if getattr(plugin, name)]
+            verbs += [f"hub {tool}" for tool in plugin.tools]
             out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
         out.flush()
         return 0
@@ -61,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.flush()
             return 2
         return command(rest[1:])
+    for plugin in plugins.values():
+        tool = plugin.tools.get(verb)
+        if tool is not None:
+            return tool(rest)
     err.line(f"hub: unknown command {verb!r}\n{USAGE}")
     err.flush()
     return 2

@@ -8,7 +8,7 @@ implementation lazily so that ``hub games`` stays fast however many games are in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 
 import attrs
@@ -26,6 +26,8 @@ class GamePlugin:
     play: Command | None = None
     serve: Command | None = None
     demo: Command | None = None
+    tools: Mapping[str, Command] = attrs.field(factory=dict)
+    """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
 
 
 class PluginError(Exception):
