@@ -9,6 +9,7 @@ implementation lazily so that ``hub games`` stays fast however many games are in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from importlib.metadata import entry_points
 
 import attrs
@@ -28,6 +29,24 @@ class GamePlugin:
     demo: Command | None = None
     tools: Mapping[str, Command] = attrs.field(factory=dict)
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
+
+
+def lazy(target: str) -> Command:
+    """A command that imports ``"package.module:function"`` only when it is run.
+
+    Plug-in modules are imported by every ``hub`` invocation (to list the games), so they
+    must not import their game's implementation up front.
+    """
+    module_name, _, function_name = target.partition(":")
+    if not module_name or not function_name:
+        raise ValueError(f"lazy() needs 'module:function', not {target!r}")
+
+    def command(args: Sequence[str]) -> int:
+        function: Command = getattr(import_module(module_name), function_name)
+        return function(args)
+
+    command.__qualname__ = command.__name__ = f"lazy({target})"
+    return command
 
 
 class PluginError(Exception):
