@@ -9,9 +9,10 @@ Start-up matters (a hub starts one per seat), so this module imports neither tri
 from __future__ import annotations
 
 import sys
+from bisect import insort
 
 from hub.core.output import write_all
-from hub.games.clubs.cards import RANKS, Card, card_text, format_hand, rank_of, suit_of
+from hub.games.clubs.cards import RANKS, SUITS, Card, card_text, format_hand, rank_of, suit_of
 from hub.games.clubs.protocol import (
     END,
     MAX_HUB_LINE,
@@ -51,6 +52,11 @@ class Player:
         self.in_round = False
         self.played_in_trick = False
         self.awaiting_echo: Card | None = None
+        # The report's lines, kept up to date as the state changes (printed after every
+        # message, so rebuilding them each time would dominate the player's work).
+        self._hand_line = "Hand: "
+        self._ranks: list[list[int]] = [[], [], [], []]
+        self._played_lines = [f"Played ({letter}): " for letter in SUITS]
 
     def handle(self, message: HubMessage) -> Card | None:
         """Apply one message; return the card to play, if it is our turn. Raises `BadMessage`."""
@@ -72,7 +78,10 @@ class Player:
             if self.in_round or len(message.cards) != 52 // self.players:
                 raise BadMessage("newround out of order or with the wrong number of cards")
             self.hand = sorted(message.cards)
+            self._hand_changed()
             self.played = []
+            self._ranks = [[], [], [], []]
+            self._played_lines = [f"Played ({letter}): " for letter in SUITS]
             self.in_round = True
         elif kind == SCORES:
             if not self.in_round or self.hand or self.trick or len(message.scores) != self.players:
@@ -95,6 +104,7 @@ class Player:
             raise BadMessage("not our turn")
         card = choose_card(self.hand, self.trick, self.players, self.played)
         self.hand.remove(card)
+        self._hand_changed()
         self._record(card)
         self.played_in_trick = True
         self.awaiting_echo = card
@@ -113,15 +123,19 @@ class Player:
     def _record(self, card: Card) -> None:
         self.trick.append(card)
         self.played.append(card)
+        suit = suit_of(card)
+        ranks = self._ranks[suit]
+        insort(ranks, rank_of(card))
+        self._played_lines[suit] = f"Played ({SUITS[suit]}): {','.join(RANKS[r] for r in ranks)}"
+
+    def _hand_changed(self) -> None:
+        self._hand_line = f"Hand: {format_hand(self.hand)}"
 
     def report(self) -> str:
         """The stderr report printed after each message."""
-        lines = [f"Hand: {format_hand(self.hand)}"]
-        for suit, letter in enumerate("SCDH"):
-            ranks = sorted(rank_of(card) for card in self.played if suit_of(card) == suit)
-            lines.append(f"Played ({letter}): {','.join(RANKS[rank] for rank in ranks)}")
-        lines.append(f"Scores: {','.join(map(str, self.scores))}")
-        return "\n".join(lines) + "\n"
+        played = "\n".join(self._played_lines)
+        scores = ",".join(map(str, self.scores))
+        return f"{self._hand_line}\n{played}\nScores: {scores}\n"
 
 
 def play(players: int, seat: int, stdin: BinaryIO) -> int:
