@@ -19,6 +19,7 @@ demo: $(STAMP)
 	$(BIN)/hub demo
 
 test: $(STAMP)
+	@if [ ! -x /usr/games/stockfish ] && ! command -v stockfish >/dev/null; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y stockfish; else echo "note: Stockfish is not installed (apt-get install stockfish as root): the UQChess tests that need it will skip"; fi; fi
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -27,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict hub
 
 bench: $(STAMP)
-	$(BIN)/python bench/clubs.py
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

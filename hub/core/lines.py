@@ -33,11 +33,16 @@ class PeerClosed(LineError):
 
 
 class LineTooLong(LineError):
-    """The peer sent more than ``max_line`` bytes without a newline."""
+    """The peer sent more than ``max_line`` bytes without a newline.
 
-    def __init__(self, max_line: int) -> None:
+    ``dropped`` is True when the whole line (through its newline) was already discarded;
+    otherwise the rest of it has not arrived yet and `LineStream.skip_line` discards it.
+    """
+
+    def __init__(self, max_line: int, *, dropped: bool = False) -> None:
         super().__init__(f"line longer than {max_line} bytes")
         self.max_line = max_line
+        self.dropped = dropped
 
 
 class TransportFailed(LineError):
@@ -91,7 +96,7 @@ class LineStream:
             if index >= 0:
                 if index > limit:
                     self._discard_line(index)
-                    raise LineTooLong(limit)
+                    raise LineTooLong(limit, dropped=True)
                 line = bytes(self._buffer[:index])
                 del self._buffer[: index + 1]
                 self._scanned = 0

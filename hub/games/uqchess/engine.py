@@ -1,0 +1,597 @@
+"""A UCI chess engine (Stockfish) shared by many games, on trio.
+
+Layers, from the bottom:
+
+* Pure readers (sans-IO) for what the server needs from the engine's output: `HandshakeReader`
+  (``readyok`` then ``uciok``), `BestMoveReader` (``bestmove X [ponder Y]``), `PerftReader`
+  (``go perft 1``: the moves in the engine's order) and `BoardReader` (``d``: the board art).
+  Each takes one line at a time, skips every line it does not need (engine versions print
+  different ``info string`` lines; nothing is ever counted), keeps 5-character promotions
+  whole, and raises `EngineProtocolError` for output it cannot accept. `parse_bestmove`,
+  `parse_perft` and `parse_board` run them over whole outputs.
+* `UciEngine`: one engine process (stdin/stdout pipes, stderr inherited, as the spec says),
+  its handshake under a deadline and one request at a time. Only its owner task talks to it.
+* `EnginePool`: N engines (default 1), each owned by one task that takes requests from a
+  bounded queue. The queue is a bounded memory channel with two refinements on the receiving
+  side: requests that need the engine but no search (``hint all``: `JobKind.PERFT`, and the
+  board art) go ahead of queued searches, and a game keeps to the engine that served it last
+  (its hash stays warm, and no ``ucinewgame`` is needed) unless that engine is busy while
+  another is idle. ``ucinewgame`` + ``isready`` is sent only on a context switch, when an
+  engine's next request is about a different game than its last. The death of any engine is
+  seen at once (a task waits on each process), every waiting request fails with
+  `EngineTerminated`, and `EnginePool.run` raises `EngineTerminated`.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+import shutil
+import signal
+import subprocess
+from collections import deque
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Generic, TypeVar
+
+import attrs
+import trio
+
+from hub.core.lines import LineError, LineStream
+from hub.core.process import ChildProcess, stop_all
+
+ENGINE_NAME = "stockfish"
+DEBIAN_ENGINE = "/usr/games/stockfish"
+ENGINE_ENV = "UQCHESS_ENGINE"
+"""Our addition: an explicit engine command (split on spaces) instead of looking for Stockfish."""
+
+SEARCH_COMMAND = "go movetime 500 depth 15"
+PERFT_COMMAND = "go perft 1"
+HANDSHAKE_TIMEOUT = 10.0
+REQUEST_TIMEOUT = 30.0
+"""A request the engine has not answered by then means the engine is broken (exit 7)."""
+ENGINE_MAX_LINE = 65536
+URGENT_BUDGET = 0.1
+"""Seconds of urgent work an engine does between two searches when searches are waiting."""
+DEFAULT_MAX_PENDING = 4096
+
+_MOVE_RE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
+_PERFT_RE = re.compile(r"([a-h][1-8][a-h][1-8][qrbn]?): ([0-9]+)")
+_BORDER = "+---+---+---+---+---+---+---+---+"
+_FILES = "a   b   c   d   e   f   g   h"
+
+T = TypeVar("T")
+
+
+class EngineError(Exception):
+    """Base class of the engine layer's errors."""
+
+
+class EngineProtocolError(EngineError):
+    """The engine printed something that its reader cannot accept."""
+
+
+class EngineStartError(EngineError):
+    """The engine could not be started or did not complete the handshake."""
+
+
+class EngineTerminated(EngineError):
+    """An engine exited (or was killed after misbehaving) while the server needed it."""
+
+
+# -- pure readers --------------------------------------------------------------------------
+
+
+class Reader(Generic[T]):
+    """Feeds on an engine's output one line at a time; `feed` is True once complete."""
+
+    result: T
+
+    def feed(self, line: str) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@attrs.define
+class HandshakeReader(Reader[None]):
+    """``readyok`` (anything may come first), then ``uciok`` (``id``/``option`` skipped)."""
+
+    ready: bool = False
+    result: None = None
+
+    def feed(self, line: str) -> bool:
+        word = line.strip()
+        if not self.ready:
+            self.ready = word == "readyok"
+            return False
+        return word == "uciok"
+
+
+@attrs.define
+class ReadyReader(Reader[None]):
+    """Everything up to ``readyok``."""
+
+    result: None = None
+
+    def feed(self, line: str) -> bool:
+        return line.strip() == "readyok"
+
+
+@attrs.define
+class BestMoveReader(Reader["str | None"]):
+    """``bestmove X`` or ``bestmove X ponder Y``: X, or None for ``bestmove (none)``."""
+
+    result: str | None = None
+
+    def feed(self, line: str) -> bool:
+        words = line.split()
+        if not words or words[0] != "bestmove":
+            return False
+        if len(words) < 2:
+            raise EngineProtocolError(f"bestmove without a move: {line!r}")
+        move = words[1]
+        if move in ("(none)", "0000"):
+            self.result = None
+        elif _MOVE_RE.fullmatch(move):
+            self.result = move
+        else:
+            raise EngineProtocolError(f"bestmove is not a move: {line!r}")
+        return True
+
+
+@attrs.define
+class PerftReader(Reader[list[str]]):
+    """``go perft 1``: ``e2e4: 1`` lines (kept in order) up to ``Nodes searched: N``."""
+
+    result: list[str] = attrs.Factory(list)
+    counted: int = 0
+
+    def feed(self, line: str) -> bool:
+        text = line.strip()
+        if (match := _PERFT_RE.fullmatch(text)) is not None:
+            self.result.append(match.group(1))
+            self.counted += int(match.group(2)[:9])
+            return False
+        if text.startswith("Nodes searched:"):
+            nodes = text.removeprefix("Nodes searched:").strip()
+            if not nodes.isdigit() or int(nodes[:12]) != self.counted:
+                raise EngineProtocolError(f"perft total does not match its moves: {line!r}")
+            return True
+        return False
+
+
+@attrs.define
+class BoardReader(Reader[list[str]]):
+    """``d``: the board art as clients receive it, through the line ``Checkers: ...``.
+
+    The result runs from the blank line before the top border through the blank line after
+    the file letters (20 lines); the art lines are kept exactly as printed (Stockfish 15.1
+    indents them by one space).
+    """
+
+    result: list[str] = attrs.Factory(list)
+    art: list[str] = attrs.Factory(list)
+    complete: bool = False
+
+    def feed(self, line: str) -> bool:
+        if self.complete:
+            return line.startswith("Checkers:")
+        if not self.art:
+            if line.strip() == _BORDER:
+                self.art.append(line)
+            return False
+        self.art.append(line)
+        if line.strip() == _FILES:
+            if len(self.art) != 18:
+                raise EngineProtocolError(f"board art of {len(self.art)} lines")
+            self.result = ["", *self.art, ""]
+            self.complete = True
+        elif len(self.art) > 18:
+            raise EngineProtocolError("board art without its file letters")
+        return False
+
+
+def _run(reader: Reader[T], lines: Iterable[str]) -> T:
+    for line in lines:
+        if reader.feed(line):
+            return reader.result
+    raise EngineProtocolError(f"{type(reader).__name__}: output ended early")
+
+
+def parse_bestmove(lines: Iterable[str]) -> str | None:
+    return _run(BestMoveReader(), lines)
+
+
+def parse_perft(lines: Iterable[str]) -> list[str]:
+    return _run(PerftReader(), lines)
+
+
+def parse_board(lines: Iterable[str]) -> list[str]:
+    return _run(BoardReader(), lines)
+
+
+# -- one engine ----------------------------------------------------------------------------
+
+
+def find_engine() -> list[str] | None:
+    """The engine command: $UQCHESS_ENGINE, else ``stockfish`` on PATH, else Debian's path.
+
+    An empty $UQCHESS_ENGINE means "no engine found" (tests use it).
+    """
+    explicit = os.environ.get(ENGINE_ENV)
+    if explicit is not None:
+        return explicit.split() or None
+    found = shutil.which(ENGINE_NAME)
+    if found is not None:
+        return [found]
+    if os.access(DEBIAN_ENGINE, os.X_OK):
+        return [DEBIAN_ENGINE]
+    return None
+
+
+class JobKind(enum.Enum):
+    SEARCH = "search"
+    PERFT = "perft"
+    BOARD = "board"
+
+    @property
+    def urgent(self) -> bool:
+        return self is not JobKind.SEARCH
+
+
+@attrs.define(eq=False)
+class UciEngine:
+    """One engine process. Only its owner task may call `execute`."""
+
+    child: ChildProcess
+    index: int = 0
+    search_command: str = SEARCH_COMMAND
+    request_timeout: float = REQUEST_TIMEOUT
+    last_game: Hashable | None = None
+    busy: bool = False
+    requests: int = 0
+    context_switches: int = 0
+    urgent_time: float = 0.0
+    """Time spent on urgent jobs since the last search (see `_JobQueue._pick`)."""
+
+    @classmethod
+    async def start(
+        cls,
+        argv: Sequence[str],
+        *,
+        index: int = 0,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        search_command: str = SEARCH_COMMAND,
+        request_timeout: float = REQUEST_TIMEOUT,
+    ) -> UciEngine:
+        """Spawn ``argv`` (stderr inherited) and complete the handshake, or `EngineStartError`."""
+        try:
+            process = await trio.lowlevel.open_process(
+                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
+            )
+        except (OSError, ValueError) as exc:
+            raise EngineStartError(f"{argv[0] if argv else '(empty)'}: {exc}") from exc
+        assert process.stdin is not None
+        assert process.stdout is not None
+        lines = LineStream(
+            process.stdout, process.stdin, max_line=ENGINE_MAX_LINE, ignore_send_errors=True
+        )
+        child = ChildProcess(tuple(argv), process, lines, own_group=False)
+        engine = cls(child, index, search_command, request_timeout)
+        try:
+            with trio.fail_after(handshake_timeout):
+                await lines.send_line("isready")
+                await engine._read(ReadyReader())
+                await lines.send_line("uci")
+                await engine._read(HandshakeReader(ready=True))
+        except (trio.TooSlowError, EngineError) as exc:
+            await engine.stop(grace=0)
+            raise EngineStartError(f"handshake failed: {exc or type(exc).__name__}") from exc
+        return engine
+
+    @property
+    def pid(self) -> int:
+        return self.child.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.child.process.returncode is None
+
+    async def _read(self, reader: Reader[T]) -> T:
+        try:
+            while True:
+                if reader.feed(await self.child.lines.receive_line()):
+                    return reader.result
+        except LineError as exc:
+            raise EngineTerminated(f"engine {self.index}: {exc}") from exc
+
+    async def execute(self, game: Hashable, position: str, kind: JobKind) -> object:
+        """One request: context switch if needed, ``position``, then ``go``/``d``.
+
+        Any failure (the engine died, timed out or printed something unacceptable) kills
+        the engine and raises `EngineTerminated`: the pool's watcher then reports its death.
+        """
+        lines = self.child.lines
+        try:
+            with trio.fail_after(self.request_timeout):
+                if game != self.last_game:
+                    self.last_game = None
+                    await lines.send_line("ucinewgame")
+                    await lines.send_line("isready")
+                    await self._read(ReadyReader())
+                    self.last_game = game
+                    self.context_switches += 1
+                self.requests += 1
+                lines.queue_line(position)
+                if kind is JobKind.SEARCH:
+                    lines.queue_line(self.search_command)
+                    await lines.flush()
+                    return await self._read(BestMoveReader())
+                if kind is JobKind.PERFT:
+                    lines.queue_line(PERFT_COMMAND)
+                    await lines.flush()
+                    return await self._read(PerftReader())
+                lines.queue_line("d")
+                await lines.flush()
+                return await self._read(BoardReader())
+        except (trio.TooSlowError, EngineError) as exc:
+            self.kill()
+            raise EngineTerminated(f"engine {self.index}: {exc or type(exc).__name__}") from exc
+
+    def kill(self) -> None:
+        self.child.signal(signal.SIGKILL)
+
+    async def stop(self, *, grace: float = 1.0) -> None:
+        """Close its stdin (Stockfish quits on EOF), then SIGKILL at ``grace``; always reap."""
+        await self.child.close_stdin()
+        await stop_all([self.child], grace=grace)
+
+
+# -- the pool ------------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class _Job:
+    game: Hashable
+    position: str
+    kind: JobKind
+    done: trio.Event = attrs.Factory(trio.Event)
+    result: object = None
+    error: BaseException | None = None
+    abandoned: bool = False
+
+    def finish(self, result: object = None, error: BaseException | None = None) -> None:
+        if not self.done.is_set():
+            self.result, self.error = result, error
+            self.done.set()
+
+
+class _JobQueue:
+    """A bounded channel of jobs whose receivers pick by urgency and engine affinity."""
+
+    def __init__(self, capacity: int) -> None:
+        self._room = trio.Semaphore(capacity)
+        self._urgent: deque[_Job] = deque()
+        self._searches: deque[_Job] = deque()
+        self._lot = trio.lowlevel.ParkingLot()
+        self.closed: EngineTerminated | None = None
+
+    def __len__(self) -> int:
+        return len(self._urgent) + len(self._searches)
+
+    async def put(self, job: _Job) -> None:
+        if self.closed is not None:
+            raise self.closed
+        await self._room.acquire()
+        if self.closed is not None:
+            self._room.release()
+            raise self.closed
+        (self._urgent if job.kind.urgent else self._searches).append(job)
+        self._lot.unpark_all()
+
+    def withdraw(self, job: _Job) -> None:
+        for queue in (self._urgent, self._searches):
+            if job in queue:
+                queue.remove(job)
+                self._room.release()
+                return
+
+    async def take(self, engine: UciEngine, pool: EnginePool) -> _Job:
+        while True:
+            if self.closed is not None:
+                raise self.closed
+            job = self._pick(engine, pool)
+            if job is not None:
+                self._room.release()
+                return job
+            await self._lot.park()
+
+    def _pick(self, engine: UciEngine, pool: EnginePool) -> _Job | None:
+        """The oldest urgent job, else the oldest search, that ``engine`` should take.
+
+        Jobs are taken in order of arrival (no game can starve another); a job is passed
+        over only while the engine that served its game last is idle, for that engine is
+        about to take it (the game keeps to its engine, with its hash, while it can).
+        Urgent jobs go first until they have had ``URGENT_BUDGET`` seconds of the engine
+        since its last search: then a waiting search goes first, so that a flood of
+        ``hint all`` cannot starve the computer's moves.
+        """
+        order = (self._urgent, self._searches)
+        if engine.urgent_time >= URGENT_BUDGET:
+            order = (self._searches, self._urgent)
+        for queue in order:
+            for job in queue:
+                home = pool.home.get(job.game)
+                if home is None or home == engine.index or pool.engines[home].busy:
+                    queue.remove(job)
+                    return job
+        return None
+
+    def close(self, error: EngineTerminated) -> None:
+        self.closed = error
+        for queue in (self._urgent, self._searches):
+            while queue:
+                queue.popleft().finish(error=error)
+                self._room.release()
+        self._lot.unpark_all()
+
+
+class EnginePool:
+    """N started engines serving every game; run `run` in a nursery, then send requests."""
+
+    def __init__(self, engines: Sequence[UciEngine], *, max_pending: int = DEFAULT_MAX_PENDING):
+        if not engines:
+            raise ValueError("a pool needs at least one engine")
+        self.engines = list(engines)
+        self.home: dict[Hashable, int] = {}
+        self._queue = _JobQueue(max_pending)
+        self.failure: EngineTerminated | None = None
+
+    @classmethod
+    async def start(
+        cls,
+        argv: Sequence[str],
+        count: int = 1,
+        *,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        search_command: str = SEARCH_COMMAND,
+        request_timeout: float = REQUEST_TIMEOUT,
+        max_pending: int = DEFAULT_MAX_PENDING,
+    ) -> EnginePool:
+        """Start ``count`` engines (in parallel); `EngineStartError` if any fails."""
+        engines: list[UciEngine | None] = [None] * count
+        failures: list[EngineStartError] = []
+
+        async def start_one(index: int) -> None:
+            try:
+                engines[index] = await UciEngine.start(
+                    argv,
+                    index=index,
+                    handshake_timeout=handshake_timeout,
+                    search_command=search_command,
+                    request_timeout=request_timeout,
+                )
+            except EngineStartError as exc:
+                failures.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            for index in range(count):
+                nursery.start_soon(start_one, index)
+        started = [engine for engine in engines if engine is not None]
+        if failures:
+            with trio.CancelScope(shield=True):
+                for engine in started:
+                    await engine.stop(grace=1.0)
+            raise failures[0]
+        return cls(started, max_pending=max_pending)
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Own the engines until cancelled or until one dies (then raise `EngineTerminated`).
+
+        Every engine is stopped and reaped on the way out, whatever the reason.
+        """
+        try:
+            async with trio.open_nursery() as nursery:
+                for engine in self.engines:
+                    nursery.start_soon(self._own, engine)
+                    nursery.start_soon(self._watch, engine, nursery.cancel_scope)
+                task_status.started()
+        finally:
+            with trio.CancelScope(shield=True):
+                for engine in self.engines:
+                    if not engine.alive:
+                        continue
+                    await engine.stop(grace=1.0)
+                # A dead engine was reaped by its watcher; close its pipes too.
+                for engine in self.engines:
+                    await engine.child.close_pipes()
+        if self.failure is not None:
+            raise self.failure
+
+    async def _watch(self, engine: UciEngine, scope: trio.CancelScope) -> None:
+        await engine.child.process.wait()
+        if self.failure is None:
+            code = engine.child.status
+            self.failure = EngineTerminated(f"engine {engine.index} exited ({code})")
+            self._queue.close(self.failure)
+        scope.cancel()
+
+    async def _own(self, engine: UciEngine) -> None:
+        """The one task that talks to ``engine``: take a job, run it, answer it, repeat."""
+        while True:
+            try:
+                job = await self._queue.take(engine, self)
+            except EngineTerminated:
+                return
+            if job.abandoned:
+                continue
+            self.home[job.game] = engine.index
+            engine.busy = True
+            started = trio.current_time()
+            try:
+                result = await engine.execute(job.game, job.position, job.kind)
+            except EngineTerminated as exc:
+                job.finish(error=self.failure or exc)
+                await trio.sleep_forever()  # the watcher sees the death and ends the pool
+            finally:
+                engine.busy = False
+            if job.kind.urgent:
+                engine.urgent_time += trio.current_time() - started
+            else:
+                engine.urgent_time = 0.0
+            job.finish(result)
+            if self._queue:
+                await trio.lowlevel.checkpoint()
+
+    async def _request(self, game: Hashable, position: str, kind: JobKind) -> object:
+        if self.failure is not None:
+            raise self.failure
+        job = _Job(game, position, kind)
+        await self._queue.put(job)
+        try:
+            await job.done.wait()
+        finally:
+            if not job.done.is_set():
+                job.abandoned = True
+                self._queue.withdraw(job)
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    async def best_move(self, game: Hashable, position: str) -> str | None:
+        """The engine's move (``go movetime 500 depth 15``) for ``position``; None if none."""
+        result = await self._request(game, position, JobKind.SEARCH)
+        assert result is None or isinstance(result, str)
+        return result
+
+    async def legal_moves(self, game: Hashable, position: str) -> list[str]:
+        """The moves of ``go perft 1`` in the engine's order (ahead of queued searches)."""
+        result = await self._request(game, position, JobKind.PERFT)
+        assert isinstance(result, list)
+        return result
+
+    async def board(self, game: Hashable, position: str) -> list[str]:
+        """The board art of ``d`` (20 lines, as clients receive it)."""
+        result = await self._request(game, position, JobKind.BOARD)
+        assert isinstance(result, list)
+        return result
+
+    def fail(self, reason: str) -> None:
+        """An engine misbehaved in a way only the caller can see: kill them all (exit 7)."""
+        for engine in self.engines:
+            engine.kill()
+
+    def forget(self, game: Hashable) -> None:
+        """The game is over: drop its engine affinity (memory returns to baseline)."""
+        self.home.pop(game, None)
+        for engine in self.engines:
+            if engine.last_game == game:
+                # Keep the key out of memory; the next request still switches context.
+                engine.last_game = _Forgotten()
+
+
+class _Forgotten:
+    """A game key that equals no other (stands for a game the engine served last)."""

@@ -1,0 +1,231 @@
+"""Chess rules for UQChess: python-chess behind the `Referee` interface.
+
+Legality, check, checkmate and stalemate are decided here, in-process; the engine is asked
+only for what needs it (a best move, the perft move list). Moves are long-algebraic strings
+exactly as Stockfish's ``position ... moves`` accepts them: ``e2e4``, ``e1g1`` for castling,
+``a7a8q`` for a promotion (the promotion letter may be upper case, as Stockfish allows;
+square letters may not). Anything else (``e1h1`` castling, ``0000``, ``E2E4``) is illegal,
+exactly as Stockfish would ignore it.
+
+`ChessState` is an immutable value: the starting FEN and the moves played (``==`` compares
+those); the python-chess board is a derived cache that is never mutated.
+
+UQChess games end only by checkmate or stalemate (or resignation, which the server decides):
+the spec knows no other ending, so the server uses ``ChessReferee(automatic_draws=False)``.
+The default ``automatic_draws=True`` adds the FIDE automatic draws (insufficient material,
+the 75-move rule, fivefold repetition) so that every game ends, as the `Referee` contract and
+`hub.testing.check_referee` require.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+
+import attrs
+import chess
+
+from hub.core.referee import IllegalMove, Outcome
+
+WHITE_SEAT = 0
+BLACK_SEAT = 1
+COLOUR_NAMES = ("white", "black")
+
+MAX_STARTPOS_MOVES = 600
+"""Beyond this many plies, `position_command` sends a FEN plus a bounded tail of moves."""
+MAX_TAIL_MOVES = 100
+"""Plies kept after the FEN (Stockfish needs no more for repetitions or the 50-move rule)."""
+
+MAX_STACK = 150
+"""Plies of history a board keeps: enough for fivefold repetition under the 75-move rule."""
+
+_BORDER = " +---+---+---+---+---+---+---+---+"
+_FILES = "   a   b   c   d   e   f   g   h"
+
+
+class Ending(enum.Enum):
+    """How a UQChess game can end on the board."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    DRAW = "draw"  # FIDE automatic draws, only with automatic_draws=True
+
+
+@attrs.define(eq=False)
+class _Lazy:
+    """The derived, never-mutated python-chess board of a state, computed on first use."""
+
+    board: chess.Board | None = None
+    parent: ChessState | None = None
+    move: chess.Move | None = None
+    endings: dict[bool, Ending | None] = attrs.Factory(dict)
+
+
+@attrs.frozen
+class ChessState:
+    """A position as the start FEN plus the moves played (``==`` compares these).
+
+    ``board`` is derived (from the parent state when the state came from `ChessReferee.apply`,
+    so a referee's checks do not replay the game) and must be treated as read-only.
+    """
+
+    start_fen: str = chess.STARTING_FEN
+    moves: tuple[str, ...] = ()
+    _lazy: _Lazy = attrs.field(factory=_Lazy, eq=False, repr=False, alias="lazy")
+
+    @property
+    def board(self) -> chess.Board:
+        lazy = self._lazy
+        if lazy.board is None:
+            if lazy.parent is not None and lazy.move is not None:
+                parent = lazy.parent.board
+                # Positions before the last capture or pawn move cannot repeat: copying the
+                # stack back to there keeps repetition checks right and `apply` O(1)-ish.
+                board = parent.copy(stack=min(parent.halfmove_clock, MAX_STACK))
+                board.push(lazy.move)
+            else:
+                board = _replay(self.start_fen, self.moves)
+            lazy.board, lazy.parent, lazy.move = board, None, None
+        return lazy.board
+
+    @property
+    def turn_seat(self) -> int:
+        return WHITE_SEAT if self.board.turn == chess.WHITE else BLACK_SEAT
+
+    def __deepcopy__(self, memo: dict[int, object]) -> ChessState:
+        return self  # an immutable value
+
+
+def _replay(fen: str, moves: Sequence[str]) -> chess.Board:
+    board = chess.Board(fen)
+    for move in moves:
+        board.push(chess.Move.from_uci(move))
+    return board
+
+
+def normalise(text: str) -> str:
+    """The move as Stockfish reads it: a 5th (promotion) character is lower-cased."""
+    return text[:4] + text[4:].lower()
+
+
+@attrs.frozen
+class ChessReferee:
+    """The rules of chess over `ChessState`; seat 0 plays white, seat 1 black."""
+
+    automatic_draws: bool = True
+
+    def initial(self, fen: str = chess.STARTING_FEN) -> ChessState:
+        chess.Board(fen)  # raises ValueError for a bad FEN
+        return ChessState(fen)
+
+    def seats(self, state: ChessState) -> int:
+        return 2
+
+    def ending(self, state: ChessState) -> Ending | None:
+        endings = state._lazy.endings
+        if self.automatic_draws not in endings:
+            endings[self.automatic_draws] = self._ending(state.board)
+        return endings[self.automatic_draws]
+
+    def _ending(self, board: chess.Board) -> Ending | None:
+        if not any(board.generate_legal_moves()):
+            return Ending.CHECKMATE if board.is_check() else Ending.STALEMATE
+        if self.automatic_draws and (
+            board.is_insufficient_material()
+            or board.is_seventyfive_moves()
+            or board.is_fivefold_repetition()
+        ):
+            return Ending.DRAW
+        return None
+
+    def to_move(self, state: ChessState) -> int | None:
+        return None if self.ending(state) is not None else state.turn_seat
+
+    def legal_moves(self, state: ChessState) -> Sequence[str]:
+        if self.ending(state) is not None:
+            return []
+        return [move.uci() for move in state.board.generate_legal_moves()]
+
+    def candidate_moves(self, state: ChessState) -> Iterable[str]:
+        """Legal moves, pseudo-legal ones for either side, and malformed-but-parsable ones."""
+        board = state.board
+        seen: dict[str, None] = {}
+        for move in board.generate_pseudo_legal_moves():
+            seen[move.uci()] = None
+        other = board.copy(stack=False)
+        other.turn = not other.turn
+        for move in other.generate_pseudo_legal_moves():
+            seen[move.uci()] = None
+        for extra in ("0000", "e1h1", "e8h8", "e1c1", "e2e4", "a7a8k", "a2a1q", "E2E4", "h7h8Q"):
+            seen[extra] = None
+        return list(seen)
+
+    def parse(self, state: ChessState, text: str) -> chess.Move:
+        """The legal move ``text`` names (Stockfish's reading), or raise `IllegalMove`."""
+        wanted = normalise(text)
+        for move in state.board.generate_legal_moves():
+            if move.uci() == wanted:
+                return move
+        raise IllegalMove(f"{text!r} is not a legal move")
+
+    def apply(self, state: ChessState, move: str) -> ChessState:
+        if self.ending(state) is not None:
+            raise IllegalMove("the game is over")
+        parsed = self.parse(state, move)
+        lazy = _Lazy(parent=state, move=parsed)
+        return ChessState(state.start_fen, (*state.moves, parsed.uci()), lazy)
+
+    def outcome(self, state: ChessState) -> Outcome | None:
+        ending = self.ending(state)
+        if ending is None:
+            return None
+        if ending is Ending.CHECKMATE:
+            winner = BLACK_SEAT if state.turn_seat == WHITE_SEAT else WHITE_SEAT
+            scores = [0, 0]
+            scores[winner] = 1
+            return Outcome(scores, {winner})
+        return Outcome((0, 0), ())
+
+    def in_check(self, state: ChessState) -> bool:
+        return state.board.is_check()
+
+
+def colour_name(seat: int) -> str:
+    return COLOUR_NAMES[seat]
+
+
+def render_board(state: ChessState) -> list[str]:
+    """The board exactly as Stockfish 15.1's ``d`` prints it, from the first blank line
+    through the blank line after the file letters (20 lines, white at the bottom)."""
+    board = state.board
+    lines = ["", _BORDER]
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            cells.append(piece.symbol() if piece is not None else " ")
+        lines.append("".join(f" | {cell}" for cell in cells) + f" | {rank + 1}")
+        lines.append(_BORDER)
+    lines.append(_FILES)
+    lines.append("")
+    return lines
+
+
+def position_command(state: ChessState) -> str:
+    """The UCI ``position`` command for ``state``, bounded in length.
+
+    ``position startpos [moves ...]`` for an ordinary game; for a very long one (or a game
+    from a FEN), ``position fen F [moves ...]`` with F a few plies back, so that the engine
+    still sees what it needs for repetitions and the 50-move rule.
+    """
+    moves = state.moves
+    if state.start_fen == chess.STARTING_FEN and len(moves) <= MAX_STARTPOS_MOVES:
+        return "position startpos" + (" moves " + " ".join(moves) if moves else "")
+    tail = min(len(moves), MAX_TAIL_MOVES, state.board.halfmove_clock)
+    root = state.board.copy()
+    for _ in range(tail):
+        root.pop()
+    command = f"position fen {root.fen()}"
+    if tail:
+        command += " moves " + " ".join(moves[len(moves) - tail :])
+    return command

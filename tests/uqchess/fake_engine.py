@@ -1,0 +1,107 @@
+"""A scriptable UCI engine for tests: python-chess answers, misbehaviour on demand.
+
+Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after N]
+
+* answers isready/uci/ucinewgame/position/go perft 1/go .../d like Stockfish 15.1 (extra
+  ``info string`` lines and an unknown-command reply included, to exercise line skipping);
+  the best move is the first legal move in python-chess's order, after ``--delay`` seconds;
+* ``--log FILE`` appends every command received, one a line (for ordering assertions);
+* ``--mode``: ``silent`` never answers; ``noready`` answers isready but never uciok;
+  ``exit`` exits at once; ``garbage`` answers every go with ``bestmove zz``;
+  ``illegal`` answers go with a well-formed but illegal move;
+* ``--die-after N``: exit (status 3) on the N-th ``go``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import chess
+
+BORDER = " +---+---+---+---+---+---+---+---+"
+
+
+def board_art(board: chess.Board) -> list[str]:
+    lines = ["", BORDER]
+    for rank in range(7, -1, -1):
+        row = ""
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            row += " | " + (piece.symbol() if piece else " ")
+        lines += [row + f" | {rank + 1}", BORDER]
+    return [*lines, "   a   b   c   d   e   f   g   h", ""]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--mode", default="normal")
+    parser.add_argument("--die-after", type=int, default=0)
+    options = parser.parse_args()
+    if options.mode == "exit":
+        return 2
+    log = open(options.log, "a", buffering=1) if options.log else None  # noqa: SIM115
+    board = chess.Board()
+    searches = 0
+
+    def say(*lines: str) -> None:
+        sys.stdout.write("".join(line + "\n" for line in lines))
+        sys.stdout.flush()
+
+    say("Fake engine 1.0")
+    for raw in sys.stdin:
+        command = raw.rstrip("\n")
+        if log is not None:
+            log.write(command + "\n")
+        if options.mode == "silent":
+            continue
+        words = command.split()
+        if command == "isready":
+            say("readyok")
+        elif command == "uci":
+            if options.mode == "noready":
+                continue
+            say("id name Fake", "option name Hash type spin default 16 min 1 max 64", "uciok")
+        elif command == "ucinewgame":
+            pass
+        elif words[:2] == ["position", "startpos"]:
+            board = chess.Board()
+            for move in words[3:]:
+                board.push_uci(move)
+        elif words[:2] == ["position", "fen"]:
+            rest = command.split(" moves ")
+            board = chess.Board(rest[0].removeprefix("position fen "))
+            for move in rest[1].split() if len(rest) > 1 else []:
+                board.push_uci(move)
+        elif command == "go perft 1":
+            moves = [move.uci() for move in board.legal_moves]
+            say(*(f"{move}: 1" for move in moves), "", f"Nodes searched: {len(moves)}", "")
+        elif words[:1] == ["go"]:
+            searches += 1
+            if options.die_after and searches >= options.die_after:
+                return 3
+            time.sleep(options.delay)
+            say("info string fake search", "info depth 1 score cp 0")
+            legal = list(board.legal_moves)
+            if options.mode == "garbage":
+                say("bestmove zz")
+            elif options.mode == "illegal":
+                say("bestmove a1a1")
+            elif not legal:
+                say("bestmove (none)")
+            else:
+                say(f"bestmove {legal[0].uci()} ponder a7a6")
+        elif command == "d":
+            say(*board_art(board), f"Fen: {board.fen()}", "Key: 0", "Checkers: ")
+        elif command == "quit":
+            return 0
+        else:
+            say(f"Unknown command: '{command}'. Type help for more information.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The chess referee: the conformance suite, Stockfish's reading of moves, endings."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from hub.core.referee import IllegalMove
+from hub.games.uqchess.rules import (
+    ChessReferee,
+    Ending,
+    position_command,
+    render_board,
+)
+from hub.testing import check_referee
+
+FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
+# Sam Loyd's ten-move stalemate.
+LOYD_STALEMATE = [
+    *("e2e3", "a7a5", "d1h5", "a8a6", "h5a5", "h7h5", "h2h4", "a6h6", "a5c7", "f7f6"),
+    *("c7d7", "e8f7", "d7b7", "d8d3", "b7b8", "d3h7", "b8c8", "f7g6", "c8e6"),
+]
+
+
+def play(moves: list[str], referee: ChessReferee | None = None):  # type: ignore[no-untyped-def]
+    referee = referee or ChessReferee()
+    state = referee.initial()
+    for move in moves:
+        state = referee.apply(state, move)
+    return referee, state
+
+
+def test_conformance() -> None:
+    referee = ChessReferee()
+    outcomes = check_referee(lambda rng: (referee, referee.initial()), playouts=4)
+    assert len(outcomes) == 4
+
+
+def test_checkmate_and_stalemate() -> None:
+    referee, state = play(FOOLS_MATE)
+    assert referee.ending(state) is Ending.CHECKMATE
+    outcome = referee.outcome(state)
+    assert outcome is not None
+    assert outcome.winners == {1}
+    assert referee.to_move(state) is None
+    referee, state = play(LOYD_STALEMATE)
+    assert referee.ending(state) is Ending.STALEMATE
+    outcome = referee.outcome(state)
+    assert outcome is not None
+    assert outcome.winners == frozenset()
+
+
+def test_moves_read_as_stockfish_reads_them() -> None:
+    referee = ChessReferee()
+    promotion = referee.initial("8/6P1/8/8/8/8/k7/7K w - - 0 1")
+    assert referee.apply(promotion, "g7g8Q").moves == ("g7g8q",)  # upper-case promotion ok
+    for bad in ("g7g8", "G7G8q", "g7g8k", "0000", "g7g8qq"):
+        with pytest.raises(IllegalMove):
+            referee.apply(promotion, bad)
+    castle = referee.initial("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    referee.apply(castle, "e1g1")
+    with pytest.raises(IllegalMove):
+        referee.apply(castle, "e1h1")  # python-chess would take it as castling; Stockfish not
+
+
+def test_no_automatic_draws_for_uqchess() -> None:
+    bare = "8/8/8/4k3/8/8/8/4K3 w - - 0 1"
+    assert ChessReferee().ending(ChessReferee().initial(bare)) is Ending.DRAW
+    uq = ChessReferee(automatic_draws=False)
+    assert uq.ending(uq.initial(bare)) is None
+    assert uq.to_move(uq.initial(bare)) == 0
+
+
+def test_states_are_values() -> None:
+    referee, state = play(["e2e4"])
+    again = ChessReferee().apply(ChessReferee().initial(), "e2e4")
+    assert state == again
+    assert hash(state) == hash(again)
+    with pytest.raises(IllegalMove):
+        referee.apply(state, "e2e4")
+    assert state.moves == ("e2e4",)
+
+
+def test_position_command_is_bounded() -> None:
+    _, state = play(["e2e4", "e7e5"])
+    assert position_command(state) == "position startpos moves e2e4 e7e5"
+    assert position_command(ChessReferee().initial()) == "position startpos"
+    referee = ChessReferee(automatic_draws=False)
+    state = referee.initial()
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for index in range(700):
+        state = referee.apply(state, shuffle[index % 4])
+    command = position_command(state)
+    assert command.startswith("position fen ")
+    assert len(command.split(" moves ")[1].split()) == 100
+    board = chess.Board(command.split(" moves ")[0].removeprefix("position fen "))
+    for move in command.split(" moves ")[1].split():
+        board.push_uci(move)
+    assert board.board_fen() == state.board.board_fen()
+
+
+def test_render_board_startpos() -> None:
+    art = render_board(ChessReferee().initial())
+    assert art[2] == " | r | n | b | q | k | b | n | r | 8"
+    assert art[16] == " | R | N | B | Q | K | B | N | R | 1"
+    assert len(art) == 20

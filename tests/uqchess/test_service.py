@@ -1,0 +1,252 @@
+"""The server's behaviour without sockets: matchmaking, games, errors (a fake engine)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import attrs
+import chess
+import pytest
+
+from hub.games.uqchess.engine import EngineTerminated
+from hub.games.uqchess.server import ChessService, Lobby, Player, ServerOptions, parse_args
+
+
+@attrs.define(eq=False)
+class Seat:
+    number: int
+
+
+def test_lobby_pairs_by_colour_first_connected_first() -> None:
+    lobby = Lobby()
+    a, b, c, d, e = (Seat(n) for n in range(1, 6))
+    assert lobby.seek(b, "white") is None
+    assert lobby.seek(a, "white") is None
+    assert lobby.seek(c, "white") is None
+    assert lobby.seek(d, "black") == (a, d)  # a connected first (even though b waited longer)
+    assert lobby.seek(e, "either") == (b, e)
+    assert list(lobby.waiting) == [c]
+
+
+def test_lobby_either_cases() -> None:
+    lobby = Lobby()
+    a, b, c, d = (Seat(n) for n in range(1, 5))
+    assert lobby.seek(a, "either") is None
+    assert lobby.seek(b, "either") == (a, b)  # the waiting client gets white
+    assert lobby.seek(c, "either") is None
+    assert lobby.seek(d, "white") == (d, c)
+    assert lobby.seek(a, "black") is None
+    assert lobby.seek(a, "white") is None  # a second seek replaces the first, never self-pairs
+    assert list(lobby.waiting.values()) == ["white"]
+    lobby.leave(a)
+    assert not lobby.waiting
+
+
+def test_server_args() -> None:
+    assert parse_args([]) == ServerOptions("0", 1)
+    assert parse_args(["--listenOn", "mysql"]) == ServerOptions("mysql", 1)
+    assert parse_args(["--engines", "2", "--listenOn", "5"]) == ServerOptions("5", 2)
+    for bad in (
+        ["--listenOn"],
+        ["--listenOn", ""],
+        ["--listenOn", "1", "--listenOn", "2"],
+        ["extra"],
+        ["--listenOn", "1", "x"],
+        [""],
+        ["--engines", "0"],
+        ["--engines", "x"],
+    ):
+        assert parse_args(bad) is None, bad
+
+
+class FakeEngine:
+    """Plays the first legal move (python-chess order); records what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.forgotten: list[Hashable] = []
+        self.failed: str | None = None
+        self.answer: str | None = None
+        self.script: list[str] = []
+
+    def _board(self, position: str) -> chess.Board:
+        board = chess.Board()
+        for move in position.split()[3:]:
+            board.push_uci(move)
+        return board
+
+    async def best_move(self, game: Hashable, position: str) -> str | None:
+        self.asked.append("go")
+        if self.script:
+            return self.script.pop(0)
+        if self.answer is not None:
+            return self.answer
+        moves = list(self._board(position).legal_moves)
+        return moves[0].uci() if moves else None
+
+    async def legal_moves(self, game: Hashable, position: str) -> list[str]:
+        self.asked.append("perft")
+        return [move.uci() for move in self._board(position).legal_moves]
+
+    def forget(self, game: Hashable) -> None:
+        self.forgotten.append(game)
+
+    def fail(self, reason: str) -> None:
+        self.failed = reason
+
+
+class Client:
+    def __init__(self, service: ChessService) -> None:
+        self.got: list[str] = []
+        self.service = service
+        self.player: Player = service.connect(self.got.extend)
+
+    async def say(self, *lines: str) -> list[str]:
+        """Everything received since the last call, including the replies to ``lines``."""
+        for line in lines:
+            await self.service.handle(self.player, line)
+        got, self.got[:] = list(self.got), []
+        return got
+
+
+@pytest.fixture
+def service() -> ChessService:
+    return ChessService(FakeEngine())
+
+
+async def test_errors_before_any_game(service: ChessService) -> None:
+    a = Client(service)
+    for line in ("board", "hint best", "hint all", "move e2e4", "resign"):
+        assert await a.say(line) == ["error game"]
+    assert await a.say("start human white", "board") == ["error game"]  # only waiting
+    assert await a.say("nonsense", "move e2e4x5") == ["error command"] * 2
+
+
+async def test_human_game_turns_check_and_fools_mate(service: ChessService) -> None:
+    a, b = Client(service), Client(service)
+    assert await a.say("start human either") == []
+    assert await b.say("start human either") == ["started black"]
+    assert await a.say() == ["started white"]
+    assert await b.say("move e7e5") == ["error turn"]
+    assert await b.say("hint best") == ["error turn"]
+    assert await a.say("move e2e5") == ["error move"]
+    assert await a.say("move f2f3") == ["ok"]
+    assert await b.say("move e7e5") == ["moved f2f3", "ok"]
+    assert await a.say("move g2g4") == ["moved e7e5", "ok"]
+    assert await b.say("move d8h4") == ["moved g2g4", "ok", "gameover checkmate black"]
+    assert await a.say() == ["moved d8h4", "gameover checkmate black"]
+    assert service.engine.forgotten  # type: ignore[attr-defined]
+    assert (await a.say("board"))[0] == "startboard"  # the final board is kept
+    assert await a.say("move a2a3") == ["error game"]
+    assert await b.say("resign") == ["error game"]
+
+
+async def test_start_mid_game_resigns_and_keeps_the_other_board(service: ChessService) -> None:
+    a, b = Client(service), Client(service)
+    await a.say("start human white")
+    await b.say("start human black")
+    await a.say("move e2e4")
+    await a.say()
+    await b.say()
+    assert await a.say("start human white") == ["gameover resignation black"]
+    assert await b.say() == ["gameover resignation black"]
+    assert await a.say("board") == ["error game"]  # a is waiting again
+    board = await b.say("board")
+    assert board[0] == "startboard" and " |   |   |   |   | P |   |   |   | 4" in board
+
+
+async def test_disconnect_resigns_and_frees_everything(service: ChessService) -> None:
+    a, b, c = Client(service), Client(service), Client(service)
+    await a.say("start human black")
+    await b.say("start human white")
+    await c.say("start human white")  # waits
+    service.disconnect(a.player)
+    assert b.got[-1] == "gameover resignation white"
+    service.disconnect(c.player)
+    assert not service.lobby.waiting
+    service.disconnect(b.player)
+    assert service.players == {}
+
+
+async def test_computer_games(service: ChessService) -> None:
+    a = Client(service)
+    assert await a.say("start computer either") == ["started white"]
+    assert await a.say("move e2e4") == ["ok", "moved g8h6"]
+    assert await a.say("hint all") == [
+        "moves "
+        + " ".join(
+            m.uci()
+            for m in chess.Board(
+                "rnbqkb1r/pppppppp/7n/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2"
+            ).legal_moves
+        )
+    ]
+    assert await a.say("hint best") == ["moves g1h3"]
+    assert await a.say("start computer black") == [
+        "gameover resignation black",
+        "started black",
+        "moved g1h3",
+    ]
+    assert await a.say("resign") == ["gameover resignation white"]
+
+
+async def test_an_illegal_engine_move_is_an_engine_failure(service: ChessService) -> None:
+    a = Client(service)
+    engine = service.engine
+    assert isinstance(engine, FakeEngine)
+    engine.answer = "a1a1"
+    with pytest.raises(EngineTerminated):
+        await a.say("start computer black")
+    assert engine.failed is not None
+
+
+async def test_engine_failure_reaches_everyone(service: ChessService) -> None:
+    a, b = Client(service), Client(service)
+    service.engine_failed()
+    assert a.got == b.got == ["error engine"]
+    with pytest.raises(EngineTerminated):
+        await a.say("board")
+
+
+def _unused(_: Sequence[str]) -> None:
+    pass
+
+
+async def test_the_computer_checks_and_mates(service: ChessService) -> None:
+    engine = service.engine
+    assert isinstance(engine, FakeEngine)
+    a = Client(service)
+    engine.script = ["e7e5", "f8b4", "e7e5", "d8h4"]
+    assert await a.say("start computer white") == ["started white"]
+    assert await a.say("move d2d4") == ["ok", "moved e7e5"]
+    assert await a.say("move f2f3") == ["ok", "moved f8b4", "check"]
+    assert await a.say("move a2a3") == ["error move"]  # in check: must answer it
+    assert await a.say("start computer white") == ["gameover resignation black", "started white"]
+    assert await a.say("move f2f3") == ["ok", "moved e7e5"]
+    assert await a.say("move g2g4") == ["ok", "moved d8h4", "gameover checkmate black"]
+    assert await a.say("hint best") == ["error game"]
+
+
+async def test_a_client_that_does_not_read_is_cut_off() -> None:
+    import trio
+    import trio.testing
+
+    from hub.games.uqchess.server import Outbox
+
+    ours, theirs = trio.testing.memory_stream_pair()
+    outbox = Outbox(ours, limit=100)
+    async with trio.open_nursery() as nursery:
+        scope = trio.CancelScope()
+
+        async def writer() -> None:
+            with scope:
+                await outbox.run(scope)
+
+        nursery.start_soon(writer)
+        outbox.send(["ok"])
+        assert await theirs.receive_some() == b"ok\n"
+        await outbox.drained()
+        outbox.send(["x" * 60, "y" * 60])  # over the limit before the writer could run
+        assert outbox.broken
+    assert scope.cancelled_caught
+    outbox.send(["ignored"])  # sends after that are dropped, never raise
