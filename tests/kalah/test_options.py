@@ -1,0 +1,79 @@
+"""Command-line options of `hub serve kalah` and `hub play kalah`."""
+
+from __future__ import annotations
+
+import pytest
+
+from hub.games.kalah.options import OptionsError, parse_play, parse_serve
+
+
+def test_serve_defaults_and_values() -> None:
+    options = parse_serve([])
+    assert (options.port, options.host, options.games) == ("0", "localhost", None)
+    game = options.game
+    assert (game.holes, game.seeds, game.time_ms, game.server_limit_ms) == (6, 4, 5000, 5000)
+    assert (game.first, game.opponent, game.level, game.pie) == ("client", "ai", 9, False)
+    argv = "--listenOn mysql --holes 9 --seeds 10 --random --pie --time-ms 0"
+    argv += " --server-time-ms 250 --first random --opponent client --level 3 --seed 7"
+    options = parse_serve([*argv.split(), "--host", ""])
+    game = options.game
+    assert options.port == "mysql" and options.host is None
+    assert (game.holes, game.seeds, game.random_layout, game.pie) == (9, 10, True, True)
+    assert (game.time_ms, game.server_limit_ms, game.first) == (0, 250, "random")
+    assert (game.opponent, game.level, game.seed) == ("client", 3, 7)
+
+
+def test_layout_sets_holes_and_seeds() -> None:
+    game = parse_serve(["--layout", "6,4,7,6,5,8"]).game
+    assert (game.holes, game.seeds, game.layout) == (6, 6, (6, 4, 7, 6, 5, 8))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--holes", "0"],
+        ["--holes", "21"],
+        ["--seeds", "x"],
+        ["--time-ms", "-1"],
+        ["--first", "both"],
+        ["--opponent", "robot"],
+        ["--level", "10"],
+        ["--layout", "1,2,x"],
+        ["--layout", "1,2,4"],  # 7 seeds do not fill 3 holes evenly
+        ["--layout", "1,2,3", "--holes", "4"],
+        ["--layout", "3,3", "--random"],
+        ["--listenOn", ""],
+        ["--script", "P,9"],
+        ["--unknown"],
+        ["extra"],
+    ],
+)
+def test_bad_serve_arguments(argv: list[str]) -> None:
+    with pytest.raises(OptionsError):
+        parse_serve(argv)
+
+
+def test_play_options() -> None:
+    options = parse_play([])
+    assert options.connect is None and options.human and options.game.time_ms == 0
+    options = parse_play(["--connect", "localhost:3000", "--ai", "--level", "4", "--pie"])
+    assert options.connect == "localhost:3000" and not options.human
+    assert options.game.level == 4 and options.game.pie
+    for argv in (["--human", "--ai"], ["--opponent", "client"]):
+        with pytest.raises(OptionsError):
+            parse_play(argv)
+
+
+def test_the_plugin_is_installed_and_lazy() -> None:
+    import subprocess
+    import sys
+
+    from hub.core.plugin import discover
+
+    plugin = discover()["kalah"]
+    assert plugin.play and plugin.serve and plugin.demo
+    code = (
+        "import sys, hub.games.kalah.plugin; print(sorted(m for m in sys.modules if 'kalah' in m))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['hub.games.kalah', 'hub.games.kalah.plugin']"
