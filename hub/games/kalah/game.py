@@ -158,7 +158,10 @@ async def run_game(
             observer.ended(record)
         return record
 
-    async def forfeit(at: int, fault: Fault, move: Move | None = None, detail: str = "") -> None:
+    async def forfeit(
+        at: int, fault: Fault, move: Move | None = None, detail: str = ""
+    ) -> GameRecord:
+        """Tell both seats that seat ``at`` lost by ``fault``; the record of that ending."""
         loser, winner = seats[at], seats[1 - at]
         word = {Fault.LATE: TIME, Fault.MALFORMED: ILLEGAL, Fault.ILLEGAL: ILLEGAL}.get(fault)
         if word is not None:
@@ -170,6 +173,7 @@ async def run_game(
             await _send(winner, *shown, ILLEGAL, WINNER)
         else:
             await _send(winner, WINNER)
+        return finish(fault, at, detail)
 
     while state.mover is not None:
         mover = state.mover
@@ -179,20 +183,11 @@ async def run_game(
         if isinstance(seat, RemoteSeat):
             got = await _receive(seat, deadline)
             if isinstance(got, Fault):
-                await forfeit(mover, got)
-                return finish(got, mover)
+                return await forfeit(mover, got)
             try:
                 move = parse_move(got, state.holes)
             except BadLine as exc:
-                await forfeit(mover, Fault.MALFORMED)
-                return finish(Fault.MALFORMED, mover, f"{safe_text(got)!r}: {exc}")
-            try:
-                after = play(state, move)
-            except IllegalMove as exc:
-                await forfeit(mover, Fault.ILLEGAL, move)
-                return finish(Fault.ILLEGAL, mover, f"{move}: {exc}")
-            await _send(seat, OK)
-            turn_start[other] = trio.current_time()
+                return await forfeit(mover, Fault.MALFORMED, detail=f"{safe_text(got)!r}: {exc}")
         else:
             got_local = await _local_turn(
                 seat.player, state, limits[mover], deadline, seats[other], late_grace
@@ -201,18 +196,17 @@ async def run_game(
                 await _send(seats[other], WINNER)  # TIME went at the deadline
                 return finish(Fault.LATE, mover, "no move")
             if isinstance(got_local, PlayerQuit):
-                await forfeit(mover, Fault.QUIT)
-                return finish(Fault.QUIT, mover, str(got_local))
+                return await forfeit(mover, Fault.QUIT, detail=str(got_local))
             move, late = got_local
             if late:
                 await _send(seats[other], format_move(move), WINNER)
                 return finish(Fault.LATE, mover, f"{move} came too late")
-            try:
-                after = play(state, move)
-            except IllegalMove as exc:
-                await forfeit(mover, Fault.ILLEGAL, move)
-                return finish(Fault.ILLEGAL, mover, f"{move}: {exc}")
-            turn_start[other] = trio.current_time()
+        try:
+            after = play(state, move)
+        except IllegalMove as exc:
+            return await forfeit(mover, Fault.ILLEGAL, move, detail=f"{move}: {exc}")
+        await _send(seat, OK)  # a local seat is sent nothing
+        turn_start[other] = trio.current_time()
         moves.append((mover, move))
         if observer is not None:
             observer.moved(mover, move, state, after)
@@ -224,11 +218,11 @@ async def run_game(
                 break
             got = await _receive(receiver, _deadline(trio.current_time(), limits[other]))
             if isinstance(got, str) and not is_word(got, OK):
-                await forfeit(other, Fault.MALFORMED)
-                return finish(Fault.MALFORMED, other, f"{safe_text(got)!r} instead of OK")
+                return await forfeit(
+                    other, Fault.MALFORMED, detail=f"{safe_text(got)!r} instead of OK"
+                )
             if isinstance(got, Fault):
-                await forfeit(other, got)
-                return finish(got, other, "waiting for OK")
+                return await forfeit(other, got, detail="waiting for OK")
             turn_start[other] = trio.current_time()
     record = finish()
     for index, seat in enumerate(seats):
