@@ -89,9 +89,11 @@ class ProtocolClient:
             return
         raise AssertionError(f"expected the end of the stream, got {line!r}")
 
-    async def handshake(self, info: str) -> None:
+    async def start(self, info: str) -> None:
+        """The handshake (``WELCOME``, ``info``, ``READY``) and then ``BEGIN``."""
         await self.expect("WELCOME")
         await self.ready(info)
+        await self.expect("BEGIN")
 
     async def ready(self, info: str) -> None:
         await self.expect(info)

@@ -22,15 +22,21 @@ def records(server: object) -> list[object]:
     return [record for _number, record in server.records]  # type: ignore[attr-defined]
 
 
-async def test_worked_example_1(autojump_clock: trio.testing.MockClock) -> None:
+@pytest.mark.parametrize(
+    ("move", "ok", "move_again"),
+    [("4 3", "OK", "4 3"), ("  4   3 \r", " OK", "4\t3")],
+    ids=["as-in-the-spec", "liberal-spacing"],
+)
+async def test_worked_example_1(
+    autojump_clock: trio.testing.MockClock, move: str, ok: str, move_again: str
+) -> None:
     server = new_server(EX1, scripted("P", "2"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 5000 F S")
-        await client.expect("BEGIN")
-        await client.send("4 3")
+        await client.start("INFO 4 1 5000 F S")
+        await client.send(move)
         await client.expect("OK", "P")
-        await client.send("OK")
-        await client.send("4 3")
+        await client.send(ok)
+        await client.send(move_again)
         await client.expect("OK", "2", "LOSER")
         await client.expect_closed()
     (record,) = records(server)
@@ -45,8 +51,7 @@ async def test_client_moving_first_is_timed_from_begin(
 ) -> None:
     server = new_server(EX1, scripted("P", "2"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 5000 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 5000 F S")
         begun = trio.current_time()
         async with trio.open_nursery() as nursery:
 
@@ -74,8 +79,8 @@ async def test_client_moving_second_is_timed_from_its_ok(
     options = GameOptions(holes=6, seeds=6, time_ms=1000, first="server", layout=(6, 4, 7, 6, 5, 8))
     server = new_server(options, scripted("2"))
     async with connect(server) as client:
-        await client.handshake("INFO 6 6 1000 S R 6 4 7 6 5 8")
-        await client.expect("BEGIN", "2")
+        await client.start("INFO 6 6 1000 S R 6 4 7 6 5 8")
+        await client.expect("2")
         await trio.sleep(0.5)  # a slow OK (within the limit): the clock starts when it arrives
         await client.send("OK")
         await trio.sleep(delay)
@@ -90,8 +95,7 @@ async def test_no_time_limit_waits_forever(autojump_clock: trio.testing.MockCloc
     options = GameOptions(holes=4, seeds=1, time_ms=0, first="client")
     server = new_server(options, scripted("2"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 0 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 0 F S")
         await trio.sleep(10**7)
         await client.send("4 3")
         await client.expect("OK", "2")
@@ -106,8 +110,8 @@ async def test_the_ok_must_come_within_the_limit(autojump_clock: trio.testing.Mo
     options = GameOptions(holes=4, seeds=2, time_ms=1000, first="server")
     server = new_server(options, scripted("1"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 2 1000 S S")
-        await client.expect("BEGIN", "1")
+        await client.start("INFO 4 2 1000 S S")
+        await client.expect("1")
         await client.expect("TIME", "LOSER")
     (record,) = records(server)
     assert record.fault == Fault.LATE and record.fault_seat == 1
@@ -117,8 +121,8 @@ async def test_anything_but_ok_is_illegal(autojump_clock: trio.testing.MockClock
     options = GameOptions(holes=4, seeds=2, time_ms=1000, first="server")
     server = new_server(options, scripted("1"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 2 1000 S S")
-        await client.expect("BEGIN", "1")
+        await client.start("INFO 4 2 1000 S S")
+        await client.expect("1")
         await client.send("2")  # a move before acknowledging the server's
         await client.expect("ILLEGAL", "LOSER")
 
@@ -142,8 +146,7 @@ async def test_illegal_client_moves(autojump_clock: trio.testing.MockClock, line
     options = GameOptions(holes=4, seeds=2, time_ms=1000, first="client", pie=True)
     server = new_server(options)
     async with connect(server) as client:
-        await client.handshake("INFO 4 2 1000 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 2 1000 F S")
         await client.send(line)
         if line == "1":  # legal after all: 2 seeds from hole 1 end in hole 3
             await client.expect("OK")
@@ -159,8 +162,7 @@ async def test_illegal_client_moves(autojump_clock: trio.testing.MockClock, line
 async def test_an_endless_line_is_illegal(autojump_clock: trio.testing.MockClock) -> None:
     server = new_server(EX1)
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 5000 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 5000 F S")
         async with trio.open_nursery() as nursery:
 
             async def flood() -> None:
@@ -177,8 +179,8 @@ async def test_pie_rules_on_the_wire(autojump_clock: trio.testing.MockClock) -> 
     options = GameOptions(holes=4, seeds=1, time_ms=1000, first="server", pie=True)
     server = new_server(options, scripted("4 3", "4 3", "2"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 1000 S S")
-        await client.expect("BEGIN", "4 3")
+        await client.start("INFO 4 1 1000 S S")
+        await client.expect("4 3")
         await client.send("OK")
         await client.send("P")
         await client.expect("OK", "4 3")
@@ -190,8 +192,8 @@ async def test_pie_rules_on_the_wire(autojump_clock: trio.testing.MockClock) -> 
         options = GameOptions(holes=4, seeds=1, time_ms=1000, first="server", pie=pie)
         server = new_server(options, scripted(*script))
         async with connect(server) as client:
-            await client.handshake("INFO 4 1 1000 S S")
-            await client.expect("BEGIN", "4 3")
+            await client.start("INFO 4 1 1000 S S")
+            await client.expect("4 3")
             await client.send("OK")
             if pie:
                 await client.send("3")
@@ -207,8 +209,7 @@ async def test_slow_server_sends_time_then_the_move(
     options = GameOptions(holes=4, seeds=1, time_ms=1000, server_time_ms=500, first="client")
     server = new_server(options, scripted("2", delays=[0.7]))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 1000 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 1000 F S")
         await client.send("1")
         await client.expect("OK")
         ok_at = trio.current_time()
@@ -226,8 +227,8 @@ async def test_server_in_time_at_the_limit_minus_a_millisecond(
     options = GameOptions(holes=4, seeds=1, time_ms=1000, server_time_ms=500, first="server")
     server = new_server(options, scripted("2", delays=[0.499]))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 1000 S S")
-        await client.expect("BEGIN", "2")
+        await client.start("INFO 4 1 1000 S S")
+        await client.expect("2")
 
 
 async def test_worked_example_2_illegal_server_move(
@@ -236,8 +237,8 @@ async def test_worked_example_2_illegal_server_move(
     options = GameOptions(holes=6, seeds=6, time_ms=1000, first="server", layout=(6, 4, 7, 6, 5, 8))
     server = new_server(options, scripted("1 1"))
     async with connect(server) as client:
-        await client.handshake("INFO 6 6 1000 S R 6 4 7 6 5 8")
-        await client.expect("BEGIN", "1 1", "ILLEGAL", "WINNER")
+        await client.start("INFO 6 6 1000 S R 6 4 7 6 5 8")
+        await client.expect("1 1", "ILLEGAL", "WINNER")
         await client.send("OK")  # the client may still acknowledge it: ignored
         await client.expect_closed()
     (record,) = records(server)
@@ -247,8 +248,7 @@ async def test_worked_example_2_illegal_server_move(
 async def test_client_disconnects_mid_game(autojump_clock: trio.testing.MockClock) -> None:
     server = new_server(EX1, scripted("P"))
     async with connect(server) as client:
-        await client.handshake("INFO 4 1 5000 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 5000 F S")
         await client.send("4 3")
         await client.expect("OK", "P")
     (record,) = records(server)
@@ -268,18 +268,6 @@ async def test_no_ready_means_no_game(autojump_clock: trio.testing.MockClock) ->
         await client.expect("WELCOME", "INFO 4 1 5000 F S")
         await client.expect_closed()  # silence: the handshake deadline passes
     assert not server.records
-
-
-async def test_liberal_spacing_is_accepted(autojump_clock: trio.testing.MockClock) -> None:
-    server = new_server(EX1, scripted("P", "2"))
-    async with connect(server) as client:
-        await client.handshake("INFO 4 1 5000 F S")
-        await client.expect("BEGIN")
-        await client.send("  4   3 \r")
-        await client.expect("OK", "P")
-        await client.send(" OK")
-        await client.send("4\t3")
-        await client.expect("OK", "2", "LOSER")
 
 
 async def test_random_first_and_layout_are_seeded(autojump_clock: trio.testing.MockClock) -> None:
@@ -337,9 +325,8 @@ async def test_pair_timeouts_and_disconnects(autojump_clock: trio.testing.MockCl
         await trio.sleep(1)  # A is surely first in the lobby
         async with connect(server, "B") as b:
             await a.ready("INFO 4 1 1000 F S")
-            await b.handshake("INFO 4 1 1000 S S")
+            await b.start("INFO 4 1 1000 S S")
             await a.expect("BEGIN")
-            await b.expect("BEGIN")
             await a.expect("TIME", "LOSER")
             await b.expect("TIME", "WINNER")
     server = new_server(options)
@@ -348,8 +335,7 @@ async def test_pair_timeouts_and_disconnects(autojump_clock: trio.testing.MockCl
         await trio.sleep(1)
         async with connect(server, "B") as b:
             await a.ready("INFO 4 1 1000 F S")
-            await b.handshake("INFO 4 1 1000 S S")
-            await b.expect("BEGIN")
+            await b.start("INFO 4 1 1000 S S")
             await b.lines.aclose()  # B leaves
             await a.expect("BEGIN")
             await a.send("4 3")
@@ -372,9 +358,8 @@ async def test_a_waiting_client_that_leaves_is_not_paired(
         await trio.sleep(1)
         async with connect(server, "B") as b:
             await a.ready("INFO 4 1 1000 F S")
-            await b.handshake("INFO 4 1 1000 S S")
+            await b.start("INFO 4 1 1000 S S")
             await a.expect("BEGIN")
-            await b.expect("BEGIN")
 
 
 async def test_a_person_at_the_server(autojump_clock: trio.testing.MockClock) -> None:
@@ -382,8 +367,7 @@ async def test_a_person_at_the_server(autojump_clock: trio.testing.MockClock) ->
     out = RecordingOutput()
     server = KalahServer(options, out=out, keyboard=Keys("hello", "3", "1", "2"))  # type: ignore[arg-type]
     async with connect(server, "C") as client:
-        await client.handshake("INFO 4 1 0 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 4 1 0 F S")
         await client.send("4 3")
         await client.expect("OK", "3")  # after "hello", which was re-asked
         await client.send("OK")
@@ -401,8 +385,7 @@ async def test_the_real_ai_is_threaded_and_keeps_to_its_limit() -> None:
     assert options.server_limit_ms == 100
     server = KalahServer(options, out=RecordingOutput())
     async with connect(server) as client:
-        await client.handshake("INFO 6 4 100 F S")
-        await client.expect("BEGIN")
+        await client.start("INFO 6 4 100 F S")
         await client.send("1")
         await client.expect("OK")
         ok_at = trio.current_time()
