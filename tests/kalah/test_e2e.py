@@ -27,6 +27,13 @@ LEVEL = ["--level", "5", "--quiet"]
 pytestmark = pytest.mark.e2e
 
 
+def run_hub(*argv: str, typed: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``hub ARGV`` run to the end (``typed`` as its stdin), its output captured as text."""
+    return subprocess.run(
+        [HUB, *argv], input=typed, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+
+
 @contextmanager
 def hub_server(*args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """``hub serve kalah ARGS`` on an ephemeral port; yields the process and its port."""
@@ -158,40 +165,21 @@ def test_client_cannot_connect_and_bad_arguments() -> None:
     with socket.socket() as unused:
         unused.bind(("localhost", 0))
         port = unused.getsockname()[1]
-    done = subprocess.run(
-        [HUB, "play", "kalah", "--connect", f"localhost:{port}", "--ai"],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    done = run_hub("play", "kalah", "--connect", f"localhost:{port}", "--ai")
     assert done.returncode == 1 and "can't connect" in done.stderr
     for argv in (["serve", "kalah", "--holes", "0"], ["play", "kalah", "--level", "x"]):
-        done = subprocess.run(
-            [HUB, *argv], capture_output=True, text=True, timeout=TIMEOUT, check=False
-        )
+        done = run_hub(*argv)
         assert done.returncode == 2 and done.stderr.startswith("usage: hub ")
 
 
 def test_local_games_at_the_terminal() -> None:
-    done = subprocess.run(
-        [HUB, "play", "kalah", "--ai", "--holes", "4", "--seeds", "2", "--level", "3"],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    done = run_hub("play", "kalah", "--ai", "--holes", "4", "--seeds", "2", "--level", "3")
     assert done.returncode == 0
     assert "AI 1" in done.stdout and ("wins" in done.stdout or "tie" in done.stdout)
     # A person who types nonsense, then plays hole 1 whenever it can, until input ends.
     typed = "hello\n9\n" + "1\n2\n3\n4\n" * 30
-    done = subprocess.run(
-        [HUB, "play", "kalah", "--human", "--holes", "4", "--seeds", "1", "--level", "2"],
-        input=typed,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
+    done = run_hub(
+        "play", "kalah", "--human", "--holes", "4", "--seeds", "1", "--level", "2", typed=typed
     )
     assert done.returncode == 0, done.stderr
     assert "is not a hole number" in done.stdout and "no hole 9" in done.stdout
