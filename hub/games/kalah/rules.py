@@ -29,15 +29,11 @@ def _ints(value: Iterable[int]) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _holes_tuple(value: Iterable[int]) -> tuple[int, ...]:
-    return tuple(value)
-
-
 @attrs.frozen
 class Move:
     """One whole turn: the holes sown in order (numbered 1..h from the mover's left), or the pie."""
 
-    holes: tuple[int, ...] = attrs.field(default=(), converter=_holes_tuple)
+    holes: tuple[int, ...] = attrs.field(default=(), converter=_ints)
     pie: bool = False
 
     @holes.validator
