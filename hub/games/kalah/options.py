@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
-from hub.games.kalah.protocol import MAX_TIME_MS
+from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
 
 DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
@@ -127,12 +127,8 @@ def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
             raise OptionsError("--random and --layout exclude each other")
     time_ms = args.time_ms if args.time_ms is not None else default_time_ms
     if args.script is not None:
-        from hub.games.kalah.protocol import BadLine, parse_move
-
         try:
-            for part in args.script.replace(";", ",").split(","):
-                if part.strip():
-                    parse_move(part, holes if holes is not None else DEFAULT_HOLES)
+            parse_script(args.script, holes if holes is not None else DEFAULT_HOLES)
         except BadLine as exc:
             raise OptionsError(f"--script: {exc}") from None
     return GameOptions(

@@ -97,7 +97,12 @@ def parse_move(line: str, holes: int) -> Move:
 
 
 def format_move(move: Move) -> str:
-    return "P" if move.pie else " ".join(map(str, move.holes))
+    return str(move)  # a `Move` prints as its line: ``P`` or single-spaced holes
+
+
+def parse_script(text: str, holes: int) -> list[Move]:
+    """``"P,2"`` or ``"4 3;2"``: moves separated by commas or semicolons (``--script``)."""
+    return [parse_move(part, holes) for part in text.replace(";", ",").split(",") if part.strip()]
 
 
 # -- INFO ------------------------------------------------------------------------------------
