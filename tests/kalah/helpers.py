@@ -32,7 +32,7 @@ class RecordingOutput(Output):
 
 
 class Keys:
-    """A `hub.core.terminal.LineInput` stand-in fed from a list (None once it is empty)."""
+    """A `hub.core.stdin.LineInput` stand-in fed from a list (None once it is empty)."""
 
     def __init__(self, *lines: str) -> None:
         self.lines = list(lines)

@@ -25,7 +25,7 @@ from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream, TransportFai
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.serve import ListenError, resolve_port
-from hub.core.terminal import LineInput, open_line_input
+from hub.core.stdin import LineInput, open_line_input
 from hub.games.kalah.console import describe_move, draw_board, side_name
 from hub.games.kalah.game import GameRecord, LocalSeat, run_game
 from hub.games.kalah.options import PLAY_USAGE, OptionsError, PlayOptions, parse_play

@@ -18,7 +18,7 @@ import trio
 
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
-from hub.core.terminal import LineInput
+from hub.core.stdin import LineInput
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,

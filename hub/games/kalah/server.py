@@ -27,7 +27,7 @@ import trio
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
 from hub.core.serve import Connection, ListenError, bound_port, open_listeners, serve_lines
-from hub.core.terminal import LineInput, open_line_input
+from hub.core.stdin import LineInput, open_line_input
 from hub.games.kalah.console import describe_move, draw_board
 from hub.games.kalah.game import GameRecord, LocalSeat, RemoteSeat, run_game
 from hub.games.kalah.options import SERVE_USAGE, GameOptions, OptionsError, parse_serve
