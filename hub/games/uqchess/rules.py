@@ -26,6 +26,7 @@ import attrs
 import chess
 
 from hub.core.referee import IllegalMove, Outcome
+from hub.games.uqchess.board_art import board_lines
 
 WHITE_SEAT = 0
 BLACK_SEAT = 1
@@ -38,9 +39,6 @@ MAX_TAIL_MOVES = 100
 
 MAX_STACK = 150
 """Plies of history a board keeps: enough for fivefold repetition under the 75-move rule."""
-
-_BORDER = " +---+---+---+---+---+---+---+---+"
-_FILES = "   a   b   c   d   e   f   g   h"
 
 
 class Ending(enum.Enum):
@@ -197,18 +195,7 @@ def colour_name(seat: int) -> str:
 def render_board(state: ChessState) -> list[str]:
     """The board exactly as Stockfish 15.1's ``d`` prints it, from the first blank line
     through the blank line after the file letters (20 lines, white at the bottom)."""
-    board = state.board
-    lines = ["", _BORDER]
-    for rank in range(7, -1, -1):
-        cells = []
-        for file in range(8):
-            piece = board.piece_at(chess.square(file, rank))
-            cells.append(piece.symbol() if piece is not None else " ")
-        lines.append("".join(f" | {cell}" for cell in cells) + f" | {rank + 1}")
-        lines.append(_BORDER)
-    lines.append(_FILES)
-    lines.append("")
-    return lines
+    return board_lines(state.board)
 
 
 def position_command(state: ChessState) -> str:
