@@ -8,9 +8,7 @@ and budgets its time from the moment it was asked, so waiting for a thread count
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Sequence
 from typing import Protocol
 
 import attrs
@@ -26,7 +24,6 @@ from hub.games.kalah.ai import (
     SearchResult,
     budget_seconds,
     check_level,
-    greedy,
 )
 from hub.games.kalah.console import draw_board, read_typed
 from hub.games.kalah.rules import (
@@ -34,7 +31,6 @@ from hub.games.kalah.rules import (
     KalahState,
     Move,
     display_state,
-    legal_moves,
     sow_one,
     start_turn,
 )
@@ -130,25 +126,6 @@ class ScriptedPlayer:
 
 
 @attrs.define(eq=False)
-class GreedyPlayer:
-    """The baseline: best immediate store difference."""
-
-    name: str = "greedy"
-
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        return greedy(state)
-
-
-@attrs.define(eq=False)
-class RandomPlayer:
-    rng: random.Random = attrs.Factory(random.Random)
-    name: str = "random"
-
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        return self.rng.choice(legal_moves(state))
-
-
-@attrs.define(eq=False)
 class HumanPlayer:
     """A person at the terminal: sees the board, types holes one or several at a time."""
 
@@ -201,23 +178,3 @@ class HumanPlayer:
             if not partial.done:
                 self.out.line("the last seed fell in your store: move again")
         return Move(partial.holes)
-
-
-def scripted_moves(text: str, holes: int) -> list[Move]:
-    """``"P,2"`` or ``"4 3;2"``: turns separated by commas or semicolons (for --script)."""
-    from hub.games.kalah.protocol import parse_move
-
-    return [parse_move(part, holes) for part in text.replace(";", ",").split(",") if part.strip()]
-
-
-def describe_result(result: SearchResult | None) -> str:
-    if result is None:
-        return ""
-    return (
-        f"depth {result.depth}{' (solved)' if result.solved else ''}, value {result.value:+d}, "
-        f"{result.nodes} nodes in {result.elapsed * 1000:.0f} ms"
-    )
-
-
-def moves_text(moves: Sequence[Move]) -> str:
-    return ", ".join(map(str, moves))

@@ -31,7 +31,7 @@ from hub.core.stdin import LineInput, open_line_input
 from hub.games.kalah.console import describe_move, draw_board
 from hub.games.kalah.game import GameRecord, LocalSeat, RemoteSeat, run_game
 from hub.games.kalah.options import SERVE_USAGE, GameOptions, OptionsError, parse_serve
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer, scripted_moves
+from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer
 from hub.games.kalah.protocol import (
     READY,
     WELCOME,
@@ -40,6 +40,7 @@ from hub.games.kalah.protocol import (
     format_info,
     is_word,
     max_line,
+    parse_script,
 )
 from hub.games.kalah.rules import KalahState, Move, new_game, random_layout
 
@@ -181,7 +182,7 @@ class KalahServer:
         else:
             base = AiPlayer(level=opts.level, limiter=self.limiter)
         if opts.script:
-            return ScriptedPlayer(scripted_moves(opts.script, opts.holes), then=base)
+            return ScriptedPlayer(parse_script(opts.script, opts.holes), then=base)
         return base
 
     def _record(self, number: int, names: Sequence[str], record: GameRecord) -> None:
