@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from hub.core.plugin import GamePlugin
-
-
-def _play(args: Sequence[str]) -> int:
-    from hub.games.uqchess.console import main
-
-    return main(args)
-
-
-def _engine(args: Sequence[str]) -> int:
-    from hub.games.uqchess.uci import main
-
-    return main(args)
-
-
-def _demo(args: Sequence[str]) -> int:
-    from hub.games.uqchess.chess_demo import main
-
-    return main(args)
-
+from hub.core.plugin import GamePlugin, lazy
 
 plugin = GamePlugin(
     name="chess",
     summary="chess in the terminal, people or computer levels 1-4 (hub engine: our UCI engine)",
-    play=_play,
-    demo=_demo,
-    tools={"engine": _engine},
+    play=lazy("hub.games.uqchess.console:main"),
+    demo=lazy("hub.games.uqchess.chess_demo:main"),
+    tools={"engine": lazy("hub.games.uqchess.uci:main")},
 )

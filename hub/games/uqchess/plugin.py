@@ -4,24 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin
+from hub.core.plugin import GamePlugin, lazy
 
 
 def _serve(args: Sequence[str]) -> int:
+    # Not lazy(): `hub serve uqchess` is uqchessserver with fallback=True (the built-in
+    # engine when Stockfish is missing).
     from hub.games.uqchess.server import main
 
     return main(args, fallback=True)
-
-
-def _demo(args: Sequence[str]) -> int:
-    from hub.games.uqchess.demo import main
-
-    return main(args)
 
 
 plugin = GamePlugin(
     name="uqchess",
     summary="networked chess between clients and Stockfish (uqchessserver, uqchessclient)",
     serve=_serve,
-    demo=_demo,
+    demo=lazy("hub.games.uqchess.demo:main"),
 )
