@@ -380,15 +380,10 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
     async def run() -> int:
-        if options.game.opponent != "human":
-            return await serve(
-                options.game,
-                options.port,
-                host=options.host,
-                max_connections=options.max_connections,
-                games=options.games,
-            )
-        async with open_line_input() as keyboard:
+        async with contextlib.AsyncExitStack() as stack:
+            keyboard = None
+            if options.game.opponent == "human":  # only a person at the server reads stdin
+                keyboard = await stack.enter_async_context(open_line_input())
             return await serve(
                 options.game,
                 options.port,
