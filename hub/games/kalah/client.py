@@ -73,8 +73,8 @@ class _Session:
     lines: LineStream
     out: Output
     quiet: bool
-    holes: int | None = None
-    seeds: int = 1
+    max_line: int = DEFAULT_MAX_LINE
+    """The longest line to accept: the game's `max_line` once ``INFO`` has come."""
     begun: bool = False
     pending: str | None = None
 
@@ -85,9 +85,7 @@ class _Session:
             return line
         while True:
             try:
-                line = await self.lines.receive_line(
-                    max_line(self.holes, self.seeds) if self.holes else DEFAULT_MAX_LINE
-                )
+                line = await self.lines.receive_line(self.max_line)
             except LineError as exc:
                 raise ProtocolError(f"connection lost ({exc})") from None
             if line.strip() == BEGIN and not self.begun:
@@ -119,7 +117,7 @@ async def play_remote(
         info = parse_info(line)
     except BadLine as exc:
         raise ProtocolError(f"bad INFO {safe_text(line)!r}: {exc}") from None
-    session.holes, session.seeds = info.holes, info.seeds
+    session.max_line = max_line(info.holes, info.seeds)
     layout = "layout " + " ".join(map(str, info.layout)) if info.layout else "standard layout"
     limit = f"{info.time_ms} ms per turn" if info.time_ms else "no time limit"
     session.say(
