@@ -282,7 +282,6 @@ class KalahServer:
             for index in (0, 1):
                 nursery.start_soon(greet, index)
         seats = [RemoteSeat(c.lines, c.peer, self.max_line) for c in pair]
-        names = [f"{c.peer}" for c in pair]
         if not all(ready):
             # The game did not begin; the client that answered wins (its partner left).
             for index in (0, 1):
@@ -290,7 +289,7 @@ class KalahServer:
                     await seats[index].lines.send_line(WINNER)
             return
         record = await run_game(setup.state, seats, [opts.time_ms, opts.time_ms])
-        self._record(setup.number, names, record)
+        self._record(setup.number, [seat.name for seat in seats], record)
 
 
 @attrs.define(eq=False)
@@ -304,18 +303,20 @@ class _TerminalObserver:
     def names(self) -> tuple[str, str]:
         return ("client", "you") if self.client_first else ("you", "client")
 
+    @property
+    def my_seat(self) -> int:
+        return 1 if self.client_first else 0
+
     def moved(self, seat: int, move: Move, before: KalahState, after: KalahState) -> None:
-        client_seat = 0 if self.client_first else 1
-        who = "the client" if seat == client_seat else "you"
+        who = "you" if seat == self.my_seat else "the client"
         self.out.line(f"{who} {describe_move(move)}")
         if not after.over:
-            self.out.line("\n".join(draw_board(after, 1 - client_seat, self.names)))
+            self.out.line("\n".join(draw_board(after, self.my_seat, self.names)))
         self.out.flush()
 
     def ended(self, record: GameRecord) -> None:
-        client_seat = 0 if self.client_first else 1
-        mine = record.result_word(1 - client_seat)
-        self.out.line("\n".join(draw_board(record.state, 1 - client_seat, self.names)))
+        mine = record.result_word(self.my_seat)
+        self.out.line("\n".join(draw_board(record.state, self.my_seat, self.names)))
         self.out.line(f"game over: {mine} for you")
         self.out.flush()
 
