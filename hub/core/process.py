@@ -1,8 +1,9 @@
 """Child-process players: spawn without a shell, talk over pipes, and always reap.
 
 `ChildProcess.spawn` starts ``argv`` (a name without a slash is looked up on PATH, like
-execvp) with stdin/stdout pipes and stderr sent to /dev/null, in its own process group so a
-Ctrl-C at the terminal reaches only the referee, which then ends the game in order.
+execvp) with stdin/stdout pipes and stderr sent to /dev/null (or inherited, for a UCI engine),
+in its own process group so a Ctrl-C at the terminal reaches only the referee, which then ends
+the game in order.
 `stop_all` ends a group of children with one shared deadline: a polite message is the
 caller's business, then each child still running at the deadline gets the escalation
 signals (SIGKILL for clubs; SIGTERM first, then SIGKILL, for a gentler policy). Every
@@ -61,14 +62,19 @@ class ChildProcess:
         max_line: int = DEFAULT_MAX_LINE,
         env: dict[str, str] | None = None,
         new_process_group: bool = True,
+        stderr: int | None = subprocess.DEVNULL,
     ) -> ChildProcess:
-        """Start ``argv``; raises `SpawnFailed` if the program cannot be executed."""
+        """Start ``argv``; raises `SpawnFailed` if the program cannot be executed.
+
+        ``stderr`` is discarded by default; None inherits ours (what the UCI spec asks of an
+        engine's diagnostics), or pass any fd.
+        """
         try:
             process = await trio.lowlevel.open_process(
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=stderr,
                 env=env,
                 process_group=0 if new_process_group else None,
             )

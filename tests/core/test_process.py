@@ -116,3 +116,15 @@ def test_exit_status_from_returncode() -> None:
     assert ExitStatus.from_returncode(0) == ExitStatus(code=0)
     assert ExitStatus.from_returncode(-9) == ExitStatus(signal=9)
     assert not ExitStatus(code=4).clean
+
+
+async def test_stderr_can_be_inherited(capfd: pytest.CaptureFixture[str]) -> None:
+    with trio.fail_after(10):
+        child = await ChildProcess.spawn(
+            script("import sys; sys.stderr.write('diagnostics')"), stderr=None
+        )
+        with pytest.raises(PeerClosed):
+            await child.lines.receive_line()
+        [status] = await stop_all([child], grace=5)
+    assert status == ExitStatus(code=0)
+    assert "diagnostics" in capfd.readouterr().err

@@ -29,7 +29,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 from collections import deque
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
@@ -37,8 +36,8 @@ from typing import Generic, TypeVar
 import attrs
 import trio
 
-from hub.core.lines import LineError, LineStream
-from hub.core.process import ChildProcess, stop_all
+from hub.core.lines import LineError
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
 
 ENGINE_NAME = "stockfish"
 DEBIAN_ENGINE = "/usr/games/stockfish"
@@ -265,17 +264,12 @@ class UciEngine:
     ) -> UciEngine:
         """Spawn ``argv`` (stderr inherited) and complete the handshake, or `EngineStartError`."""
         try:
-            process = await trio.lowlevel.open_process(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
+            child = await ChildProcess.spawn(
+                argv, max_line=ENGINE_MAX_LINE, new_process_group=False, stderr=None
             )
-        except (OSError, ValueError) as exc:
-            raise EngineStartError(f"{argv[0] if argv else '(empty)'}: {exc}") from exc
-        assert process.stdin is not None
-        assert process.stdout is not None
-        lines = LineStream(
-            process.stdout, process.stdin, max_line=ENGINE_MAX_LINE, ignore_send_errors=True
-        )
-        child = ChildProcess(tuple(argv), process, lines, own_group=False)
+        except SpawnFailed as exc:
+            raise EngineStartError(str(exc)) from exc
+        lines = child.lines
         engine = cls(child, index, search_command, request_timeout)
         try:
             with trio.fail_after(handshake_timeout):
