@@ -1,8 +1,10 @@
-"""Shared fixtures: every test must leave no descendant process behind."""
+"""Shared fixtures and helpers: every test must leave no descendant process behind; `program`
+finds an installed console script, `need_stockfish` finds Stockfish or skips (fails in CI)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -48,6 +50,23 @@ def no_leftover_processes() -> Iterator[None]:
             break
         time.sleep(0.02)
     assert not left, f"processes left behind: {sorted(left)}"
+
+
+def stockfish_path() -> str | None:
+    return shutil.which("stockfish") or (
+        "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
+    )
+
+
+def need_stockfish() -> str:
+    """Stockfish's path; skip with a visible reason, or fail when HUB_REQUIRE_STOCKFISH=1."""
+    path = stockfish_path()
+    if path is None:
+        message = "Stockfish is not installed (apt-get install stockfish)"
+        if os.environ.get("HUB_REQUIRE_STOCKFISH") == "1":
+            pytest.fail(message + " and HUB_REQUIRE_STOCKFISH=1")
+        pytest.skip(message)
+    return path
 
 
 def program(name: str) -> str:

@@ -1,14 +1,13 @@
-"""Helpers for the chess tests: scripted console sessions, the installed programs, Stockfish."""
+"""Helpers for the chess tests: scripted console sessions, the installed programs.
+
+`need_stockfish` (shared with the UQChess tests) is in tests/conftest.py.
+"""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
 
 from hub.games.uqchess.console import Console, parse_options
 from tests.conftest import program
@@ -55,20 +54,3 @@ def run_program(
     return subprocess.run(
         [program("hub"), *args], input=data, capture_output=True, timeout=timeout, check=False
     )
-
-
-def stockfish_path() -> str | None:
-    return shutil.which("stockfish") or (
-        "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
-    )
-
-
-def need_stockfish() -> str:
-    """Stockfish's path; skip with a visible reason, or fail when HUB_REQUIRE_STOCKFISH=1."""
-    path = stockfish_path()
-    if path is None:
-        message = "Stockfish is not installed (apt-get install stockfish)"
-        if os.environ.get("HUB_REQUIRE_STOCKFISH") == "1":
-            pytest.fail(message + " and HUB_REQUIRE_STOCKFISH=1")
-        pytest.skip(message)
-    return path

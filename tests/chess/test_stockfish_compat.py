@@ -17,8 +17,8 @@ import pytest
 
 from hub.games.uqchess.board_art import d_lines, stockfish_fen
 from hub.games.uqchess.perft import perft_lines, stockfish_moves
-from tests.chess.helpers import TIMEOUT, need_stockfish
-from tests.conftest import program
+from tests.chess.helpers import TIMEOUT
+from tests.conftest import need_stockfish, program
 
 RECORDED_ORDERS = {
     # Kiwipete: castling both ways, pins, captures everywhere.

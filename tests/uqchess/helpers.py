@@ -1,10 +1,12 @@
-"""Helpers for the UQChess tests: Stockfish, the fake engine, the installed server, clients."""
+"""Helpers for the UQChess tests: the fake engine, the installed server, clients.
+
+`need_stockfish` (shared with the chess tests) is in tests/conftest.py.
+"""
 
 from __future__ import annotations
 
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,23 +23,6 @@ from tests.conftest import descendants, program
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 TIMEOUT = 20.0
 """Generous: no test can hang, and a loaded machine does not make one fail."""
-
-
-def stockfish_path() -> str | None:
-    return shutil.which("stockfish") or (
-        "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
-    )
-
-
-def need_stockfish() -> str:
-    """Stockfish's path; skip with a visible reason, or fail when HUB_REQUIRE_STOCKFISH=1."""
-    path = stockfish_path()
-    if path is None:
-        message = "Stockfish is not installed (apt-get install stockfish)"
-        if os.environ.get("HUB_REQUIRE_STOCKFISH") == "1":
-            pytest.fail(message + " and HUB_REQUIRE_STOCKFISH=1")
-        pytest.skip(message)
-    return path
 
 
 def fake_engine_argv(*args: str) -> list[str]:

@@ -24,8 +24,8 @@ from hub.games.uqchess.client import (
     parse_args,
 )
 from hub.games.uqchess.rules import ChessReferee, render_board
-from tests.conftest import program
-from tests.uqchess.helpers import TIMEOUT, need_stockfish, run_program, running_server
+from tests.conftest import need_stockfish, program
+from tests.uqchess.helpers import TIMEOUT, run_program, running_server
 
 USAGE = b"Usage: uqchessclient portnum [--versus computer|human] [--colour black|white]\n"
 WELCOME = "Welcome to UQChessClient - written by s4800658"

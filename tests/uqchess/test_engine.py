@@ -22,7 +22,8 @@ from hub.games.uqchess.engine import (
     parse_perft,
 )
 from hub.games.uqchess.rules import ChessReferee, position_command, render_board
-from tests.uqchess.helpers import fake_engine_argv, need_stockfish
+from tests.conftest import need_stockfish
+from tests.uqchess.helpers import fake_engine_argv
 
 # Output captured from Stockfish 15.1 (with its `info string` and unknown-command noise).
 SF_PERFT = """\

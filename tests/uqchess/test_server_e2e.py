@@ -14,11 +14,10 @@ import trio
 
 from hub.core.lines import LineStream, PeerClosed, TransportFailed
 from hub.games.uqchess.rules import ChessReferee, render_board
-from tests.conftest import program
+from tests.conftest import need_stockfish, program
 from tests.uqchess.helpers import (
     connect,
     fake_engine_argv,
-    need_stockfish,
     run_program,
     running_server,
 )
