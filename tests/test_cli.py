@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import time
+
+import pytest
 
 from tests.conftest import program
 
@@ -46,3 +50,25 @@ def test_demo_clubs_plays_a_three_player_game() -> None:
     assert sum(line.startswith("Player (") for line in lines) % 3 == 0
     assert any(line.startswith("Winner(s): ") for line in lines)
     assert lines[-1] == "== clubs: clubhub exited with status 0"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["serve", "kalah"], ["serve", "kalah", "--opponent", "human"], ["engine"], ["play", "chess"]],
+)
+def test_ctrl_c_exits_130_without_a_traceback(args: list[str]) -> None:
+    process = subprocess.Popen(
+        [program("hub"), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(1.0)  # let it start; a SIGINT before trio runs is handled the same way
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130
+    assert b"Traceback" not in err

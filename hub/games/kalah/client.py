@@ -24,6 +24,7 @@ import trio
 from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream, TransportFailed
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
+from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import LineInput, open_line_input
 from hub.games.kalah.console import describe_move, draw_board, side_name
@@ -352,10 +353,7 @@ def main(argv: Sequence[str]) -> int:
             await play_local(options, out)
         return 0
 
-    try:
-        return trio.run(run)
-    except KeyboardInterrupt:
-        return 130
+    return run_program(run)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import trio
 
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
+from hub.core.running import run_program
 from hub.core.serve import Connection, ListenError, bound_port, open_listeners, serve_lines
 from hub.core.stdin import LineInput, open_line_input
 from hub.games.kalah.console import describe_move, draw_board
@@ -394,10 +395,7 @@ def main(argv: Sequence[str]) -> int:
                 keyboard=keyboard,
             )
 
-    try:
-        return trio.run(run)
-    except KeyboardInterrupt:
-        return 130
+    return run_program(run)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 
 import attrs
 import chess
-import trio
 
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
+from hub.core.running import run_program
 from hub.core.stdin import ThreadedFdReceiveStream
 from hub.core.text import parse_whole_number
 from hub.games.uqchess.ai import ComputerPlayer, Limits, Searcher
@@ -536,11 +536,7 @@ def main(args: Sequence[str] = ()) -> int:
     if not options.classic and sys.stdin is not None and sys.stdin.isatty():
         _print(out, ["Chess: type help for the commands."])
     stream = LineStream(ThreadedFdReceiveStream(0), None, max_line=MAX_LINE)
-    try:
-        trio.run(run, console, stream, out)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return run_program(run, console, stream, out) or 0
 
 
 if __name__ == "__main__":

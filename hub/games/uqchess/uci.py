@@ -30,6 +30,7 @@ import trio
 from hub import __version__
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.output import write_all
+from hub.core.running import run_program
 from hub.core.stdin import ThreadedFdReceiveStream
 from hub.core.text import parse_whole_number
 from hub.games.uqchess.ai import Info, Limits, Searcher, SearchResult
@@ -408,16 +409,7 @@ def main(args: Sequence[str] = ()) -> int:
         stream = sys.stdout if list(args) in (["-h"], ["--help"]) else sys.stderr
         write_all(stream.fileno(), (USAGE + "\n").encode())
         return 0 if stream is sys.stdout else 2
-    try:
-        trio.run(_main)
-    except KeyboardInterrupt:
-        return 130
-    except BaseExceptionGroup as group:  # from the nursery: Ctrl-C during a search
-        _, rest = group.split(KeyboardInterrupt)
-        if rest is not None:
-            raise
-        return 130
-    return 0
+    return run_program(_main) or 0
 
 
 if __name__ == "__main__":
