@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from hub.core.text import parse_whole_number
 from hub.games.kalah.rules import PIE, KalahState, Move
 
 
@@ -66,9 +67,9 @@ def read_typed(line: str, holes: int) -> Typed:
         return Typed(quit=True)
     numbers = []
     for word in words:
-        if not (word.isascii() and word.isdigit()) or len(word) > 4:
+        number = parse_whole_number(word, max_digits=4)
+        if number is None:
             return Typed(error=f"{word[:12]!r} is not a hole number (1 to {holes})")
-        number = int(word)
         if not 1 <= number <= holes:
             return Typed(error=f"there is no hole {number}: choose 1 to {holes}")
         numbers.append(number)

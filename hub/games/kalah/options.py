@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
+from hub.core.text import parse_whole_number
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
@@ -68,9 +69,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _ranged(name: str, low: int, high: int) -> Callable[[str], int]:
     def convert(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or len(text) > 10:
+        value = parse_whole_number(text, max_digits=10)
+        if value is None:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}")
-        value = int(text)
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{name} must be {low}..{high}, not {value}")
         return value
@@ -79,10 +80,10 @@ def _ranged(name: str, low: int, high: int) -> Callable[[str], int]:
 
 
 def _layout(text: str) -> tuple[int, ...]:
-    parts = text.replace(" ", ",").split(",")
-    if not all(part.isascii() and part.isdigit() and len(part) <= 4 for part in parts):
+    counts = [parse_whole_number(part, max_digits=4) for part in text.replace(" ", ",").split(",")]
+    if any(count is None for count in counts):
         raise argparse.ArgumentTypeError(f"a layout is counts separated by commas, not {text!r}")
-    return tuple(int(part) for part in parts)
+    return tuple(count for count in counts if count is not None)
 
 
 def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None:
