@@ -1,6 +1,6 @@
 """A scriptable UCI engine for tests: python-chess answers, misbehaviour on demand.
 
-Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after N]
+Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after N] [--gate FIFO]
 
 * answers isready/uci/ucinewgame/position/go perft 1/go .../d like Stockfish 15.1 (extra
   ``info string`` lines and an unknown-command reply included, to exercise line skipping);
@@ -10,6 +10,8 @@ Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after 
   ``exit`` exits at once; ``garbage`` answers every go with ``bestmove zz``;
   ``illegal`` answers go with a well-formed but illegal move;
 * ``--die-after N``: exit (status 3) on the N-th ``go``.
+* ``--gate FIFO``: before answering each ``go`` (not ``go perft``), read one byte from FIFO,
+  so a test decides exactly when each search ends (open FIFO read-write first).
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--mode", default="normal")
     parser.add_argument("--die-after", type=int, default=0)
+    parser.add_argument("--gate")
     options = parser.parse_args()
     if options.mode == "exit":
         return 2
     log = open(options.log, "a", buffering=1) if options.log else None  # noqa: SIM115
+    gate = open(options.gate, "rb", buffering=0) if options.gate else None  # noqa: SIM115
     board = chess.Board()
     searches = 0
 
@@ -84,6 +88,8 @@ def main() -> int:
             if options.die_after and searches >= options.die_after:
                 return 3
             time.sleep(options.delay)
+            if gate is not None:
+                gate.read(1)
             say("info string fake search", "info depth 1 score cp 0")
             legal = list(board.legal_moves)
             if options.mode == "garbage":

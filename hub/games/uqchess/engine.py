@@ -522,7 +522,7 @@ class EnginePool:
                 return
             if job.abandoned:
                 continue
-            self.home[job.game] = engine.index
+            self._make_home(job.game, engine)
             engine.busy = True
             started = trio.current_time()
             try:
@@ -539,6 +539,17 @@ class EnginePool:
             job.finish(result)
             if self._queue:
                 await trio.lowlevel.checkpoint()
+
+    def _make_home(self, game: Hashable, engine: UciEngine) -> None:
+        """``engine`` serves ``game`` now: it is that game's home, and no other game's.
+
+        The game it served before lost its hash at the switch (``ucinewgame``), so its
+        affinity is worth nothing. This keeps `home` to one entry per engine at most, even
+        for a game forgotten while one of its requests was still waiting in the queue.
+        """
+        for other in [key for key, index in self.home.items() if index == engine.index]:
+            del self.home[other]
+        self.home[game] = engine.index
 
     async def _request(self, game: Hashable, position: str, kind: JobKind) -> object:
         if self.failure is not None:

@@ -312,6 +312,10 @@ class ChessService:
         else:
             best = await self.engine.best_move(game.id, position)
             moves = [] if best is None else [best]
+        if game.over:
+            # The game ended while the engine worked on it (the opponent resigned or left):
+            # forget it again, since the engine has just seen it (nothing kept per game).
+            self.engine.forget(game.id)
         player.send([p.format_moves(moves)])
 
     async def move(self, player: Player, text: str) -> None:
