@@ -161,6 +161,8 @@ class KalahServer:
     records: collections.deque[tuple[int, GameRecord]] = attrs.Factory(
         lambda: collections.deque(maxlen=RECORDS_KEPT)
     )
+    """The last `RECORDS_KEPT` games only (for tests): a long-running server stays bounded."""
+    games_played: int = 0
     all_done: trio.Event = attrs.Factory(trio.Event)
     lobby: Lobby = attrs.Factory(Lobby)
     _numbers: itertools.count[int] = attrs.Factory(lambda: itertools.count(1))
@@ -188,9 +190,10 @@ class KalahServer:
 
     def _record(self, number: int, names: Sequence[str], record: GameRecord) -> None:
         self.records.append((number, record))
+        self.games_played += 1
         self.out.line(describe_record(number, names, record))
         self.out.flush()
-        if self.games_limit is not None and len(self.records) >= self.games_limit:
+        if self.games_limit is not None and self.games_played >= self.games_limit:
             self.all_done.set()
 
     async def handle(self, connection: Connection) -> None:
