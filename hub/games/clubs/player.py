@@ -12,7 +12,16 @@ import sys
 from bisect import insort
 
 from hub.core.output import write_all
-from hub.games.clubs.cards import RANKS, SUITS, Card, card_text, format_hand, rank_of, suit_of
+from hub.games.clubs.cards import (
+    RANKS,
+    SUITS,
+    Card,
+    card_text,
+    format_hand,
+    hand_size,
+    rank_of,
+    suit_of,
+)
 from hub.games.clubs.protocol import (
     END,
     MAX_HUB_LINE,
@@ -75,7 +84,7 @@ class Player:
             self.trick = []
             self.played_in_trick = False
         elif kind == NEWROUND:
-            if self.in_round or len(message.cards) != 52 // self.players:
+            if self.in_round or len(message.cards) != hand_size(self.players):
                 raise BadMessage("newround out of order or with the wrong number of cards")
             self.hand = sorted(message.cards)
             self._hand_changed()
