@@ -11,9 +11,13 @@
   which is what a referee broadcasting to many seats wants. With ``ignore_send_errors`` a
   failed write is swallowed: the next read reports the loss (the clubs rule, and a good
   one for any peer that may vanish between our write and its read).
+* `iter_lines` is the reading loop most line-driven programs want: every line until the end
+  of the input, an over-long line skipped whole and reported once.
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 import trio
 
@@ -182,3 +186,45 @@ class LineStream:
             if stream is not None and not any(stream is seen for seen in closed):
                 closed.append(stream)
                 await stream.aclose()
+
+
+def iter_lines(stream: LineStream, *, final_partial: bool = False) -> LineIterator:
+    """``async for line in iter_lines(stream)``: each line of ``stream`` until it ends.
+
+    Yields each line (a `str`, as `LineStream.receive_line` returns it) or, for a line longer
+    than ``stream.max_line``, the `LineTooLong` error, once the rest of that line has been
+    skipped (so the next item is the line after it). The end of the input (`PeerClosed`) ends
+    the iteration: with ``final_partial`` the bytes after the last newline come first as one
+    last line; an over-long line cut by the end of the input is not reported. A broken
+    transport (`TransportFailed`) propagates. A plain iterator, not a generator: leaving the
+    loop early needs no ``aclosing``.
+    """
+    return LineIterator(stream, final_partial=final_partial)
+
+
+class LineIterator(AsyncIterator["str | LineTooLong"]):
+    """See `iter_lines`."""
+
+    def __init__(self, stream: LineStream, *, final_partial: bool = False) -> None:
+        self._stream = stream
+        self._final_partial = final_partial
+        self._ended = False
+
+    def __aiter__(self) -> LineIterator:
+        return self
+
+    async def __anext__(self) -> str | LineTooLong:
+        if self._ended:
+            raise StopAsyncIteration
+        try:
+            try:
+                return await self._stream.receive_line()
+            except LineTooLong as exc:
+                if not exc.dropped:
+                    await self._stream.skip_line()
+                return exc
+        except PeerClosed as closed:
+            self._ended = True
+            if self._final_partial and closed.partial:
+                return closed.partial.decode("latin-1")
+            raise StopAsyncIteration from None

@@ -1,108 +1,593 @@
-"""The match loop: drive a `Referee` and its seats until the game ends or a seat fails.
+"""The match loop: the one place where a game is played, whatever the game and the seats.
 
-A seat is anything that can choose a move for a state (a child process, a socket, an AI,
-a person at the terminal) and be told what happened. `run_match` owns the turn order:
-it asks the referee whose turn it is, awaits that seat's move, applies it through the
-referee (an `IllegalMove` ends the match with that seat at fault), tells every seat, and
-records the transcript. Transport failures are raised by seats as `SeatFailure` so that
-the caller can map "who broke what" to its own exit statuses or protocol replies.
+`Match` drives a pure `Referee` and one `Seat` per player. Each turn it starts the mover's
+clock, awaits the seat's move under the deadline, applies it through the referee, stops the
+clock, publishes a `MoveMade` event and tells every seat (the mover first). It ends when the
+referee reports an outcome, when a seat is at fault (an illegal or malformed move, a lost
+connection, no move in time) or when someone outside stops it (a resignation that arrives
+at any time, a server closing, a console's ``undo``). Every game ends with a `GameEnded`
+event carrying the same `GameRecord` shape, and a `MatchResult`.
+
+The loop is the policy; a game's particular order of messages is expressed by its seats'
+hooks, never by a second loop:
+
+* ``begin``: the game starts (send the opening lines);
+* ``choose``: this seat's move for a `Turn` (raise `SeatFailure` if it cannot give one);
+* ``rejected``: the referee refused the seat's move; return True to be asked again with the
+  clock still running (a person who mistyped), False to lose by it (a program);
+* ``observe``: a move was made (the mover hears first, so Kalah's ``OK`` precedes the move
+  reaching the opponent); may itself wait for an acknowledgement and raise `SeatFailure`,
+  which puts *this* seat at fault; the next mover's clock starts only after every seat has
+  observed, so a clock can start when an acknowledgement arrives;
+* ``time_up``: some seat's deadline has passed (sent at once, before any late move), or a
+  seat's acknowledgement did not come in time (``observe`` raised a ``TIMEOUT``);
+* ``end``: the result, once.
+
+A seat with ``late_grace > 0`` (a local AI) keeps thinking after its deadline: everyone is
+told ``time_up`` at the deadline, and a move that still arrives within the grace is shown in
+the record as the late move. A seat with ``waits_for_input`` (a client's commands, a
+person) marks the points where the loop rests, which `Match.settle` waits for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Generic, Protocol, TypeVar
+import contextlib
+import math
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
+import trio
 
-from hub.core.referee import IllegalMove, Outcome, Referee
+from hub.core.clock import Clocks, SeatClock, TimeControl
+from hub.core.events import (
+    JSON,
+    EventBus,
+    FaultInfo,
+    GameEnded,
+    GameRecord,
+    GameStarted,
+    MoveMade,
+    PlayerInfo,
+    RecordedMove,
+)
+from hub.core.referee import IllegalMove, Outcome, Referee, Termination
 
 S = TypeVar("S")
 M = TypeVar("M")
 S_contra = TypeVar("S_contra", contravariant=True)
 M_contra = TypeVar("M_contra", contravariant=True)
 
+NO_LIMIT = TimeControl()
+END_TIMEOUT = 5.0
+"""Seconds each seat's ``end`` hook may take (telling a peer the result)."""
+
 
 class SeatFailure(Exception):
-    """A seat could not produce a move: its peer quit, sent garbage, timed out, ...
+    """A seat could not produce (or acknowledge) a move; ``termination`` says how."""
 
-    ``reason`` is a short machine-friendly word chosen by the seat (``"quit"``,
-    ``"malformed"``, ``"timeout"``); the game's front end maps it to its own messages.
-    """
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
+    def __init__(self, termination: Termination, detail: str = "") -> None:
+        if not termination.is_fault:
+            raise ValueError(f"{termination} is not a fault")
+        super().__init__(f"{termination.value}: {detail}" if detail else termination.value)
+        self.termination = termination
         self.detail = detail
 
 
-class Observer(Protocol[S_contra, M_contra]):
-    """Anything told about the game as it goes: seats, a transcript printer, a spectator."""
+def new_game_id() -> str:
+    """A fresh, globally unique game id (records from many processes and machines merge)."""
+    return uuid.uuid4().hex
 
-    async def begin(self, state: S_contra) -> None:
-        """The game starts in ``state``."""
+
+class Notation(Protocol[S_contra, M_contra]):
+    """How a game writes its moves and shows its states to the event stream."""
+
+    @property
+    def game(self) -> str:
+        """The game's name (``clubs``, ``kalah``, ``chess``, ...)."""
         ...
 
-    async def observe(self, before: S_contra, move: M_contra, after: S_contra) -> None:
-        """``move`` (by whichever seat) took the game from ``before`` to ``after``."""
+    def move_text(self, state: S_contra, move: M_contra) -> str:
+        """``move`` (made in ``state``) in the game's own notation."""
         ...
 
-
-class Seat(Observer[S_contra, M], Protocol[S_contra, M]):
-    """One participant, as the match loop sees it."""
-
-    async def choose(self, state: S_contra) -> M:
-        """This seat's move in ``state``; raises `SeatFailure` if it cannot give one."""
+    def state_view(self, state: S_contra) -> JSON:
+        """``state`` as a JSON value for subscribers (a FEN, a board, a table)."""
         ...
 
 
 @attrs.frozen
-class Fault:
-    """Why a match stopped early: the seat at fault, and either an illegal move or a failure."""
+class PlainNotation:
+    """``str(move)`` and no state view: enough for tests and tiny games."""
+
+    game: str = "game"
+
+    def move_text(self, state: object, move: object) -> str:
+        return str(move)
+
+    def state_view(self, state: object) -> JSON:
+        return None
+
+
+@attrs.frozen
+class Start(Generic[S]):
+    """What a seat is told at ``begin``."""
 
     seat: int
-    error: IllegalMove | SeatFailure
+    state: S
+    control: TimeControl
+    event: GameStarted
+    match: MatchView
+
+
+@attrs.frozen
+class Turn(Generic[S]):
+    """A request for a move: the seat, the state, and when its time is up."""
+
+    seat: int
+    state: S
+    deadline: float
+    """trio time when the move must have arrived (``math.inf``: no limit)."""
+    clock: SeatClock
+    ply: int
+    """The number the move will have (1 for the game's first)."""
+
+    def time_left(self) -> float:
+        return self.deadline - trio.current_time()
+
+
+@attrs.frozen
+class Moved(Generic[S, M]):
+    """A move that was made, as every seat is told of it."""
+
+    seat: int
+    move: M
+    text: str
+    before: S
+    after: S
+    event: MoveMade
+
+    @property
+    def over(self) -> bool:
+        return self.event.to_move is None
+
+
+@attrs.frozen
+class Fault:
+    """Why a game stopped early. ``seat`` is None for an abort nobody is at fault for."""
+
+    seat: int | None
+    termination: Termination
+    detail: str = ""
     move: object = None
+    """The illegal move, or a move that arrived after the deadline; None otherwise."""
+    error: BaseException | None = None
+    """The `IllegalMove` or `SeatFailure` behind it, if any."""
 
 
 @attrs.define
 class MatchResult(Generic[S, M]):
-    """The final state, the moves played in order (seat, move), and the outcome or fault."""
+    """The final state, the moves in order (seat, move), the outcome, the fault if any and
+    the record. ``outcome`` is always set: on a fault the others win (`forfeit_outcome`)."""
 
     state: S
     moves: list[tuple[int, M]]
-    outcome: Outcome | None
-    fault: Fault | None = None
+    outcome: Outcome
+    fault: Fault | None
+    record: GameRecord
+
+    @property
+    def termination(self) -> Termination:
+        return self.outcome.termination
+
+
+class Seat(Protocol[S, M]):
+    """One participant, as the match loop sees it. Subclass `BaseSeat` for the defaults."""
+
+    player: PlayerInfo
+    late_grace: float
+    waits_for_input: bool
+
+    async def begin(self, start: Start[S]) -> None: ...
+
+    async def choose(self, turn: Turn[S]) -> M: ...
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool: ...
+
+    async def observe(self, moved: Moved[S, M]) -> None: ...
+
+    async def time_up(self, seat: int) -> None: ...
+
+    async def end(self, result: MatchResult[S, M]) -> None: ...
+
+
+class BaseSeat(Generic[S, M]):
+    """Defaults for every hook: nothing to say, lose on an illegal move, no grace."""
+
+    player: PlayerInfo = PlayerInfo("player")
+    late_grace: float = 0.0
+    waits_for_input: bool = False
+
+    async def begin(self, start: Start[S]) -> None:
+        return None
+
+    async def choose(self, turn: Turn[S]) -> M:
+        raise NotImplementedError
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        return False
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        return None
+
+    async def time_up(self, seat: int) -> None:
+        return None
+
+    async def end(self, result: MatchResult[S, M]) -> None:
+        return None
+
+
+@attrs.define(eq=False)
+class FailedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat whose player never got as far as the game (a program that could not be run or
+    did not answer its handshake): ``begin`` raises its `SeatFailure`, so even that game
+    ends through the loop, with a record saying who and why."""
+
+    player: PlayerInfo
+    termination: Termination
+    detail: str = ""
+
+    async def begin(self, start: Start[S]) -> None:
+        raise SeatFailure(self.termination, self.detail)
+
+
+class MatchView(Protocol):
+    """What seats and hosts may use of a running `Match`."""
+
+    @property
+    def game_id(self) -> str: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    def stop(
+        self, seat: int | None, termination: Termination = Termination.ABORTED, detail: str = ""
+    ) -> None: ...
+
+    async def settle(self) -> None: ...
+
+    async def wait_finished(self) -> None: ...
+
+
+def forfeit_outcome(seats: int, fault: Fault) -> Outcome:
+    """The default result of a fault: every other seat wins (nobody wins an abort)."""
+    winners = [] if fault.seat is None else [s for s in range(seats) if s != fault.seat]
+    return Outcome([0] * seats, winners, fault.termination)
+
+
+class _Stopped(Exception):
+    pass
+
+
+class Match(Generic[S, M]):
+    """One game between ``seats`` under ``referee``, from ``state``; run it with `run`.
+
+    ``forfeit`` turns a fault into an outcome (default `forfeit_outcome`; Kalah keeps the
+    stores as scores). ``events`` receives the game's events (nothing is published without
+    one). ``settings`` are the game's options, for records.
+    """
+
+    def __init__(
+        self,
+        referee: Referee[S, M],
+        state: S,
+        seats: Sequence[Seat[S, M]],
+        *,
+        notation: Notation[S, M] | None = None,
+        events: EventBus | None = None,
+        time_control: TimeControl | Sequence[TimeControl] = NO_LIMIT,
+        settings: Mapping[str, JSON] | None = None,
+        game_id: str | None = None,
+        forfeit: Callable[[S, Fault], Outcome] | None = None,
+    ) -> None:
+        count = referee.seats(state)
+        if len(seats) != count:
+            raise ValueError(f"{len(seats)} seats for a {count}-seat game")
+        self.referee = referee
+        self.state = state
+        self.initial = state
+        self.seats = list(seats)
+        self.notation: Notation[S, M] = notation or PlainNotation()
+        self.events = events
+        self.clocks = Clocks.of(time_control, count)
+        self._timed = any(control.limited for control in self.clocks.controls)
+        self._no_clocks: tuple[float | None, ...] = (None,) * count
+        self.settings = dict(settings or {})
+        self.game_id = game_id or new_game_id()
+        self._forfeit = forfeit
+        self.moves: list[tuple[int, M]] = []
+        self._recorded: list[RecordedMove] = []
+        self._first_view: JSON = None
+        self._scope: trio.CancelScope | None = None
+        self._stop: Fault | None = None
+        self._rest = trio.Event()
+        self._done = trio.Event()
+        self.result: MatchResult[S, M] | None = None
+        self.started_at = 0.0
+        self.mover: int | None = None
+        """The seat whose move the loop awaits (None between turns and after the end)."""
+
+    # -- for hosts and seats ------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self._done.is_set()
+
+    def stop(
+        self, seat: int | None, termination: Termination = Termination.ABORTED, detail: str = ""
+    ) -> None:
+        """End the game from outside: ``seat`` resigned or left (it loses), or with
+        ``seat=None`` an abort. Takes effect at once if the loop is waiting; the result is
+        sent to every seat as usual. Later calls are ignored."""
+        if self._stop is not None or self.finished:
+            return
+        if seat is None:
+            termination = Termination.ABORTED
+        self._stop = Fault(seat, termination, detail)
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def settle(self) -> None:
+        """Wait until the loop rests: it awaits a seat that ``waits_for_input`` or is over."""
+        await self._rest.wait()
+
+    async def wait_finished(self) -> None:
+        await self._done.wait()
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> MatchResult[S, M]:
+        """Play to the end; returns the result (and has published ``GameEnded``).
+
+        A seat raising anything but `SeatFailure` (a bug, an engine that died) and
+        cancellation end the game as ``ABORTED`` (published) and propagate.
+        """
+        self.started_at = time.time()
+        started = GameStarted(
+            game_id=self.game_id,
+            game=self.notation.game,
+            settings=self.settings,
+            players=[seat.player for seat in self.seats],
+            time_controls=[control.describe() for control in self.clocks.controls],
+            state=self._initial_view(),
+            to_move=self.referee.to_move(self.state),
+            at=self.started_at,
+        )
+        self._publish(started)
+        fault: Fault | None = None
+        try:
+            with trio.CancelScope() as self._scope:
+                if self._stop is None:
+                    fault = await self._play(started)
+        except BaseException as exc:
+            self._abort(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            raise
+        finally:
+            self._scope = None
+        if self._stop is not None and fault is None:
+            fault = self._stop
+        result = self._finish(fault)
+        with trio.CancelScope(shield=True):
+            for seat in self.seats:
+                with trio.move_on_after(END_TIMEOUT):
+                    with contextlib.suppress(
+                        SeatFailure, trio.BrokenResourceError, trio.ClosedResourceError
+                    ):
+                        await seat.end(result)
+        self._publish(GameEnded(self.game_id, result.record, time.time()))
+        self._done.set()
+        return result
+
+    async def _play(self, started: GameStarted) -> Fault | None:
+        for index, seat in enumerate(self.seats):
+            control = self.clocks[index].control
+            try:
+                await seat.begin(Start(index, self.state, control, started, self))
+            except SeatFailure as exc:
+                return Fault(index, exc.termination, exc.detail, error=exc)
+        count = len(self.seats)
+        # who observes a move, in order: the mover first (computed once, not per move)
+        orders = [(mover, *(i for i in range(count) if i != mover)) for mover in range(count)]
+        while (mover := self.referee.to_move(self.state)) is not None:
+            seat = self.seats[mover]
+            now = trio.current_time()
+            deadline = self.clocks.start(mover, now)
+            turn = Turn(mover, self.state, deadline, self.clocks[mover], len(self.moves) + 1)
+            while True:
+                got = await self._ask(mover, seat, turn)
+                if isinstance(got, Fault):
+                    return got
+                move = got[0]
+                try:
+                    after = self.referee.apply(self.state, move)
+                except IllegalMove as exc:
+                    if await seat.rejected(turn, move, exc):
+                        continue
+                    return Fault(mover, Termination.ILLEGAL_MOVE, str(exc), move, exc)
+                break
+            self.mover = None
+            if self._rest.is_set():
+                self._rest = trio.Event()
+            elapsed = self.clocks.stop(mover, trio.current_time())
+            moved = self._record(mover, move, after, elapsed)
+            for index in orders[mover]:
+                try:
+                    await self.seats[index].observe(moved)
+                except SeatFailure as exc:
+                    if exc.termination is Termination.TIMEOUT:
+                        await self._time_up(index)  # its acknowledgement's deadline passed
+                    return Fault(index, exc.termination, exc.detail, error=exc)
+        return None
+
+    async def _ask(self, mover: int, seat: Seat[S, M], turn: Turn[S]) -> tuple[M] | Fault:
+        """The seat's move (in a 1-tuple), or the fault of not giving one in time."""
+        self.mover = mover
+        if seat.waits_for_input:
+            self._rest.set()
+        if turn.deadline == math.inf:
+            try:
+                return (await seat.choose(turn),)
+            except SeatFailure as exc:
+                return Fault(mover, exc.termination, exc.detail, error=exc)
+        if seat.late_grace <= 0:
+            with trio.move_on_at(turn.deadline):
+                try:
+                    return (await seat.choose(turn),)
+                except SeatFailure as exc:
+                    return Fault(mover, exc.termination, exc.detail, error=exc)
+            await self._time_up(mover)
+            return Fault(mover, Termination.TIMEOUT, "no move in time")
+        return await self._ask_with_grace(mover, seat, turn)
+
+    async def _ask_with_grace(
+        self, mover: int, seat: Seat[S, M], turn: Turn[S]
+    ) -> tuple[M] | Fault:
+        box: list[tuple[M] | SeatFailure] = []
+        done = trio.Event()
+
+        async def work() -> None:
+            try:
+                box.append((await seat.choose(turn),))
+            except SeatFailure as exc:
+                box.append(exc)
+            done.set()
+
+        late = False
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(work)
+            with trio.move_on_at(turn.deadline):
+                await done.wait()
+            if not done.is_set():
+                late = True
+                await self._time_up(mover)
+                with trio.move_on_after(seat.late_grace):
+                    await done.wait()
+            nursery.cancel_scope.cancel()
+        if not box:
+            return Fault(mover, Termination.TIMEOUT, "no move in time")
+        got = box[0]
+        if isinstance(got, SeatFailure):
+            return Fault(mover, got.termination, got.detail, error=got)
+        if late:
+            text = self.notation.move_text(turn.state, got[0])
+            return Fault(mover, Termination.TIMEOUT, f"{text} came too late", got[0])
+        return got
+
+    async def _time_up(self, mover: int) -> None:
+        """Tell every seat, the others first, that ``mover``'s time is up."""
+        count = len(self.seats)
+        for offset in range(1, count + 1):
+            index = (mover + offset) % count
+            with contextlib.suppress(SeatFailure):  # ``mover`` has lost anyway
+                await self.seats[index].time_up(mover)
+
+    # -- records ----------------------------------------------------------------------------
+
+    def _record(self, mover: int, move: M, after: S, elapsed: float) -> Moved[S, M]:
+        before = self.state
+        text = self.notation.move_text(before, move)
+        view = self.notation.state_view(after)
+        self.moves.append((mover, move))
+        self._recorded.append(RecordedMove(mover, text, elapsed, view))
+        event = MoveMade(
+            game_id=self.game_id,
+            ply=len(self.moves),
+            seat=mover,
+            move=text,
+            state=view,
+            to_move=self.referee.to_move(after),
+            elapsed=elapsed,
+            clocks=self.clocks.left(trio.current_time()) if self._timed else self._no_clocks,
+            at=time.time(),
+        )
+        self.state = after
+        self._publish(event)
+        return Moved(mover, move, text, before, after, event)
+
+    def _finish(self, fault: Fault | None) -> MatchResult[S, M]:
+        outcome = None if fault is not None else self.referee.outcome(self.state)
+        if outcome is None:
+            if fault is None:  # pragma: no cover - a referee bug: over without an outcome
+                fault = Fault(None, Termination.ABORTED, "the referee gave no outcome")
+            if self._forfeit is not None:
+                outcome = self._forfeit(self.state, fault)
+            else:
+                outcome = forfeit_outcome(len(self.seats), fault)
+        result = MatchResult(
+            self.state, self.moves, outcome, fault, self._make_record(outcome, fault)
+        )
+        self.result = result
+        self._rest.set()
+        return result
+
+    def _make_record(self, outcome: Outcome, fault: Fault | None) -> GameRecord:
+        info = None
+        if fault is not None and fault.seat is not None:
+            move = None
+            if fault.move is not None:
+                move = self.notation.move_text(self.state, fault.move)  # type: ignore[arg-type]
+            info = FaultInfo(fault.seat, fault.termination, fault.detail, move)
+        return GameRecord(
+            game_id=self.game_id,
+            game=self.notation.game,
+            settings=self.settings,
+            players=[seat.player for seat in self.seats],
+            time_controls=[control.describe() for control in self.clocks.controls],
+            initial_state=self._initial_view(),
+            moves=self._recorded,
+            final_state=self._recorded[-1].state if self._recorded else self._initial_view(),
+            scores=outcome.scores,
+            winners=sorted(outcome.winners),
+            termination=outcome.termination,
+            fault=info,
+            started_at=self.started_at,
+            ended_at=time.time(),
+            thinking=[clock.used for clock in self.clocks.seats],
+            detail=outcome.detail
+            or (fault.detail if fault is not None and fault.seat is None else ""),
+        )
+
+    def _initial_view(self) -> JSON:
+        """The first state's view, computed once (a FEN or a table is not free)."""
+        if self._first_view is None:
+            self._first_view = self.notation.state_view(self.initial)
+        return self._first_view
+
+    def _abort(self, detail: str) -> None:
+        """Publish the end of a game stopped by cancellation or a seat's error."""
+        if self.finished:
+            return
+        fault = Fault(None, Termination.ABORTED, detail)
+        result = self._finish(fault)
+        self._publish(GameEnded(self.game_id, result.record, time.time()))
+        self._done.set()
+
+    def _publish(self, event: Any) -> None:
+        if self.events is not None:
+            self.events.publish(event)
 
 
 async def run_match(
     referee: Referee[S, M],
     state: S,
     seats: Sequence[Seat[S, M]],
-    observers: Sequence[Observer[S, M]] = (),
+    **options: Any,
 ) -> MatchResult[S, M]:
-    """Play from ``state`` until the referee reports an outcome or a seat is at fault.
-
-    Observers are told of every move before the seats are (a transcript printed before the
-    players hear of a card reads in the order things happened).
-    """
-    if len(seats) != referee.seats(state):
-        raise ValueError(f"{len(seats)} seats for a {referee.seats(state)}-seat game")
-    moves: list[tuple[int, M]] = []
-    everyone: list[Observer[S, M]] = [*observers, *seats]
-    for each in everyone:
-        await each.begin(state)
-    while (mover := referee.to_move(state)) is not None:
-        try:
-            move = await seats[mover].choose(state)
-        except SeatFailure as exc:
-            return MatchResult(state, moves, None, Fault(mover, exc))
-        try:
-            after = referee.apply(state, move)
-        except IllegalMove as exc:
-            return MatchResult(state, moves, None, Fault(mover, exc, move))
-        moves.append((mover, move))
-        for each in everyone:
-            await each.observe(state, move, after)
-        state = after
-    return MatchResult(state, moves, referee.outcome(state))
+    """``Match(referee, state, seats, **options).run()``."""
+    return await Match(referee, state, seats, **options).run()

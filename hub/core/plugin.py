@@ -11,11 +11,78 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
+if TYPE_CHECKING:
+    import argparse
+
+    from hub.core.events import EventBus, GameRecord
+
 Command = Callable[[Sequence[str]], int]
 ENTRY_POINT_GROUP = "hub.games"
+DRAW_TRIES = 20
+"""`draw_distinct`'s draws per opening before it accepts a repeat."""
+T = TypeVar("T")
+
+
+@attrs.frozen
+class GameSpec:
+    """Everything needed to play one game of a match, as plain JSON-able values, so that a
+    game can be played in another process or on another machine (``hub match --cluster``)."""
+
+    game_id: str
+    settings: dict[str, Any]
+    players: tuple[str, ...]
+    """Player specs in seat order (``ai:4``, ``clubber``, ``stockfish``, ``human``, ...)."""
+    opening: Any = None
+    """The opening to start from (chess: moves or a FEN; Kalah: a layout; None: the usual)."""
+    index: int = 0
+    """The game's number in its match (0-based)."""
+
+
+class MatchKit(Protocol):
+    """What ``hub match`` needs of a game: its options, its players, one whole game."""
+
+    @property
+    def seats(self) -> tuple[int, int]:
+        """The fewest and the most players a game takes."""
+        ...
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        """Add the game's own options (``--holes``, ``--tc``, ...) to ``hub match``."""
+        ...
+
+    def settings(self, options: argparse.Namespace) -> dict[str, Any]:
+        """The game's settings from the parsed options (JSON-able; recorded with each game)."""
+        ...
+
+    def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
+        """None if ``spec`` names a player of this game, else a message saying what is wrong."""
+        ...
+
+    def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """``count`` openings chosen from ``seed`` (each is played with the seats swapped)."""
+        ...
+
+    async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
+        """Play one game through the core match loop, publishing to ``events``; every
+        process it starts is reaped before it returns (or is cancelled)."""
+        ...
+
+
+def draw_distinct(draw: Callable[[], T], count: int, tries: int = DRAW_TRIES) -> list[T]:
+    """``count`` results of ``draw()`` (a seeded generator's openings), distinct while there
+    are enough of them: each opening is drawn up to ``tries`` times before a repeat is kept."""
+    chosen: list[T] = []
+    for _ in range(count):
+        for _ in range(tries):
+            opening = draw()
+            if opening not in chosen:
+                break
+        chosen.append(opening)
+    return chosen
 
 
 @attrs.frozen
@@ -29,6 +96,8 @@ class GamePlugin:
     demo: Command | None = None
     tools: Mapping[str, Command] = attrs.field(factory=dict)
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
+    match: Callable[[], MatchKit] | None = None
+    """The game's `MatchKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
 
 
 def lazy(target: str) -> Command:
@@ -47,6 +116,18 @@ def lazy(target: str) -> Command:
 
     command.__qualname__ = command.__name__ = f"lazy({target})"
     return command
+
+
+def lazy_object(target: str) -> Callable[[], Any]:
+    """A function that imports ``"package.module:name"`` when called and returns the object."""
+    module_name, _, name = target.partition(":")
+    if not module_name or not name:
+        raise ValueError(f"lazy_object() needs 'module:name', not {target!r}")
+
+    def get() -> Any:
+        return getattr(import_module(module_name), name)
+
+    return get
 
 
 class PluginError(Exception):

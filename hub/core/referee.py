@@ -23,15 +23,29 @@ class IllegalMove(ValueError):
 
 
 class Termination(enum.Enum):
-    """How a game ended."""
+    """How a game ended: the one vocabulary of results and faults for every game.
+
+    Everything but ``NORMAL`` and ``ABORTED`` names a fault of one seat, which loses.
+    """
 
     NORMAL = "normal"
     """The rules ended the game (scores reached, board full, checkmate, ...)."""
     ILLEGAL_MOVE = "illegal move"
+    """A well-formed move the rules do not allow."""
+    MALFORMED = "malformed"
+    """Garbage: a line that is not a move at all, or an over-long one."""
     TIMEOUT = "timeout"
+    """No move before the seat's clock ran out."""
     RESIGNATION = "resignation"
+    """The seat gave up (a person typed quit or resign)."""
     DISCONNECT = "disconnect"
+    """The seat's peer went away: EOF, a reset connection, a program that exited."""
     ABORTED = "aborted"
+    """The host stopped the game (Ctrl-C, the server closing, undo): nobody is at fault."""
+
+    @property
+    def is_fault(self) -> bool:
+        return self not in (Termination.NORMAL, Termination.ABORTED)
 
 
 def _tuple_of_ints(value: Iterable[int]) -> tuple[int, ...]:
@@ -53,6 +67,9 @@ class Outcome:
     scores: tuple[int, ...] = attrs.field(converter=_tuple_of_ints)
     winners: frozenset[int] = attrs.field(converter=_frozen_ints)
     termination: Termination = Termination.NORMAL
+    detail: str = ""
+    """How the game ended, in words, when the termination alone does not say (``checkmate``,
+    ``threefold repetition``, ``adjudicated: 300 plies``); recorded as `GameRecord.detail`."""
 
     @winners.validator
     def _check_winners(self, _attribute: object, value: frozenset[int]) -> None:

@@ -3,6 +3,11 @@
 Inside a nursery, trio delivers Ctrl-C as a `KeyboardInterrupt` that may arrive wrapped in
 a `BaseExceptionGroup` (strict exception groups); a plain ``except KeyboardInterrupt``
 misses that and the user sees a traceback. `run_program` unwraps both forms.
+
+Every program's trio main runs through it (``hub play chess``, ``hub engine``, the Kalah
+server and client) except where a specification says otherwise: ``clubhub`` catches SIGINT
+itself (its players get ``end``, exit 9, docs/clubs.md), and ``uqchessserver`` and
+``uqchessclient`` die of the signal like the originals (SIG_DFL, docs/uqchess.md).
 """
 
 from __future__ import annotations

@@ -6,12 +6,17 @@ it to the network is an explicit choice). `serve_lines` accepts connections and 
 handler task per connection with a `LineStream` whose lines are bounded; at the connection
 cap a new connection is closed at once (after an optional goodbye line), so an overload is
 visible to the client instead of hanging in the backlog. A handler that raises is logged
-to stderr and its connection closed; the server and every other connection go on.
+to stderr and its connection closed; the server and every other connection go on. Any
+`trio.abc.Listener` serves (tests use in-memory listeners); an accept that fails for lack of
+resources (EMFILE, ENFILE, ENOMEM, ENOBUFS) is retried after a pause, as trio's own
+``serve_listeners`` does, and any other accept error ends the server. `linger` closes a
+connection gracefully.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import socket
 import sys
@@ -26,6 +31,13 @@ from hub.core.text import parse_whole_number
 
 LOCALHOST = "localhost"
 DEFAULT_MAX_CONNECTIONS = 1024
+ACCEPT_CAPACITY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
+"""The accept errors that mean "overloaded, try again" (trio's ``serve_listeners`` list)."""
+ACCEPT_RETRY_SECONDS = 0.1
+UNKNOWN_PEER = "?"
+"""`Connection.peer` when the stream has no socket address (a memory stream, a failed call)."""
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 65536
 
 
 class ListenError(Exception):
@@ -78,15 +90,18 @@ class Connection:
     """One accepted client: its number (in order of connection), stream and line stream."""
 
     number: int
-    stream: trio.SocketStream
+    stream: trio.abc.Stream
     lines: LineStream
 
     @property
     def peer(self) -> str:
+        """``host:port`` of a socket's peer, else `UNKNOWN_PEER`."""
+        if not isinstance(self.stream, trio.SocketStream):
+            return UNKNOWN_PEER
         try:
             host, port = self.stream.socket.getpeername()[:2]
         except OSError:
-            return "?"
+            return UNKNOWN_PEER
         return f"{host}:{port}"
 
 
@@ -104,7 +119,7 @@ class ServerStats:
 
 async def serve_lines(
     handler: Handler,
-    listeners: Sequence[trio.SocketListener],
+    listeners: Sequence[trio.abc.Listener[trio.abc.Stream]],
     *,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     max_line: int = DEFAULT_MAX_LINE,
@@ -116,7 +131,7 @@ async def serve_lines(
     counter = itertools.count(1)
     stats = stats if stats is not None else ServerStats()
 
-    async def run_one(stream: trio.SocketStream) -> None:
+    async def run_one(stream: trio.abc.Stream) -> None:
         lines = LineStream(stream, stream, max_line=max_line)
         if stats.active >= max_connections:
             stats.refused += 1
@@ -147,8 +162,8 @@ async def serve_lines(
 
 
 async def _accept_loop(
-    listener: trio.SocketListener,
-    run_one: Callable[[trio.SocketStream], Awaitable[None]],
+    listener: trio.abc.Listener[trio.abc.Stream],
+    run_one: Callable[[trio.abc.Stream], Awaitable[None]],
     nursery: trio.Nursery,
 ) -> None:
     async with listener:
@@ -156,8 +171,34 @@ async def _accept_loop(
             try:
                 stream = await listener.accept()
             except OSError as exc:
-                # EMFILE/ENFILE: back off instead of spinning (as trio's serve_listeners does).
+                if exc.errno not in ACCEPT_CAPACITY_ERRNOS:
+                    raise
+                # Out of descriptors or memory: back off instead of spinning.
                 sys.stderr.write(f"hub: accept failed: {exc}\n")
-                await trio.sleep(0.1)
+                await trio.sleep(ACCEPT_RETRY_SECONDS)
                 continue
             nursery.start_soon(run_one, stream)
+
+
+async def linger(
+    stream: trio.abc.Stream, *, seconds: float = LINGER_SECONDS, max_bytes: int = LINGER_BYTES
+) -> None:
+    """Close gracefully: send EOF, then read (and drop) what the client still sends.
+
+    Closing a socket with unread input (say a client's acknowledgement of our last line)
+    sends a reset, which can destroy the last lines before the client reads them; so we
+    wait (bounded in time and bytes) for the client to close first. A stream that cannot
+    half-close only waits for the client's EOF.
+    """
+    with trio.move_on_after(seconds):
+        try:
+            if isinstance(stream, trio.abc.HalfCloseableStream):
+                await stream.send_eof()
+            received = 0
+            while received < max_bytes:
+                data = await stream.receive_some(4096)
+                if not data:
+                    break
+                received += len(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass

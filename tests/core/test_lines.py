@@ -8,7 +8,7 @@ import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.core.lines import LineStream, LineTooLong, PeerClosed, TransportFailed
+from hub.core.lines import LineStream, LineTooLong, PeerClosed, TransportFailed, iter_lines
 
 
 def pair(max_line: int = 64, **kwargs: bool) -> tuple[LineStream, trio.testing.MemorySendStream]:
@@ -132,3 +132,73 @@ def test_any_chunking_gives_the_same_lines(lines_in: list[bytes], chunk: int) ->
         return got
 
     assert trio.run(main) == [line.decode("latin-1") for line in lines_in]
+
+
+# -- iter_lines ----------------------------------------------------------------------------
+
+
+async def collect(stream: LineStream, **kwargs: bool) -> list[str | int]:
+    """The items of `iter_lines`, an over-long line shown as its limit."""
+    return [
+        item.max_line if isinstance(item, LineTooLong) else item
+        async for item in iter_lines(stream, **kwargs)
+    ]
+
+
+async def test_iter_lines_skips_an_over_long_line_whole_and_reports_it_once() -> None:
+    lines, send = pair(max_line=5, chunk=4)
+    await send.send_all(b"ok\n" + b"x" * 40 + b"\n123456\nlast\nhalf")
+    await send.aclose()
+    # 40 x's overflow before their newline arrives (skipped), 123456 is dropped whole.
+    assert await collect(lines) == ["ok", 5, 5, "last"]
+
+
+async def test_iter_lines_final_partial_line() -> None:
+    lines, send = pair()
+    await send.send_all(b"a\nhalf")
+    await send.aclose()
+    assert await collect(lines, final_partial=True) == ["a", "half"]
+    lines, send = pair()
+    await send.send_all(b"a\n")
+    await send.aclose()
+    assert await collect(lines, final_partial=True) == ["a"]
+
+
+async def test_iter_lines_an_over_long_line_cut_by_the_end_is_not_reported() -> None:
+    lines, send = pair(max_line=5, chunk=4)
+    await send.send_all(b"ok\n" + b"y" * 40)
+    await send.aclose()
+    assert await collect(lines, final_partial=True) == ["ok"]
+
+
+async def test_iter_lines_waits_for_the_rest_of_an_over_long_line() -> None:
+    lines, send = pair(max_line=5)
+    got: list[str | LineTooLong] = []
+    async with trio.open_nursery() as nursery:
+
+        async def read() -> None:
+            async for item in iter_lines(lines):
+                got.append(item)
+
+        nursery.start_soon(read)
+        await send.send_all(b"z" * 10)
+        await trio.testing.wait_all_tasks_blocked()
+        assert got == []  # reported only once the whole line is gone
+        await send.send_all(b"zz\nnext\n")
+        await trio.testing.wait_all_tasks_blocked()
+        assert [type(item) for item in got] == [LineTooLong, str] and got[1] == "next"
+        await send.aclose()
+    assert len(got) == 2
+
+
+async def test_iter_lines_ends_once_and_lets_transport_failures_through() -> None:
+    lines, send = pair()
+    await send.aclose()
+    iterator = iter_lines(lines)
+    assert [item async for item in iterator] == []
+    with pytest.raises(StopAsyncIteration):
+        await iterator.__anext__()
+    _send, receive = trio.testing.memory_stream_one_way_pair()
+    await receive.aclose()
+    with pytest.raises(TransportFailed):
+        await collect(LineStream(receive, None))

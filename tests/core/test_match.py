@@ -1,74 +1,421 @@
-"""run_match drives a referee and its seats; faults name the seat and the cause."""
+"""The match loop: turn order, hooks, faults, clocks on trio's virtual clock, outside stops,
+cancellation, and the event stream it publishes."""
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Iterator
 
 import attrs
+import pytest
+import trio
+import trio.testing
 
-from hub.core.match import SeatFailure, run_match
-from hub.core.referee import IllegalMove
+from hub.core.clock import TimeControl
+from hub.core.events import EventBus, GameEnded, GameStarted, MoveMade, PlayerInfo, to_json
+from hub.core.match import (
+    BaseSeat,
+    FailedSeat,
+    Match,
+    MatchResult,
+    Moved,
+    SeatFailure,
+    Start,
+    Turn,
+    run_match,
+)
+from hub.core.referee import IllegalMove, Termination
+from hub.core.seats import FedSeat, StopFlag, ThreadSeat
 from tests.core.toys import Nim, NimState
 
 
-@attrs.define
-class Scripted:
-    moves: Iterator[int | str]
+@attrs.define(eq=False)
+class Scripted(BaseSeat[NimState, int]):
+    """Plays ``moves`` in order; a str raises SeatFailure with that termination; a float
+    sleeps that long first (virtual time)."""
+
+    moves: Iterator[int | str | tuple[float, int]]
     log: list[str]
     name: str
+    retry: bool = False
+    fail_observe: bool = False
+    late_grace: float = 0.0
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("scripted"))
 
-    async def begin(self, state: NimState) -> None:
-        self.log.append(f"{self.name} begin {state.pile}")
+    async def begin(self, start: Start[NimState]) -> None:
+        self.log.append(f"{self.name} begin {start.state.pile} seat {start.seat}")
 
-    async def observe(self, before: NimState, move: int, after: NimState) -> None:
-        self.log.append(f"{self.name} saw {move}")
-
-    async def choose(self, state: NimState) -> int:
+    async def choose(self, turn: Turn[NimState]) -> int:
         move = next(self.moves)
         if isinstance(move, str):
-            raise SeatFailure(move)
+            raise SeatFailure(Termination(move), "scripted")
+        if isinstance(move, tuple):
+            await trio.sleep(move[0])
+            return move[1]
         return move
 
+    async def rejected(self, turn: Turn[NimState], move: int, error: IllegalMove) -> bool:
+        self.log.append(f"{self.name} rejected {move}")
+        return self.retry
 
-async def test_plays_to_the_outcome_and_tells_observers_first() -> None:
+    async def observe(self, moved: Moved[NimState, int]) -> None:
+        self.log.append(f"{self.name} saw {moved.seat}:{moved.move}")
+        if self.fail_observe:
+            raise SeatFailure(Termination.MALFORMED, "no OK")
+
+    async def time_up(self, seat: int) -> None:
+        self.log.append(f"{self.name} time up {seat} at {trio.current_time():.3f}")
+
+    async def end(self, result: MatchResult[NimState, int]) -> None:
+        self.log.append(f"{self.name} end {result.termination.value}")
+
+
+def seats(*scripts: list[int | str | tuple[float, int]], log: list[str]) -> list[Scripted]:
+    return [Scripted(iter(moves), log, "AB"[i]) for i, moves in enumerate(scripts)]
+
+
+async def test_plays_to_the_outcome_and_the_mover_hears_first() -> None:
     log: list[str] = []
-    seats = [Scripted(iter([3, 3]), log, "A"), Scripted(iter([1, 3]), log, "B")]
-    watcher = Scripted(iter([]), log, "W")
-    result = await run_match(Nim(), NimState(10), seats, [watcher])
+    bus = EventBus()
+    got = bus.subscribe()
+    result = await run_match(Nim(), NimState(10), seats([3, 3], [1, 3], log=log), events=bus)
     assert result.fault is None
     assert result.moves == [(0, 3), (1, 1), (0, 3), (1, 3)]
-    assert result.outcome is not None and result.outcome.winners == {1}
-    assert result.state.pile == 0
-    assert log[:3] == ["W begin 10", "A begin 10", "B begin 10"]
-    assert log[3:6] == ["W saw 3", "A saw 3", "B saw 3"]
-    assert len(log) == 3 + 4 * 3
+    assert result.outcome.winners == {1}
+    assert log[:2] == ["A begin 10 seat 0", "B begin 10 seat 1"]
+    assert log[2:6] == ["A saw 0:3", "B saw 0:3", "B saw 1:1", "A saw 1:1"]
+    assert log[-2:] == ["A end normal", "B end normal"]
+    bus.close()
+    events = [event async for event in got]
+    assert isinstance(events[0], GameStarted) and events[0].to_move == 0
+    assert [e.move for e in events if isinstance(e, MoveMade)] == ["3", "1", "3", "3"]
+    assert [e.ply for e in events if isinstance(e, MoveMade)] == [1, 2, 3, 4]
+    end = events[-1]
+    assert isinstance(end, GameEnded)
+    assert end.record == result.record
+    assert end.record.winners == (1,) and end.record.termination is Termination.NORMAL
+    assert end.record.result_text() == "0-1"
 
 
 async def test_illegal_move_is_the_movers_fault() -> None:
     log: list[str] = []
-    seats = [Scripted(iter([2]), log, "A"), Scripted(iter([4]), log, "B")]
-    result = await run_match(Nim(), NimState(10), seats)
-    assert result.outcome is None
+    result = await run_match(Nim(), NimState(10), seats([2], [4], log=log))
     assert result.fault is not None
-    assert result.fault.seat == 1
+    assert (result.fault.seat, result.fault.termination) == (1, Termination.ILLEGAL_MOVE)
     assert isinstance(result.fault.error, IllegalMove)
     assert result.fault.move == 4
     assert result.state.pile == 8  # the state before the illegal move
+    assert result.outcome.winners == {0}
+    assert result.record.fault is not None and result.record.fault.move == "4"
+    assert log[-2:] == ["A end illegal move", "B end illegal move"]
+
+
+async def test_a_seat_that_retries_is_asked_again() -> None:
+    log: list[str] = []
+    table = seats([5, 3, 1], [3], log=log)
+    table[0].retry = True
+    result = await run_match(Nim(), NimState(7), table)
+    assert result.fault is None
+    assert result.moves == [(0, 3), (1, 3), (0, 1)]
+    assert "A rejected 5" in log
 
 
 async def test_seat_failure_ends_the_match() -> None:
     log: list[str] = []
-    seats = [Scripted(iter(["quit"]), log, "A"), Scripted(iter([]), log, "B")]
-    result = await run_match(Nim(), NimState(5), seats)
+    result = await run_match(Nim(), NimState(5), seats(["disconnect"], [], log=log))
     assert result.fault is not None
-    assert result.fault.seat == 0
-    assert isinstance(result.fault.error, SeatFailure)
-    assert result.fault.error.reason == "quit"
+    assert (result.fault.seat, result.termination) == (0, Termination.DISCONNECT)
     assert result.moves == []
 
 
-async def test_wrong_number_of_seats_is_refused() -> None:
-    import pytest
+async def test_failure_while_observing_is_the_observers_fault() -> None:
+    log: list[str] = []
+    table = seats([1], [1], log=log)
+    table[1].fail_observe = True
+    result = await run_match(Nim(), NimState(5), table)
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination) == (1, Termination.MALFORMED)
+    assert result.moves == [(0, 1)]
+    assert not [line for line in log if "time up" in line]
 
+
+async def test_a_seat_that_failed_to_start_loses_before_any_move() -> None:
+    log: list[str] = []
+    bus = EventBus()
+    got = bus.subscribe()
+    player = PlayerInfo("gone", "program", "./gone")
+    table = [seats([1], [], log=log)[0], FailedSeat(player, Termination.MALFORMED, "sent HELLO")]
+    result = await run_match(Nim(), NimState(5), table, events=bus)
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination, result.fault.detail) == (
+        1,
+        Termination.MALFORMED,
+        "sent HELLO",
+    )
+    assert result.moves == [] and result.outcome.winners == {0}
+    assert log == ["A begin 5 seat 0", "A end malformed"]
+    assert result.record.players[1] == player
+    bus.close()
+    assert [type(event) async for event in got] == [GameStarted, GameEnded]
+
+
+@attrs.define(eq=False)
+class NoAck(Scripted):
+    """Its acknowledgement of the other's move never comes in time."""
+
+    async def observe(self, moved: Moved[NimState, int]) -> None:
+        await super().observe(moved)
+        if moved.seat != int(self.name == "B"):
+            raise SeatFailure(Termination.TIMEOUT, "no acknowledgement in time")
+
+
+async def test_an_acknowledgement_too_late_is_announced_as_time_up() -> None:
+    """Kalah: a client whose ``OK`` does not come in time is told ``TIME`` (and so is its
+    opponent), the others first, before the results."""
+    log: list[str] = []
+    table = [seats([1], [], log=log)[0], NoAck(iter([]), log, "B")]
+    result = await run_match(Nim(), NimState(5), table)
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination) == (1, Termination.TIMEOUT)
+    assert [line.split(" at ")[0] for line in log[2:]] == [
+        "A saw 0:1",
+        "B saw 0:1",
+        "A time up 1",
+        "B time up 1",
+        "A end timeout",
+        "B end timeout",
+    ]
+
+
+async def test_a_move_just_inside_the_limit_counts(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    table = seats([(4.999, 1), (4.999, 1)], [(4.999, 3)], log=log)
+    start = trio.current_time()
+    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    assert result.fault is None
+    assert trio.current_time() - start == pytest.approx(3 * 4.999)
+    assert [move.elapsed for move in result.record.moves] == pytest.approx([4.999] * 3)
+
+
+async def test_a_move_just_late_loses_on_time(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    table = seats([(5.001, 1)], [], log=log)
+    start = trio.current_time()
+    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
+    assert trio.current_time() - start == pytest.approx(5.0)
+    # everyone hears at once, the others first
+    assert [line for line in log if "time up" in line] == [
+        f"B time up 0 at {start + 5:.3f}",
+        f"A time up 0 at {start + 5:.3f}",
+    ]
+
+
+async def test_late_grace_records_the_late_move(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    table = seats([(6.0, 2)], [], log=log)
+    table[0].late_grace = 5.0
+    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    assert result.fault is not None and result.termination is Termination.TIMEOUT
+    assert result.fault.move == 2
+    assert result.record.fault is not None and result.record.fault.move == "2"
+    assert log.index("B time up 0 at 5.000") < log.index("A end timeout")
+
+
+async def test_late_grace_gives_up_after_the_grace(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    table = seats([(60.0, 2)], [], log=log)
+    table[0].late_grace = 5.0
+    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(1000))
+    assert result.fault is not None and result.fault.move is None
+    assert trio.current_time() == pytest.approx(6.0)
+
+
+async def test_game_clock_with_increment(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    # A: 5 - 2 + 1 = 4 left, then 4 - 2 + 1 = 3, then 3.5 s is too long; B spends 1 s each
+    table = seats([(2.0, 1), (2.0, 1), (3.5, 1)], [(1.0, 1), (1.0, 1)], log=log)
+    result = await run_match(Nim(), NimState(9), table, time_control=TimeControl.fischer(5, 1))
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
+    assert len(result.moves) == 4
+
+
+async def test_stop_from_outside_is_a_resignation(autojump_clock: trio.testing.MockClock) -> None:
+    log: list[str] = []
+    match = Match(Nim(), NimState(5), seats([(100.0, 1)], [], log=log))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await trio.sleep(1)
+        match.stop(0, Termination.RESIGNATION, "typed resign")
+        match.stop(1, Termination.RESIGNATION)  # ignored: the first stop wins
+    assert match.result is not None
+    assert match.result.fault is not None
+    assert (match.result.fault.seat, match.result.termination) == (0, Termination.RESIGNATION)
+    assert match.result.outcome.winners == {1}
+    assert log[-2:] == ["A end resignation", "B end resignation"]
+
+
+async def test_abort_has_no_winner(autojump_clock: trio.testing.MockClock) -> None:
+    match = Match(Nim(), NimState(5), seats([(100.0, 1)], [], log=[]))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await trio.sleep(1)
+        match.stop(None, detail="server closing")
+    assert match.result is not None
+    assert match.result.termination is Termination.ABORTED
+    assert match.result.outcome.winners == frozenset()
+    assert match.result.record.result_text() == "*"
+
+
+async def test_cancellation_publishes_an_aborted_end_and_propagates(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    match = Match(Nim(), NimState(5), seats([(100.0, 1)], [], log=[]), events=bus)
+    with trio.move_on_after(1) as scope:
+        await match.run()
+    assert scope.cancelled_caught
+    assert match.finished
+    assert isinstance(events[-1], GameEnded)
+    assert events[-1].record.termination is Termination.ABORTED
+
+
+async def test_a_seat_that_raises_aborts_the_game_and_propagates() -> None:
+    @attrs.define(eq=False)
+    class Broken(BaseSeat[NimState, int]):
+        async def choose(self, turn: Turn[NimState]) -> int:
+            raise RuntimeError("bug in a seat")
+
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    with pytest.raises(RuntimeError, match="bug in a seat"):
+        await run_match(Nim(), NimState(5), [Broken(), Broken()], events=bus)
+    assert isinstance(events[-1], GameEnded)
+    assert events[-1].record.termination is Termination.ABORTED
+    assert events[-1].record.winners == ()
+
+
+async def test_wrong_number_of_seats_is_refused() -> None:
     with pytest.raises(ValueError, match="1 seats for a 2-seat game"):
-        await run_match(Nim(), NimState(5), [Scripted(iter([]), [], "A")])
+        await run_match(Nim(), NimState(5), seats([], log=[]))
+
+
+# -- subscribers ------------------------------------------------------------------------------
+
+
+async def test_a_subscriber_that_never_reads_is_dropped_and_never_slows_the_game(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    bus = EventBus()
+    stalled = bus.subscribe(size=4)  # nobody ever reads it
+    crowd = [bus.subscribe(size=64) for _ in range(100)]
+    before = trio.current_time()
+    moves: list[int | str | tuple[float, int]] = [1] * 20
+    result = await run_match(Nim(), NimState(40), seats(moves, list(moves), log=[]), events=bus)
+    assert trio.current_time() == before  # not one virtual tick waited on a subscriber
+    assert result.fault is None
+    assert stalled.dropped and bus.dropped == 1
+    assert await stalled.receive() is None  # a dropped subscription ends
+    bus.close()
+    for subscription in crowd:
+        got = [event async for event in subscription]
+        assert len(got) == 1 + 40 + 1
+        assert not subscription.dropped
+
+
+async def test_a_listener_that_raises_is_removed_and_the_game_goes_on() -> None:
+    bus = EventBus()
+    calls: list[object] = []
+
+    def broken(event: object) -> None:
+        calls.append(event)
+        raise ValueError("printer bug")
+
+    bus.listen(broken)
+    result = await run_match(Nim(), NimState(3), seats([3], [], log=[]), events=bus)
+    assert result.fault is None
+    assert len(calls) == 1 and isinstance(bus.errors[0], ValueError)
+
+
+async def test_events_are_json_serialisable() -> None:
+    import json
+
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    await run_match(Nim(), NimState(3), seats([1, 1], [1], log=[]), events=bus)
+    for event in events:
+        json.dumps(to_json(event))  # type: ignore[arg-type]
+
+
+# -- seats of the core ------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class Computer(BaseSeat[NimState, int]):
+    """Answers at once: takes what keeps the pile a multiple of 4, else 1."""
+
+    async def choose(self, turn: Turn[NimState]) -> int:
+        await trio.sleep(0)
+        return turn.state.pile % 4 or 1
+
+
+async def test_fed_seat_submit_waits_for_the_reply_and_refuses_illegal_moves() -> None:
+    person: FedSeat[NimState, int] = FedSeat()
+    match = Match(Nim(), NimState(9), [person, Computer()])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await match.settle()
+        verdict = await person.submit(5)
+        assert not verdict.accepted and isinstance(verdict.error, IllegalMove)
+        verdict = await person.submit(1)
+        assert verdict.accepted and not verdict.over
+        assert match.state.pile == 7  # the computer's reply came before submit returned
+        assert person.asked
+        person.resign()
+    assert match.result is not None
+    assert match.result.termination is Termination.RESIGNATION
+
+
+async def test_thread_seat_cancels_promptly_and_stops_its_search() -> None:
+    started = threading.Event()
+    saw_stop = threading.Event()
+
+    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
+        started.set()
+        while not stop.is_set():
+            stop._event.wait(0.01)
+        saw_stop.set()
+        return 1
+
+    ai: ThreadSeat[NimState, int] = ThreadSeat(think)
+    match = Match(Nim(), NimState(5), [ai, Computer()])
+    with trio.move_on_after(30):  # a safety net only: the test cancels much sooner
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(match.run)
+            await trio.to_thread.run_sync(started.wait)
+            nursery.cancel_scope.cancel()
+    assert match.finished
+    assert await trio.to_thread.run_sync(saw_stop.wait, 10)
+
+
+async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockClock) -> None:
+    seen: list[float] = []
+
+    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
+        seen.append(seconds)
+        return 1
+
+    ai: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
+    await run_match(Nim(), NimState(2), [ai, ai], time_control=TimeControl.per_move_ms(250))
+    assert seen == [0.25, 0.25]
+    ai2: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
+    seen.clear()
+    await run_match(Nim(), NimState(1), [ai2, ai2])
+    assert seen == [math.inf]

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 
 import pytest
 import trio
 
 from hub.core.serve import (
+    UNKNOWN_PEER,
     Connection,
     ListenError,
     ServerStats,
     bound_port,
+    linger,
     open_listeners,
     resolve_port,
     serve_lines,
 )
+from tests.core.memory_listener import MemoryListener
 
 
 def test_resolve_port() -> None:
@@ -35,7 +39,7 @@ async def upper(connection: Connection) -> None:
         await connection.lines.send_line(line.upper())
 
 
-async def read_line(stream: trio.SocketStream) -> bytes:
+async def read_line(stream: trio.abc.ReceiveStream) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
         chunk = await stream.receive_some(100)
@@ -90,3 +94,67 @@ async def test_port_in_use_is_a_listen_error() -> None:
         taken.listen()
         with pytest.raises(ListenError):
             await open_listeners(taken.getsockname()[1], host="127.0.0.1")
+
+
+# -- any listener: in-memory connections ---------------------------------------------------
+
+
+async def test_serves_over_a_memory_listener(autojump_clock: trio.testing.MockClock) -> None:
+    listener = MemoryListener()
+    peers: list[str] = []
+
+    async def handler(connection: Connection) -> None:
+        peers.append(connection.peer)
+        await connection.lines.send_line(f"hello {connection.number}")
+        await upper(connection)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(
+            lambda task_status: serve_lines(handler, [listener], task_status=task_status)
+        )
+        first, second = await listener.connect(), await listener.connect()
+        assert await read_line(first) == b"hello 1\n"
+        assert await read_line(second) == b"hello 2\n"
+        await second.send_all(b"abc\n")
+        assert await read_line(second) == b"ABC\n"
+        nursery.cancel_scope.cancel()
+    assert peers == [UNKNOWN_PEER, UNKNOWN_PEER]
+    assert listener.closed
+
+
+async def test_only_capacity_errors_of_accept_are_retried(
+    autojump_clock: trio.testing.MockClock, capfd: pytest.CaptureFixture[str]
+) -> None:
+    listener = MemoryListener()
+    listener.errors = [OSError(errno.EMFILE, "Too many open files"), OSError(errno.ENOBUFS, "x")]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(
+            lambda task_status: serve_lines(upper, [listener], task_status=task_status)
+        )
+        client = await listener.connect()
+        await client.send_all(b"still here\n")
+        assert await read_line(client) == b"STILL HERE\n"
+        nursery.cancel_scope.cancel()
+    assert capfd.readouterr().err.count("hub: accept failed:") == 2
+
+    listener = MemoryListener()
+    listener.errors = [OSError(errno.EBADF, "Bad file descriptor")]
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await serve_lines(upper, [listener])
+    assert caught.group_contains(OSError)
+    assert listener.closed
+
+
+async def test_linger_sends_eof_and_waits_for_the_client_bounded(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    ours, theirs = trio.testing.memory_stream_pair()
+    await theirs.send_all(b"OK\n")
+    await theirs.aclose()
+    await linger(ours)  # reads the client's last words, then its EOF
+    assert trio.current_time() == 0
+
+    ours, theirs = trio.testing.memory_stream_pair()
+    await linger(ours, seconds=1.5)  # a client that never closes costs the bound, no more
+    assert trio.current_time() == 1.5
+    assert await theirs.receive_some() == b""  # it got our EOF

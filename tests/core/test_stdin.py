@@ -13,6 +13,9 @@ import trio.testing
 
 from hub.core.stdin import LineInput, ThreadedFdReceiveStream, ensure_standard_fds, open_line_input
 
+TIMEOUT = 30.0
+"""Only bounds a hang (a thread on a loaded machine may start late); never a timing check."""
+
 
 @pytest.fixture
 def pipe() -> Iterator[tuple[int, int]]:
@@ -33,7 +36,7 @@ async def receive_all(stream: trio.abc.ReceiveStream) -> bytes:
 async def test_a_cancelled_receive_loses_no_data(pipe: tuple[int, int]) -> None:
     read_fd, write_fd = pipe
     stream = ThreadedFdReceiveStream(read_fd)
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         with trio.move_on_after(0.05) as scope:
             await stream.receive_some()  # the reader thread is now blocked in read()
         assert scope.cancelled_caught
@@ -59,7 +62,7 @@ async def test_max_bytes_keeps_the_rest_for_the_next_receive(pipe: tuple[int, in
     read_fd, write_fd = pipe
     stream = ThreadedFdReceiveStream(read_fd)
     os.write(write_fd, b"abcdefgh")
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         assert await stream.receive_some(3) == b"abc"
         assert await stream.receive_some(3) == b"def"
         assert await stream.receive_some(100) == b"gh"
@@ -70,7 +73,7 @@ async def test_eof_is_sticky_and_closing_is_final(pipe: tuple[int, int]) -> None
     stream = ThreadedFdReceiveStream(read_fd)
     os.write(write_fd, b"last")
     os.close(write_fd)
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         assert await stream.receive_some() == b"last"
         assert await stream.receive_some() == b""
         assert await stream.receive_some() == b""
@@ -83,7 +86,7 @@ async def test_eof_is_sticky_and_closing_is_final(pipe: tuple[int, int]) -> None
 async def test_one_receiver_at_a_time(pipe: tuple[int, int]) -> None:
     read_fd, write_fd = pipe
     stream = ThreadedFdReceiveStream(read_fd)
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(stream.receive_some)
             await trio.testing.wait_all_tasks_blocked()
@@ -95,7 +98,7 @@ async def test_one_receiver_at_a_time(pipe: tuple[int, int]) -> None:
 async def test_closing_wakes_a_waiting_receive(pipe: tuple[int, int]) -> None:
     read_fd, _ = pipe
     stream = ThreadedFdReceiveStream(read_fd)
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         async with trio.open_nursery() as nursery:
 
             async def receive() -> None:
@@ -112,7 +115,7 @@ async def test_a_read_error_is_a_broken_stream() -> None:
     os.close(read_fd)
     try:
         stream = ThreadedFdReceiveStream(write_fd)  # reading a pipe's write end: EBADF
-        with trio.fail_after(5):
+        with trio.fail_after(TIMEOUT):
             for _ in range(2):
                 with pytest.raises(trio.BrokenResourceError):
                     await stream.receive_some()
@@ -128,7 +131,7 @@ async def test_a_regular_file_and_bounded_read_ahead(tmp_path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         stream = ThreadedFdReceiveStream(fd, chunk=chunk, buffer=buffer)
-        with trio.fail_after(5):
+        with trio.fail_after(TIMEOUT):
             first = await stream.receive_some()
             assert first == content[:chunk]
             # The thread reads ahead until the channel is full plus the chunk it holds, then
@@ -168,7 +171,7 @@ async def test_line_input_framing_and_limits() -> None:
 async def test_line_input_cancelled_mid_line_loses_nothing() -> None:
     send, receive = trio.testing.memory_stream_one_way_pair()
     lines = LineInput(receive, 64)
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         await send.send_all(b"hel")
         with trio.move_on_after(0.05) as scope:
             await lines.receive()
@@ -180,7 +183,7 @@ async def test_line_input_cancelled_mid_line_loses_nothing() -> None:
 
 async def test_open_line_input_reads_an_fd(pipe: tuple[int, int]) -> None:
     read_fd, write_fd = pipe
-    with trio.fail_after(5):
+    with trio.fail_after(TIMEOUT):
         async with open_line_input(read_fd, max_line=4) as keyboard:
             with trio.move_on_after(0.05):
                 await keyboard.receive()  # a person who ran out of time

@@ -1,0 +1,75 @@
+"""A bounded per-peer writer: lines from many tasks, written by one task, never blocking.
+
+Several tasks may have something to say to one peer (a client's own task, its opponent's,
+a computer's move arriving). `Outbox.send` appends whole lines to a buffer and never blocks,
+so no sender waits behind a slow peer and lines never interleave; `Outbox.run` is the one
+task that writes. The buffer is bounded: a peer that stops reading until ``limit`` bytes are
+queued is cut off (`Outbox.broken`, the writer's cancel scope cancelled) instead of stalling
+everyone who talks to it. `Outbox.drained` waits until everything sent so far is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import trio
+
+DEFAULT_LIMIT = 1 << 20
+"""Bytes queued for a peer that does not read before it is disconnected."""
+
+
+class Outbox:
+    """Lines for one client, written by one task; `send` never blocks."""
+
+    def __init__(self, stream: trio.abc.SendStream, limit: int = DEFAULT_LIMIT) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._buffer = bytearray()
+        self._wakeup = trio.Event()
+        self._idle = trio.Event()
+        self._idle.set()
+        self.broken = False
+        self._scope: trio.CancelScope | None = None
+
+    def send(self, lines: Sequence[str]) -> None:
+        if self.broken:
+            return
+        for line in lines:
+            self._buffer += line.encode("latin-1", "replace")
+            self._buffer += b"\n"
+        if len(self._buffer) > self._limit:
+            self._break()
+            return
+        self._idle = trio.Event() if self._idle.is_set() else self._idle
+        self._wakeup.set()
+
+    def _break(self) -> None:
+        self.broken = True
+        self._buffer.clear()
+        self._idle.set()
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def run(self, scope: trio.CancelScope) -> None:
+        """Write until cancelled; a failed write cancels ``scope`` (the client is gone)."""
+        self._scope = scope
+        if self.broken:
+            scope.cancel()
+            return
+        while True:
+            if not self._buffer:
+                self._idle.set()
+                self._wakeup = trio.Event()
+                await self._wakeup.wait()
+                continue
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            try:
+                await self._stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                self._break()
+                return
+
+    async def drained(self) -> None:
+        """Wait until everything sent so far is written (or the client is gone)."""
+        await self._idle.wait()

@@ -1,0 +1,342 @@
+"""Seats of every kind behind the one `hub.core.match.Seat` interface.
+
+* `LineSeat`: a peer that speaks a line protocol over a `LineStream`: a child process over
+  pipes or a TCP client alike. What to say and how to read a move is a game's sans-IO
+  `SeatCodec`; this class only does the I/O and maps transport trouble to faults.
+* `ThreadSeat`: a built-in AI whose synchronous search runs in a worker thread with a stop
+  flag, so the event loop keeps serving and Ctrl-C (cancellation) returns at once.
+* `FedSeat`: moves that arrive from elsewhere (a UQChess client's ``move`` command, a
+  person's typed command): the host `submit`s them and learns whether they were accepted.
+* `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
+  its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
+
+A UCI engine seat lives in the chess library (`hub.chess`); a person at the terminal is a
+`FedSeat` fed by the program's command reader, or a small `BaseSeat` of the game's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from typing import Generic, Protocol, TypeVar
+
+import attrs
+import trio
+
+from hub.core.events import PlayerInfo
+from hub.core.lines import LineError, LineStream, LineTooLong, TransportFailed
+from hub.core.match import (
+    BaseSeat,
+    MatchResult,
+    MatchView,
+    Moved,
+    SeatFailure,
+    Start,
+    Turn,
+)
+from hub.core.referee import IllegalMove, Termination
+
+S = TypeVar("S")
+M = TypeVar("M")
+T = TypeVar("T")
+
+
+class BadMoveLine(ValueError):
+    """A `SeatCodec` could not read a move from a line (the seat loses: malformed)."""
+
+
+class SeatCodec(Protocol[S, M]):
+    """A game's side of a line conversation with one seat: pure functions over lines.
+
+    ``seat`` is the index of the seat spoken to. Every method returns the lines to send
+    (possibly none). `expects_ack` and `check_ack` express a protocol in which a seat must
+    acknowledge a move before its own clock starts (Kalah's ``OK``).
+    """
+
+    max_line: int
+
+    def begin_lines(self, seat: int, start: Start[S]) -> Sequence[str]: ...
+
+    def turn_lines(self, seat: int, turn: Turn[S]) -> Sequence[str]: ...
+
+    def parse_move(self, seat: int, line: str, state: S) -> M:
+        """The move on ``line``; raises `BadMoveLine` if it is not one."""
+        ...
+
+    def moved_lines(self, seat: int, moved: Moved[S, M]) -> Sequence[str]: ...
+
+    def expects_ack(self, seat: int, moved: Moved[S, M]) -> bool: ...
+
+    def check_ack(self, seat: int, line: str) -> bool: ...
+
+    def time_up_lines(self, seat: int, late: int) -> Sequence[str]: ...
+
+    def end_lines(self, seat: int, result: MatchResult[S, M]) -> Sequence[str]: ...
+
+
+@attrs.define(eq=False)
+class LineSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat over a line stream (pipes or a socket), speaking ``codec``.
+
+    Sends never raise (a peer that is gone is found out by the next read, which is what
+    decides whose fault it is). EOF or a broken transport is ``DISCONNECT``; an over-long
+    line or one the codec cannot read is ``MALFORMED``; an acknowledgement that is not one
+    is ``MALFORMED`` and none in time is ``TIMEOUT``.
+    """
+
+    lines: LineStream
+    codec: SeatCodec[S, M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("program"))
+    seat: int = -1
+    control_per_move: float | None = None
+
+    async def _send(self, lines: Sequence[str]) -> None:
+        if not lines:
+            return
+        for line in lines:
+            self.lines.queue_line(line)
+        with contextlib.suppress(  # the next read reports the loss
+            TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError
+        ):
+            await self.lines.flush()
+
+    async def _read(self, what: str) -> str:
+        try:
+            return await self.lines.receive_line(self.codec.max_line)
+        except LineTooLong as exc:
+            raise SeatFailure(Termination.MALFORMED, f"{what}: {exc}") from exc
+        except LineError as exc:
+            raise SeatFailure(Termination.DISCONNECT, f"{what}: {exc}") from exc
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.control_per_move = start.control.per_move
+        await self._send(self.codec.begin_lines(self.seat, start))
+
+    async def choose(self, turn: Turn[S]) -> M:
+        await self._send(self.codec.turn_lines(self.seat, turn))
+        line = await self._read("waiting for a move")
+        try:
+            return self.codec.parse_move(self.seat, line, turn.state)
+        except BadMoveLine as exc:
+            raise SeatFailure(Termination.MALFORMED, str(exc)) from exc
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        await self._send(self.codec.moved_lines(self.seat, moved))
+        if not self.codec.expects_ack(self.seat, moved):
+            return
+        limit = self.control_per_move
+        with trio.move_on_after(limit if limit is not None else float("inf")):
+            line = await self._read("waiting for an acknowledgement")
+            if not self.codec.check_ack(self.seat, line):
+                raise SeatFailure(
+                    Termination.MALFORMED, f"{line[:80]!r} instead of an acknowledgement"
+                )
+            return
+        raise SeatFailure(Termination.TIMEOUT, "no acknowledgement in time")
+
+    async def time_up(self, seat: int) -> None:
+        await self._send(self.codec.time_up_lines(self.seat, seat))
+
+    async def end(self, result: MatchResult[S, M]) -> None:
+        await self._send(self.codec.end_lines(self.seat, result))
+
+
+class StopFlag:
+    """Set when the search should give up (the seat was cancelled); poll `is_set`."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block the (worker) thread until the flag is set or ``timeout`` seconds have passed;
+        True if it is set. For searches that sleep between steps, and for test stubs."""
+        return self._event.wait(timeout)
+
+
+async def run_in_thread(
+    work: Callable[[StopFlag], T], *, limiter: trio.CapacityLimiter | None = None
+) -> T:
+    """Run ``work(stop)`` in a worker thread; on cancellation set ``stop`` and return at once
+    (the thread notices the flag and ends by itself). The one way hub runs a search."""
+    stop = StopFlag()
+    try:
+        return await trio.to_thread.run_sync(work, stop, abandon_on_cancel=True, limiter=limiter)
+    finally:
+        stop.set()
+
+
+@attrs.define(eq=False)
+class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
+    """A built-in AI: ``think(state, seconds, stop)`` runs in a worker thread.
+
+    ``seconds`` is the time left for the move (``inf`` without a limit): the AI budgets
+    from it. ``late_grace`` lets the loop still record a move that comes after the
+    deadline (Kalah shows it to the opponent).
+    """
+
+    think: Callable[[S, float, StopFlag], M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("AI", "ai"))
+    limiter: trio.CapacityLimiter | None = None
+    late_grace: float = 0.0
+    threaded: bool = True
+    """False: think inline (deterministic tests, or a search that is known to be instant)."""
+
+    async def choose(self, turn: Turn[S]) -> M:
+        seconds = turn.time_left()
+        if not self.threaded:
+            return self.think(turn.state, seconds, StopFlag())
+        return await run_in_thread(
+            lambda stop: self.think(turn.state, seconds, stop), limiter=self.limiter
+        )
+
+
+async def wait_unless_finished(event: trio.Event, match: MatchView) -> bool:
+    """Wait until ``event`` is set (True) or ``match`` has finished (False), whichever comes
+    first: a host waiting for a seat's move must not wait for a game that ended meanwhile."""
+    async with trio.open_nursery() as nursery:
+
+        async def until_over() -> None:
+            await match.wait_finished()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(until_over)
+        await event.wait()
+        nursery.cancel_scope.cancel()
+    return event.is_set()
+
+
+@attrs.frozen
+class Verdict:
+    """What became of a submitted move: accepted, or rejected with the referee's reason."""
+
+    accepted: bool
+    error: IllegalMove | None = None
+    over: bool = False
+    """The game had already ended (or ended before the move could be taken)."""
+
+
+@attrs.define(eq=False)
+class FedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat whose moves are handed in from outside with `submit`.
+
+    ``retry_illegal``: an illegal move is refused (`submit` returns the error) and the
+    seat is asked again with its clock running; otherwise it loses the game.
+    ``resign`` is `MatchView.stop` for this seat.
+    """
+
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("person", "person"))
+    retry_illegal: bool = True
+    waits_for_input: bool = True
+    seat: int = -1
+    match: MatchView | None = None
+    _slot: trio.MemorySendChannel[M] | None = None
+    _inbox: trio.MemoryReceiveChannel[M] | None = None
+    _answer: trio.Event = attrs.Factory(trio.Event)
+    _verdict: Verdict | None = None
+    asked: bool = False
+    """True while the loop waits for this seat's move."""
+
+    def __attrs_post_init__(self) -> None:
+        self._slot, self._inbox = trio.open_memory_channel(1)
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.match = start.match
+
+    async def choose(self, turn: Turn[S]) -> M:
+        assert self._inbox is not None
+        self.asked = True
+        try:
+            return await self._inbox.receive()
+        finally:
+            self.asked = False
+
+    async def submit(self, move: M) -> Verdict:
+        """Hand in a move and wait until the loop has judged it and come to rest again
+        (after any computer reply). Call it only while `asked`; otherwise the move waits."""
+        assert self._slot is not None
+        if self.match is None or self.match.finished:
+            return Verdict(False, over=True)
+        self._answer = trio.Event()
+        self._verdict = None
+        try:
+            self._slot.send_nowait(move)
+        except trio.WouldBlock:
+            return Verdict(False)  # a move is already waiting to be taken
+        done = self.match
+        await wait_unless_finished(self._answer, done)
+        verdict = self._verdict or Verdict(False, over=True)
+        if verdict.accepted:
+            await done.settle()
+        return verdict
+
+    def resign(self, termination: Termination = Termination.RESIGNATION, detail: str = "") -> None:
+        if self.match is not None:
+            self.match.stop(self.seat, termination, detail)
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        self._verdict = Verdict(False, error)
+        self._answer.set()
+        return self.retry_illegal
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        if moved.seat == self.seat:
+            self._verdict = Verdict(True, over=moved.over)
+            self._answer.set()
+
+
+@attrs.define(eq=False)
+class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
+    """A built-in AI that moves only when its host prompts it (`play`).
+
+    While it waits for the prompt the loop rests, as for a person (``waits_for_input``): the
+    chess console's computers move when the user types a bare ``move``. Once prompted it
+    thinks like a `ThreadSeat`: in a worker thread, with a stop flag set on cancellation.
+    """
+
+    waits_for_input: bool = True
+    seat: int = -1
+    match: MatchView | None = None
+    asked: bool = False
+    """True while the loop waits for this seat's move (and so for a prompt)."""
+    _go: trio.Event = attrs.Factory(trio.Event)
+    _moved: trio.Event = attrs.Factory(trio.Event)
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.match = start.match
+
+    async def choose(self, turn: Turn[S]) -> M:
+        self.asked = True
+        try:
+            await self._go.wait()
+        finally:
+            self.asked = False
+        self._go = trio.Event()
+        return await super().choose(turn)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        if moved.seat == self.seat:
+            self._moved.set()
+
+    async def play(self) -> bool:
+        """Think now and wait until the move is made and the loop rests again, as
+        `FedSeat.submit` does (if the move ended the game, `MatchView.wait_finished` waits
+        for the end's event); False if the game ended without the move. Call it only while
+        `asked`."""
+        if self.match is None or self.match.finished:
+            return False
+        self._moved = trio.Event()
+        self._go.set()
+        if not await wait_unless_finished(self._moved, self.match):
+            return False
+        await self.match.settle()
+        return True
