@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub.games.uqchess.console import Console, parse_options
+from hub.games.chess.console import Console, parse_options
 from tests.conftest import program
 
 SESSIONS = Path(__file__).with_name("sessions")

@@ -9,7 +9,7 @@ import subprocess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hub.games.uqchess.console import MAX_LINE, Console, ConsoleOptions
+from hub.games.chess.console import MAX_LINE, Console, ConsoleOptions
 from tests.chess.helpers import TIMEOUT, console_transcript, run_program
 from tests.conftest import program
 
@@ -104,7 +104,8 @@ def test_usage_errors() -> None:
     result = run_program(["play", "chess", "--bogus"], b"")
     assert (result.returncode, result.stdout) == (2, b"")
     assert result.stderr == (
-        b"Usage: hub play chess [--classic] [--seed N] [--movetime MS] [--nodes N]\n"
+        b"Usage: hub play chess [--classic] [--gui] [--seed N] [--movetime MS] [--nodes N]"
+        b" [--db PATH] [--no-record]\n"
     )
 
 

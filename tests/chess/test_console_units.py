@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from hub.games.uqchess.console import (
+from hub.games.chess.console import (
     SEEDED_NODES,
     Console,
     ConsoleOptions,
@@ -64,9 +64,26 @@ def test_setup_problems_name_each_failing_check() -> None:
     assert setup_problems(board) == ["No pawn may stand on rank 1 or 8."]
     board.remove_piece_at(chess.A1)
     board.set_piece_at(chess.E4, chess.Piece.from_symbol("r"))
-    assert setup_problems(board) == ["White is in check."]
+    assert setup_problems(board) == ["The white king must not be in check."]
     board.set_piece_at(chess.E4, chess.Piece.from_symbol("R"))
-    assert setup_problems(board) == ["Black is in check."]
+    assert setup_problems(board) == ["The black king must not be in check."]
+
+
+def test_setup_output_never_reads_like_play() -> None:
+    """specs/chess-console.md lines 30-33: ``done`` "says which condition fails", and the
+    board "is redisplayed after each `+`, and after each `-` that removed a piece" - so not
+    after ``done``; line 60: ``White is in check.`` / ``Black is in check.`` are the game's
+    status lines after a move, which setup's refusals must not reuse (issue 8, spec fix)."""
+    script = b"setup\n+ K e1\n+ k e8\n+ r e4\ndone\n- e4\n+ R e5\ndone\n- e5\n= black\ndone\n"
+    out = console_transcript(script).decode().splitlines()
+    assert "White is in check." not in out and "Black is in check." not in out
+    assert out.count("The white king must not be in check.") == 1
+    assert out.count("The black king must not be in check.") == 1
+    boards = out.count("  abcdefgh")
+    assert boards == 1 + 4 + 2  # setup, four +, two -; none for the three done
+    done = out.index("Setup complete.")
+    assert out[done - 1] == "  abcdefgh"  # the board of "- e5", then done's one line
+    assert out[done + 1 :] == ["Final Score:", "White: 0", "Black: 0"]
 
 
 def test_setup_castling_rights_where_king_and_rook_are_unmoved() -> None:
@@ -88,6 +105,7 @@ def test_options() -> None:
     assert parse_options(["--classic", "--seed", "3", "--movetime", "50", "--nodes", "9"]) == (
         ConsoleOptions(classic=True, seed=3, movetime_ms=50, nodes=9)
     )
+    assert parse_options(["--gui", "--classic"]) == ConsoleOptions(classic=True, gui=True)
     for bad in (
         ["--seed"],
         ["--seed", "x"],
@@ -95,7 +113,7 @@ def test_options() -> None:
         ["--movetime", "0"],
         ["--classic", "--classic"],
         ["--seed", "1", "--seed", "2"],
-        ["--gui"],
+        ["--gui", "--gui"],
         ["extra"],
         ["--nodes", ""],
     ):

@@ -9,7 +9,6 @@ import os
 import resource
 import signal
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,13 +19,8 @@ import trio
 from hub.core.lines import LineStream, PeerClosed, TransportFailed
 from tests.conftest import descendants, program
 
-FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 TIMEOUT = 20.0
 """Generous: no test can hang, and a loaded machine does not make one fail."""
-
-
-def fake_engine_argv(*args: str) -> list[str]:
-    return [sys.executable, str(FAKE_ENGINE), *args]
 
 
 def engine_env(engine: Sequence[str] | None) -> dict[str, str]:

@@ -12,6 +12,7 @@ import pytest
 import trio
 import trio.testing
 
+from hub.chess.rules import ChessReferee, render_board
 from hub.core.lines import LineStream, PeerClosed
 from hub.core.serve import bound_port, open_listeners
 from hub.games.uqchess.client import (
@@ -23,7 +24,6 @@ from hub.games.uqchess.client import (
     UserAction,
     parse_args,
 )
-from hub.games.uqchess.rules import ChessReferee, render_board
 from tests.conftest import need_stockfish, program
 from tests.uqchess.helpers import TIMEOUT, run_program, running_server
 

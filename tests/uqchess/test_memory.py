@@ -16,12 +16,22 @@ from pathlib import Path
 
 import trio
 
+from hub.chess.engine_client import EnginePool, _Job
+from hub.core.match import Match
+from hub.core.outbox import Outbox
 from hub.core.serve import ServerStats, bound_port, open_listeners
-from hub.games.uqchess.engine import EnginePool, _Job
-from hub.games.uqchess.server import ChessService, Game, Outbox, Player, serve
-from tests.uqchess.helpers import TIMEOUT, Talker, connect, fake_engine_argv
+from hub.games.uqchess.server import (
+    ChessService,
+    ClientSeat,
+    ComputerSeat,
+    Game,
+    Player,
+    serve,
+)
+from tests.chesslib.helpers import fake_engine_argv
+from tests.uqchess.helpers import TIMEOUT, Talker, connect
 
-PER_CLIENT = (Player, Game, Outbox)
+PER_CLIENT = (Player, Game, Outbox, Match, ClientSeat, ComputerSeat)
 
 
 @asynccontextmanager

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 
 import attrs
 import chess
 import pytest
+import trio
 
-from hub.games.uqchess.engine import EngineTerminated
+from hub.chess.engine_client import EngineTerminated
+from hub.core.events import GameEnded, GameRecord
+from hub.core.referee import Termination
 from hub.games.uqchess.server import ChessService, Lobby, Player, ServerOptions, parse_args
 
 
@@ -110,8 +113,10 @@ class Client:
 
 
 @pytest.fixture
-def service() -> ChessService:
-    return ChessService(FakeEngine())
+async def service() -> AsyncIterator[ChessService]:
+    async with trio.open_nursery() as nursery:  # the games' matches run in it
+        yield ChessService(FakeEngine(), nursery)
+        nursery.cancel_scope.cancel()
 
 
 async def test_errors_before_any_game(service: ChessService) -> None:
@@ -160,11 +165,11 @@ async def test_disconnect_resigns_and_frees_everything(service: ChessService) ->
     await a.say("start human black")
     await b.say("start human white")
     await c.say("start human white")  # waits
-    service.disconnect(a.player)
+    await service.disconnect(a.player)
     assert b.got[-1] == "gameover resignation white"
-    service.disconnect(c.player)
+    await service.disconnect(c.player)
     assert not service.lobby.waiting
-    service.disconnect(b.player)
+    await service.disconnect(b.player)
     assert service.players == {}
 
 
@@ -227,26 +232,75 @@ async def test_the_computer_checks_and_mates(service: ChessService) -> None:
     assert await a.say("hint best") == ["error game"]
 
 
-async def test_a_client_that_does_not_read_is_cut_off() -> None:
-    import trio
-    import trio.testing
+def _records(service: ChessService) -> list[GameRecord]:
+    """The records of the games that end from now on (the service's event stream)."""
+    records: list[GameRecord] = []
+    service.events.listen(lambda e: records.append(e.record) if isinstance(e, GameEnded) else None)
+    return records
 
-    from hub.games.uqchess.server import Outbox
 
-    ours, theirs = trio.testing.memory_stream_pair()
-    outbox = Outbox(ours, limit=100)
-    async with trio.open_nursery() as nursery:
-        scope = trio.CancelScope()
+async def test_games_are_matches_with_records(service: ChessService) -> None:
+    records = _records(service)
+    a, b = Client(service), Client(service)
+    await a.say("start human white")
+    await b.say("start human black")
+    await a.say()
+    for mover, move in ((a, "f2f3"), (b, "e7e5"), (a, "g2g4"), (b, "d8h4")):
+        await mover.say(f"move {move}")
+    assert await a.say() == ["moved d8h4", "gameover checkmate black"]
+    (record,) = records
+    assert record.game == "chess" and record.settings == {"rules": "uqchess"}
+    assert [m.move for m in record.moves] == ["f2f3", "e7e5", "g2g4", "d8h4"]
+    assert [p.kind for p in record.players] == ["remote", "remote"]
+    assert (record.termination, record.winners, record.detail) == (
+        Termination.NORMAL,
+        (1,),
+        "checkmate",
+    )
+    assert record.final_state["fen"].startswith("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/")
+    assert a.player.game is not None and a.player.game.match is None  # only the board kept
 
-        async def writer() -> None:
-            with scope:
-                await outbox.run(scope)
 
-        nursery.start_soon(writer)
-        outbox.send(["ok"])
-        assert await theirs.receive_some() == b"ok\n"
-        await outbox.drained()
-        outbox.send(["x" * 60, "y" * 60])  # over the limit before the writer could run
-        assert outbox.broken
-    assert scope.cancelled_caught
-    outbox.send(["ignored"])  # sends after that are dropped, never raise
+async def test_resigning_on_the_opponents_turn(service: ChessService) -> None:
+    records = _records(service)
+    a, b = Client(service), Client(service)
+    await a.say("start human white")
+    await b.say("start human black")
+    assert await a.say("move e2e4", "resign") == [
+        "started white",
+        "ok",
+        "gameover resignation black",
+    ]
+    assert await b.say() == ["moved e2e4", "gameover resignation black"]
+    assert await b.say("move e7e5") == ["error game"]
+    (record,) = records
+    assert record.termination is Termination.RESIGNATION
+    assert record.fault is not None and record.fault.seat == 0 and record.winners == (1,)
+
+
+async def test_leaving_is_a_disconnect(service: ChessService) -> None:
+    records = _records(service)
+    a = Client(service)
+    assert await a.say("start computer black") == ["started black", "moved g1h3"]
+    await service.disconnect(a.player)
+    assert a.got == []  # nothing is sent to a client that has left
+    (record,) = records
+    assert record.termination is Termination.DISCONNECT
+    assert [p.kind for p in record.players] == ["engine", "remote"]
+    assert [m.move for m in record.moves] == ["g1h3"]
+
+
+async def test_an_engine_that_dies_mid_game(service: ChessService) -> None:
+    engine = service.engine
+    assert isinstance(engine, FakeEngine)
+    a = Client(service)
+    await a.say("start computer white")
+
+    async def dies(game: Hashable, position: str) -> str | None:
+        raise EngineTerminated("gone")
+
+    engine.best_move = dies  # type: ignore[method-assign]
+    with pytest.raises(EngineTerminated):
+        await a.say("move e2e4")
+    assert a.got == ["ok"]
+    assert a.player.game is not None and a.player.game.over

@@ -17,7 +17,14 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed, TransportFailed
+from hub.core.lines import (
+    LineError,
+    LineStream,
+    LineTooLong,
+    PeerClosed,
+    TransportFailed,
+    iter_lines,
+)
 from hub.core.output import Output
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
@@ -143,42 +150,33 @@ class _Exit(Exception):
 
 
 async def _read_server(session: ClientSession, server: LineStream, out: Output) -> None:
-    while True:
-        try:
-            line = await server.receive_line()
-        except LineTooLong as exc:
-            if not exc.dropped:
-                await server.skip_line()
+    """Show the server's lines (over-long ones are ignored) until it goes away: `LineError`."""
+    async for line in iter_lines(server):
+        if isinstance(line, LineTooLong):
             continue
         shown = session.on_server_line(line)
         if shown is not None:
             out.line(shown)
             out.flush()
+    raise PeerClosed()
 
 
 async def _read_user(
     session: ClientSession, user: LineStream, server: LineStream, err: Output
 ) -> int:
-    while True:
-        try:
-            line = await user.receive_line()
-        except (PeerClosed, TransportFailed):
-            return 0  # EOF, even mid-line (or no readable stdin at all)
-        except LineTooLong as exc:
-            if not exc.dropped:
-                try:
-                    await user.skip_line()
-                except (PeerClosed, TransportFailed):
-                    return 0
-            line = "\n"
-        action = session.on_user_line(line)
-        if action.quit:
-            return 0
-        if action.complaint is not None:
-            err.line(action.complaint)
-            err.flush()
-        if action.send is not None:
-            await server.send_line(action.send)
+    try:
+        async for line in iter_lines(user):
+            action = session.on_user_line("\n" if isinstance(line, LineTooLong) else line)
+            if action.quit:
+                return 0
+            if action.complaint is not None:
+                err.line(action.complaint)
+                err.flush()
+            if action.send is not None:
+                await server.send_line(action.send)
+    except TransportFailed:
+        pass  # no readable stdin at all: as at its end
+    return 0  # EOF, even mid-line
 
 
 async def run(
@@ -234,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.line(USAGE)
         err.flush()
         return EXIT_USAGE
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the original dies of SIGINT (docs/uqchess.md)
     ensure_standard_fds()
     try:
         return trio.run(run, options, out, err)

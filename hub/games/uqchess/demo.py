@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import trio
 
+from hub.chess.engine_client import find_engine
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
-from hub.games.clubs.demo import find_program
-from hub.games.uqchess.engine import find_engine
+from hub.core.programs import find_program
 
 STEP_TIMEOUT = 15.0
 

@@ -4,47 +4,46 @@ Layers:
 
 * `parse_args` (pure): the command line, or None for the usage error (exit 8).
 * `Lobby` (pure): matchmaking by colour, the one place that decides pairings.
-* `ChessService`: the server's behaviour over `Player` handles. It holds the games and the
-  lobby, and talks to the engine through the small `Engine` interface (an `EnginePool`, or
-  a fake in tests). Everything except a hint or a computer move is synchronous, so replies
-  that need no engine (a move between humans, ``board``, errors) never wait behind a search;
-  the board is rendered locally, byte-identical to Stockfish 15.1's ``d``.
-* `Outbox`: one writer task per client, so that several tasks (the client's own, its
-  opponent's) can send to it without interleaving; bounded, and a client that stops reading
-  until the bound is reached is disconnected instead of stalling its opponent.
+* `ChessService`: the server's behaviour over `Player` handles. It holds the lobby and the
+  games, each a core `hub.core.match.Match` between two seats run in the service's nursery
+  and publishing to its `EventBus`: a `ClientSeat` (a `FedSeat` that the client's ``move``
+  feeds, whose hooks send ``ok``/``moved``/``check``/``gameover``) per client and a
+  `ComputerSeat` (the engine's best move) for the computer. Resigning and leaving are
+  `Match.stop`, at any time. It talks to the engine through the small `Engine` interface
+  (an `EnginePool`, or a fake in tests); only a hint or a computer move waits for it, so
+  replies that need no engine (a move between humans, ``board``, errors) never wait behind
+  a search; the board is rendered locally, byte-identical to Stockfish 15.1's ``d``.
+* `Outbox` (`hub.core.outbox`): one writer task per client, so that several tasks (the
+  client's own, its opponent's) can send to it without interleaving; bounded, and a client
+  that stops reading until the bound is reached is disconnected instead of stalling its
+  opponent.
 * `serve`: the socket adapter on `hub.core.serve.serve_lines`, and `main`.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import itertools
+import pathlib
 import resource
-import shutil
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from pathlib import Path
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 import attrs
 import trio
 
-from hub.core.lines import LineError, LineStream, LineTooLong
-from hub.core.output import Output
-from hub.core.referee import IllegalMove
-from hub.core.serve import Connection, ListenError, ServerStats, bound_port, open_listeners
-from hub.core.serve import serve_lines as _serve_lines
-from hub.core.stdin import ensure_standard_fds
-from hub.core.text import parse_whole_number
-from hub.games.uqchess import protocol as p
-from hub.games.uqchess.engine import (
+from hub.chess.engine_client import (
     EnginePool,
     EngineStartError,
     EngineTerminated,
     find_engine,
 )
-from hub.games.uqchess.rules import (
+from hub.chess.notation import ChessNotation
+from hub.chess.rules import (
+    BLACK_SEAT,
     WHITE_SEAT,
     ChessReferee,
     ChessState,
@@ -52,6 +51,23 @@ from hub.games.uqchess.rules import (
     position_command,
     render_board,
 )
+from hub.core.events import JSON, EventBus, PlayerInfo
+from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
+from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
+from hub.core.outbox import Outbox
+from hub.core.output import Output
+from hub.core.programs import which_program
+from hub.core.referee import IllegalMove, Termination
+from hub.core.seats import FedSeat
+from hub.core.serve import Connection, ListenError, ServerStats, bound_port, open_listeners
+from hub.core.serve import serve_lines as _serve_lines
+from hub.core.stdin import ensure_standard_fds
+from hub.core.text import parse_whole_number
+from hub.games.uqchess import protocol as p
+from hub.records.options import record_path
+from hub.records.recording import environment_record_path, start_recording
+from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
+from hub.web.options import web_address, web_from_environment
 
 PROGRAM = "uqchessserver"
 USAGE = "Usage: ./uqchessserver [--listenOn portno]"
@@ -62,8 +78,6 @@ EXIT_ENGINE_DIED = 7
 MAX_LINE = 1024
 """Longest client line accepted; a longer one is answered with ``error command``."""
 MAX_CONNECTIONS = 1000
-OUTBOX_LIMIT = 1 << 20
-"""Bytes queued for a client that does not read before it is disconnected."""
 DRAIN_TIMEOUT = 2.0
 MAX_ENGINES = 64
 
@@ -75,15 +89,30 @@ MAX_ENGINES = 64
 class ServerOptions:
     port: str = "0"
     engines: int = 1
+    web: tuple[str, int] | None = None
+    """Where to serve the live web view (``hub serve uqchess --web``, or ``$HUB_WEB``)."""
+    record: pathlib.Path | None = None
+    """The records database every finished game goes to (``hub serve uqchess``: ``--db PATH``,
+    by default hub.records' default, None with ``--no-record``; ``uqchessserver``: ``$HUB_DB``,
+    None when unset)."""
 
 
-def parse_args(args: Sequence[str]) -> ServerOptions | None:
-    """``[--listenOn portno] [--engines N]``, each at most once with a non-empty value."""
+def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptions | None:
+    """``[--listenOn portno] [--engines N]``, each at most once with a non-empty value;
+    ``hub serve uqchess`` (``hub_options``) also takes ``--web [HOST:]PORT``, ``--db PATH``
+    and ``--no-record``."""
+    allowed: tuple[str, ...] = ("--listenOn", "--engines")
+    if hub_options:
+        allowed += ("--web", "--db")
     values: dict[str, str] = {}
+    no_record = False
     rest = list(args)
     while rest:
         option = rest.pop(0)
-        if option not in ("--listenOn", "--engines") or option in values or not rest:
+        if option == "--no-record" and hub_options and not no_record:
+            no_record = True
+            continue
+        if option not in allowed or option in values or not rest:
             return None
         value = rest.pop(0)
         if not value:
@@ -95,7 +124,16 @@ def parse_args(args: Sequence[str]) -> ServerOptions | None:
         if count is None or not 1 <= count <= MAX_ENGINES:
             return None
         engines = count
-    return ServerOptions(values.get("--listenOn", "0"), engines)
+    web = None
+    if "--web" in values:
+        try:
+            web = web_address(values["--web"])
+        except ValueError:
+            return None
+    record = None
+    if hub_options:
+        record = record_path(argparse.Namespace(db=values.get("--db"), no_record=no_record))
+    return ServerOptions(values.get("--listenOn", "0"), engines, web, record)
 
 
 # -- matchmaking ---------------------------------------------------------------------------
@@ -154,6 +192,13 @@ class Engine(Protocol):
 
 
 Send = Callable[[Sequence[str]], None]
+ChessMatch = Match[ChessState, str]
+SEAT_OF: dict[p.Colour, int] = {"white": WHITE_SEAT, "black": BLACK_SEAT}
+SETTINGS: dict[str, JSON] = {"rules": "uqchess"}
+
+
+def colour_of(seat: int) -> p.Colour:
+    return "white" if seat == WHITE_SEAT else "black"
 
 
 @attrs.define(eq=False)
@@ -171,27 +216,121 @@ class Player:
 
 @attrs.define(eq=False)
 class Game:
+    """A game as the service sees it: its `Match` while it is played, its last position
+    afterwards (``board``); the match and the seats are dropped once it is over."""
+
     id: int
-    state: ChessState
-    seats: dict[p.Colour, Player | None]
-    """Who plays each colour: a player, or None for the computer. Emptied once over."""
-    over: bool = False
+    last: ChessState
+    """The position once the game is over (the match holds it while it is played)."""
+    seats: dict[p.Colour, ClientSeat | None] = attrs.Factory(dict)
+    """Each colour's client seat, or None for the computer. Emptied once over."""
+    match: ChessMatch | None = None
+    failure: EngineTerminated | None = None
+    """Set by the computer's seat when the engine died or answered no legal move."""
+
+    @property
+    def state(self) -> ChessState:
+        return self.last if self.match is None else self.match.state
+
+    @property
+    def over(self) -> bool:
+        return self.match is None or self.match.result is not None
 
     @property
     def turn(self) -> p.Colour:
-        return "white" if self.state.turn_seat == WHITE_SEAT else "black"
+        return colour_of(self.state.turn_seat)
 
-    @property
-    def vs_computer(self) -> bool:
-        return None in self.seats.values()
+
+def after_move_lines(referee: ChessReferee, moved: Moved[ChessState, str]) -> list[str]:
+    """``check`` or ``gameover ...`` after a move, or nothing."""
+    ending = referee.ending(moved.after)
+    if ending is Ending.CHECKMATE:
+        return [p.format_gameover(p.GameOverHow.CHECKMATE, colour_of(moved.seat))]
+    if ending is not None:
+        return [p.format_gameover(p.GameOverHow.STALEMATE)]
+    if referee.in_check(moved.after):
+        return [p.CHECK]
+    return []
+
+
+@attrs.define(eq=False)
+class ClientSeat(FedSeat[ChessState, str]):
+    """A client's seat: its ``move`` commands feed the loop (`FedSeat.submit`, an illegal
+    move is refused and asked again) and its hooks send it what it hears of the game: ``ok``
+    for its own move and ``moved X`` for the opponent's (each with ``check`` or the
+    checkmate/stalemate ``gameover``), and the resignation's ``gameover`` at the end (not to a
+    client that has gone)."""
+
+    client: Player = attrs.field(kw_only=True)
+    referee: ChessReferee = attrs.field(kw_only=True)
+
+    async def observe(self, moved: Moved[ChessState, str]) -> None:
+        await super().observe(moved)
+        # The move as it was sent (a client's own spelling, the engine's answer), as today.
+        first = p.OK if moved.seat == self.seat else p.format_moved(moved.move)
+        self.client.send([first, *after_move_lines(self.referee, moved)])
+
+    async def end(self, result: MatchResult[ChessState, str]) -> None:
+        fault = result.fault
+        if fault is None or fault.seat is None:
+            return  # checkmate or stalemate (told with the move), or an abort
+        if fault.termination is Termination.DISCONNECT and fault.seat == self.seat:
+            return  # the client has gone
+        if fault.termination in (Termination.RESIGNATION, Termination.DISCONNECT):
+            winner = p.other(colour_of(fault.seat))
+            self.client.send([p.format_gameover(p.GameOverHow.RESIGNATION, winner)])
+
+
+@attrs.define(eq=False)
+class ComputerSeat(BaseSeat[ChessState, str]):
+    """The computer: the engine's best move. An engine that dies, finds no move or answers
+    an illegal one is the server's failure (`EngineTerminated`, exit 7), not a lost game:
+    it is kept on the game and raised out of the match."""
+
+    engine: Engine
+    game: Game
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("computer", "engine"))
+
+    async def choose(self, turn: Turn[ChessState]) -> str:
+        try:
+            move = await self.engine.best_move(self.game.id, position_command(turn.state))
+        except EngineTerminated as exc:
+            self.game.failure = exc
+            raise
+        if move is None:
+            self._fail(move, "the engine found no move")
+        return move
+
+    async def rejected(self, turn: Turn[ChessState], move: str, error: IllegalMove) -> bool:
+        self._fail(move, str(error))
+
+    def _fail(self, move: str | None, why: str) -> NoReturn:
+        self.engine.fail(f"the engine answered {move!r}: {why}")
+        self.game.failure = EngineTerminated(why)
+        raise self.game.failure
 
 
 class ChessService:
-    """Every game of a server; one method per thing a client can send or do."""
+    """Every game of a server; one method per thing a client can send or do.
 
-    def __init__(self, engine: Engine, referee: ChessReferee | None = None) -> None:
+    Each game is a `Match` run in ``nursery`` (publishing to ``events``) between two seats:
+    a `ClientSeat` per client and a `ComputerSeat` for the computer. Commands that wait for
+    the game (``start``, ``move``, ``resign``) return once the loop rests again, so their
+    replies (and the computer's answer) are all sent when they return.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        nursery: trio.Nursery,
+        referee: ChessReferee | None = None,
+        events: EventBus | None = None,
+    ) -> None:
         self.engine = engine
+        self.nursery = nursery
         self.referee = referee or ChessReferee(automatic_draws=False)
+        self.events = EventBus() if events is None else events
+        self.notation = ChessNotation()
         self.lobby = Lobby()
         self.players: dict[int, Player] = {}
         self.failed = False
@@ -210,14 +349,14 @@ class ChessService:
         self.players[player.number] = player
         return player
 
-    def disconnect(self, player: Player) -> None:
+    async def disconnect(self, player: Player) -> None:
         """EOF or a failed write: the client resigns its game and is forgotten."""
         if self.players.pop(player.number, None) is None:
             return
         self.lobby.leave(player)
         if self.failed:
             return  # the server is exiting: the clients have had `error engine`
-        self._resign(player, tell_self=False)
+        await self._resign(player, Termination.DISCONNECT)
         player.game = None
 
     def engine_failed(self) -> None:
@@ -245,7 +384,7 @@ class ChessService:
             case p.MoveRequest(move):
                 await self.move(player, move)
             case p.Resign():
-                self.resign(player)
+                await self.resign(player)
 
     def _in_progress(self, player: Player) -> Game | None:
         game = player.game
@@ -257,34 +396,75 @@ class ChessService:
         player.send([p.format_error(reason)])
 
     async def start(self, player: Player, against: p.Against, choice: p.ColourChoice) -> None:
-        self._resign(player, tell_self=True)
+        await self._resign(player, Termination.RESIGNATION)
         self.lobby.leave(player)
         player.game = None
         if against == "computer":
             colour: p.Colour = "black" if choice == "black" else "white"
-            seats: dict[p.Colour, Player | None] = {colour: player, p.other(colour): None}
-            game = self._new_game(seats)
-            player.send([p.format_started(colour)])
-            if colour == "black":
-                await self._computer_moves(game, player)
-            return
-        pair = self.lobby.seek(player, choice)
-        if pair is None:
-            return
-        white, black = pair
-        assert isinstance(white, Player)
-        assert isinstance(black, Player)
-        self._new_game({"white": white, "black": black})
-        white.send([p.format_started("white")])
-        black.send([p.format_started("black")])
+            game = self._new_game({colour: player, p.other(colour): None})
+        else:
+            pair = self.lobby.seek(player, choice)
+            if pair is None:
+                return
+            white, black = pair
+            assert isinstance(white, Player)
+            assert isinstance(black, Player)
+            game = self._new_game({"white": white, "black": black})
+        await self._settle(game)  # the computer's first move, if it has white
 
-    def _new_game(self, seats: dict[p.Colour, Player | None]) -> Game:
-        game = Game(next(self._game_ids), self.referee.initial(), seats)
-        for colour, seated in seats.items():
-            if seated is not None:
-                seated.game = game
-                seated.colour = colour
+    def _new_game(self, clients: dict[p.Colour, Player | None]) -> Game:
+        """A game's `Match`, started in the service's nursery; ``started`` sent to each
+        client at once (so a resignation before the loop's first step still follows it)."""
+        game = Game(next(self._game_ids), self.referee.initial())
+        seats: list[Seat[ChessState, str]] = []
+        for colour in p.COLOURS:
+            client = clients[colour]
+            if client is None:
+                game.seats[colour] = None
+                seats.append(ComputerSeat(self.engine, game))
+                continue
+            seat = ClientSeat(
+                player=PlayerInfo(f"client {client.number}", "remote"),
+                seat=SEAT_OF[colour],
+                client=client,
+                referee=self.referee,
+            )
+            game.seats[colour] = seat
+            seats.append(seat)
+            client.game = game
+            client.colour = colour
+        game.match = Match(
+            self.referee,
+            game.last,
+            seats,
+            notation=self.notation,
+            events=self.events,
+            settings=SETTINGS,
+        )
+        for colour in p.COLOURS:
+            if (client := clients[colour]) is not None:
+                client.send([p.format_started(colour)])
+        self.nursery.start_soon(self._play, game, game.match)
         return game
+
+    async def _play(self, game: Game, match: ChessMatch) -> None:
+        try:
+            await match.run()
+        except EngineTerminated:
+            pass  # kept on the game for the waiting command; the engine pool reports it
+        finally:
+            game.last = match.state
+            game.match = None
+            game.seats = {}
+            self.engine.forget(game.id)
+
+    async def _settle(self, game: Game) -> None:
+        """Wait until ``game``'s loop rests (a client's turn, or over); raise
+        `EngineTerminated` if the engine failed meanwhile."""
+        if game.match is not None:
+            await game.match.settle()
+        if game.failure is not None:
+            raise EngineTerminated(str(game.failure)) from game.failure
 
     def board(self, player: Player) -> None:
         if player.game is None:
@@ -319,143 +499,44 @@ class ChessService:
         player.send([p.format_moves(moves)])
 
     async def move(self, player: Player, text: str) -> None:
+        """Feed the move to the client's seat; its hooks send ``ok`` and tell the opponent,
+        and this returns after the computer's reply (the loop rests again)."""
         game = self._check_turn(player)
         if game is None:
             return
-        try:
-            game.state = self.referee.apply(game.state, text)
-        except IllegalMove:
-            self._error(player, p.ErrorReason.MOVE)
-            return
-        opponent = game.seats[p.other(player.colour)]
-        after = self._after_move(game, player.colour)
-        player.send([p.OK, *after])
-        if opponent is not None:
-            opponent.send([p.format_moved(text), *after])
-        elif not game.over:
-            await self._computer_moves(game, player)
+        seat = game.seats[player.colour]
+        assert seat is not None
+        await self._settle(game)  # the loop has begun and asks for this move
+        verdict = await seat.submit(text)
+        if not verdict.accepted:
+            self._error(player, p.ErrorReason.GAME if verdict.over else p.ErrorReason.MOVE)
+        await self._settle(game)
 
-    async def _computer_moves(self, game: Game, player: Player) -> None:
-        move = await self.engine.best_move(game.id, position_command(game.state))
-        try:
-            if move is None:
-                raise IllegalMove("the engine found no move")
-            game.state = self.referee.apply(game.state, move)
-        except IllegalMove as exc:
-            self.engine.fail(f"the engine answered {move!r}: {exc}")
-            raise EngineTerminated(str(exc)) from exc
-        player.send([p.format_moved(move), *self._after_move(game, p.other(player.colour))])
-
-    def _after_move(self, game: Game, mover: p.Colour) -> list[str]:
-        """``check`` or ``gameover ...`` (ending the game) after ``mover``'s move, or nothing."""
-        ending = self.referee.ending(game.state)
-        if ending is Ending.CHECKMATE:
-            self._finish(game)
-            return [p.format_gameover(p.GameOverHow.CHECKMATE, mover)]
-        if ending is not None:
-            self._finish(game)
-            return [p.format_gameover(p.GameOverHow.STALEMATE)]
-        if self.referee.in_check(game.state):
-            return [p.CHECK]
-        return []
-
-    def _finish(self, game: Game) -> None:
-        game.over = True
-        game.seats = {}
-        self.engine.forget(game.id)
-
-    def resign(self, player: Player) -> None:
+    async def resign(self, player: Player) -> None:
         if self._in_progress(player) is None:
             self._error(player, p.ErrorReason.GAME)
             return
-        self._resign(player, tell_self=True)
+        await self._resign(player, Termination.RESIGNATION)
 
-    def _resign(self, player: Player, *, tell_self: bool) -> None:
+    async def _resign(self, player: Player, termination: Termination) -> None:
+        """Stop ``player``'s game, if any, as lost by ``termination``; the seats' ``end``
+        hooks send the ``gameover`` lines. Returns once the game is over."""
         game = self._in_progress(player)
-        if game is None:
+        if game is None or game.match is None:
             return
-        opponent = game.seats.get(p.other(player.colour))
-        message = [p.format_gameover(p.GameOverHow.RESIGNATION, p.other(player.colour))]
-        self._finish(game)
-        if tell_self:
-            player.send(message)
-        if opponent is not None:
-            opponent.send(message)
-
-
-# -- per-client writer ---------------------------------------------------------------------
-
-
-class Outbox:
-    """Lines for one client, written by one task; `send` never blocks."""
-
-    def __init__(self, stream: trio.abc.SendStream, limit: int = OUTBOX_LIMIT) -> None:
-        self._stream = stream
-        self._limit = limit
-        self._buffer = bytearray()
-        self._wakeup = trio.Event()
-        self._idle = trio.Event()
-        self._idle.set()
-        self.broken = False
-        self._scope: trio.CancelScope | None = None
-
-    def send(self, lines: Sequence[str]) -> None:
-        if self.broken:
-            return
-        for line in lines:
-            self._buffer += line.encode("latin-1", "replace")
-            self._buffer += b"\n"
-        if len(self._buffer) > self._limit:
-            self._break()
-            return
-        self._idle = trio.Event() if self._idle.is_set() else self._idle
-        self._wakeup.set()
-
-    def _break(self) -> None:
-        self.broken = True
-        self._buffer.clear()
-        self._idle.set()
-        if self._scope is not None:
-            self._scope.cancel()
-
-    async def run(self, scope: trio.CancelScope) -> None:
-        """Write until cancelled; a failed write cancels ``scope`` (the client is gone)."""
-        self._scope = scope
-        if self.broken:
-            scope.cancel()
-            return
-        while True:
-            if not self._buffer:
-                self._idle.set()
-                self._wakeup = trio.Event()
-                await self._wakeup.wait()
-                continue
-            data = bytes(self._buffer)
-            self._buffer.clear()
-            try:
-                await self._stream.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                self._break()
-                return
-
-    async def drained(self) -> None:
-        """Wait until everything sent so far is written (or the client is gone)."""
-        await self._idle.wait()
+        match = game.match
+        match.stop(SEAT_OF[player.colour], termination)
+        await match.wait_finished()
 
 
 # -- sockets -------------------------------------------------------------------------------
 
 
 async def _read_commands(service: ChessService, player: Player, lines: LineStream) -> None:
-    """Answer each line in turn until EOF (`PeerClosed`) or a broken transport."""
-    while True:
-        try:
-            line = await lines.receive_line()
-        except LineTooLong as exc:
-            if not exc.dropped:
-                await lines.skip_line()
-            line = "\n"  # any line that is not a command: error command
-        await service.handle(player, line)
+    """Answer each line in turn until EOF (a broken transport raises `TransportFailed`)."""
+    async for line in iter_lines(lines):
+        # An over-long line is not a command: error command.
+        await service.handle(player, "\n" if isinstance(line, LineTooLong) else line)
 
 
 async def handle_connection(service: ChessService, connection: Connection) -> None:
@@ -472,13 +553,14 @@ async def handle_connection(service: ChessService, connection: Connection) -> No
                 await trio.sleep_forever()  # the server reports it to everyone and exits
             finally:
                 with trio.CancelScope(shield=True):
-                    service.disconnect(player)  # resigns at once
+                    await service.disconnect(player)  # resigns at once
                     if not service.failed:
                         with trio.move_on_after(DRAIN_TIMEOUT):
                             await outbox.drained()
                 nursery.cancel_scope.cancel()
     finally:
-        service.disconnect(player)
+        with trio.CancelScope(shield=True):
+            await service.disconnect(player)
 
 
 def max_connections() -> int:
@@ -493,15 +575,15 @@ async def serve(
     pool: EnginePool,
     *,
     stats: ServerStats | None = None,
+    events: EventBus | None = None,
     task_status: trio.TaskStatus[ChessService] = trio.TASK_STATUS_IGNORED,
 ) -> int:
     """Serve until cancelled (returns 0) or until an engine dies (returns 7).
 
     ``pool`` must be started (`EnginePool.start`) but not running: this runs it.
     """
-    service = ChessService(pool)
-
     async with trio.open_nursery() as nursery:
+        service = ChessService(pool, nursery, events=events)
 
         async def run_engines(task_status: trio.TaskStatus[None]) -> None:
             try:
@@ -543,8 +625,7 @@ def builtin_engine() -> list[str] | None:
 
     if not any("engine" in plugin.tools for plugin in discover().values()):
         return None
-    sibling = Path(sys.executable).parent / "hub"
-    hub = str(sibling) if sibling.exists() else shutil.which("hub")
+    hub = which_program("hub")
     return None if hub is None else [hub, "engine"]
 
 
@@ -569,9 +650,42 @@ async def _main(options: ServerOptions, err: Output, fallback: bool) -> int:
         return EXIT_ENGINE_START
     err.line(str(bound_port(listeners)))
     err.flush()
-    status = await serve(listeners, pool)
+    status = await _serve_watched(listeners, pool, options, err, strict=fallback)
     if status == EXIT_ENGINE_DIED:
         err.line(f"{PROGRAM}: chess engine exited unexpectedly")
+    return status
+
+
+async def _serve_watched(
+    listeners: Sequence[trio.SocketListener],
+    pool: EnginePool,
+    options: ServerOptions,
+    err: Output,
+    *,
+    strict: bool,
+) -> int:
+    """`serve` with what watches its games: the live web view (``options.web``; its URL goes
+    on stderr after the port) and the records database (``options.record``; one line on
+    stderr if it cannot be opened, and the server goes on without it). A web port that
+    cannot be bound is exit 1 for ``hub serve uqchess`` (``strict``) and only a warning for
+    ``uqchessserver`` with ``$HUB_WEB``, whose exit statuses a spec fixes."""
+    events = EventBus()
+    async with trio.open_nursery() as nursery:
+        if options.web is not None:
+            from hub.web.server import start_web  # only the web view needs the web stack
+
+            started = await start_web(nursery, events, options.web, err=err, prog=PROGRAM)
+            if started is None and strict:
+                for listener in listeners:
+                    await listener.aclose()
+                for engine in pool.engines:
+                    await engine.stop()
+                nursery.cancel_scope.cancel()
+                return 1
+        err.flush()  # before the records' line, if any
+        await start_recording(nursery, events, options.record, prog=PROGRAM)
+        status = await serve(listeners, pool, events=events)
+        nursery.cancel_scope.cancel()
     return status
 
 
@@ -580,11 +694,18 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
     (when no Stockfish is found, use ``hub engine`` instead of exiting 4)."""
     args = list(sys.argv[1:] if argv is None else argv)
     err = Output(2)
-    options = parse_args(args)
+    options = parse_args(args, hub_options=fallback)
     if options is None:
         err.line(USAGE)
         err.flush()
         return EXIT_USAGE
+    if options.web is None:
+        try:
+            options = attrs.evolve(options, web=web_from_environment())
+        except ValueError as exc:
+            err.line(f"{PROGRAM}: ignoring ${WEB_ENVIRONMENT}: {exc}")
+    if not fallback:  # uqchessserver records only when asked
+        options = attrs.evolve(options, record=environment_record_path())
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # the original does not handle SIGINT
     ensure_standard_fds()
     try:

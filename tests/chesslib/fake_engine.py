@@ -8,7 +8,8 @@ Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after 
 * ``--log FILE`` appends every command received, one a line (for ordering assertions);
 * ``--mode``: ``silent`` never answers; ``noready`` answers isready but never uciok;
   ``exit`` exits at once; ``garbage`` answers every go with ``bestmove zz``;
-  ``illegal`` answers go with a well-formed but illegal move;
+  ``illegal`` answers go with a well-formed but illegal move; ``long`` answers go with a
+  line of 100,000 characters;
 * ``--die-after N``: exit (status 3) on the N-th ``go``.
 * ``--gate FIFO``: before answering each ``go`` (not ``go perft``), read one byte from FIFO,
   so a test decides exactly when each search ends (open FIFO read-write first).
@@ -94,6 +95,8 @@ def main() -> int:
             legal = list(board.legal_moves)
             if options.mode == "garbage":
                 say("bestmove zz")
+            elif options.mode == "long":
+                say("info string " + "x" * 100_000)
             elif options.mode == "illegal":
                 say("bestmove a1a1")
             elif not legal:

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Sequence
 
 from hub.core.output import Output
-from hub.games.clubs.demo import find_program
-from hub.games.uqchess.console import Console, ConsoleOptions
+from hub.core.programs import find_program
+from hub.games.chess.console import Console, ConsoleOptions
 
 SCRIPT = (
     "game human human",

@@ -25,8 +25,8 @@ from collections.abc import Iterable, Sequence
 import attrs
 import chess
 
+from hub.chess.board_art import board_lines
 from hub.core.referee import IllegalMove, Outcome
-from hub.games.uqchess.board_art import board_lines
 
 WHITE_SEAT = 0
 BLACK_SEAT = 1
@@ -36,6 +36,9 @@ MAX_STARTPOS_MOVES = 600
 """Beyond this many plies, `position_command` sends a FEN plus a bounded tail of moves."""
 MAX_TAIL_MOVES = 100
 """Plies kept after the FEN (Stockfish needs no more for repetitions or the 50-move rule)."""
+
+WIN, DRAW = 2, 1
+"""`ChessReferee.outcome`'s scores, in half points: a win 2, a draw 1 for each side."""
 
 MAX_STACK = 150
 """Plies of history a board keeps: enough for fivefold repetition under the 75-move rule."""
@@ -174,18 +177,32 @@ class ChessReferee:
         return ChessState(state.start_fen, (*state.moves, parsed.uci()), lazy)
 
     def outcome(self, state: ChessState) -> Outcome | None:
+        """In half points, as the core records a draw: checkmate scores the winner
+        `WIN`; a draw scores `DRAW` each and names both seats winners (``1/2-1/2``).
+        ``detail`` says how it ended (``checkmate``, ``stalemate``, ``insufficient
+        material``, ``seventy-five-move rule``, ``fivefold repetition``)."""
         ending = self.ending(state)
         if ending is None:
             return None
         if ending is Ending.CHECKMATE:
             winner = BLACK_SEAT if state.turn_seat == WHITE_SEAT else WHITE_SEAT
             scores = [0, 0]
-            scores[winner] = 1
-            return Outcome(scores, {winner})
-        return Outcome((0, 0), ())
+            scores[winner] = WIN
+            return Outcome(scores, {winner}, detail="checkmate")
+        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail=_draw_reason(state.board))
 
     def in_check(self, state: ChessState) -> bool:
         return state.board.is_check()
+
+
+def _draw_reason(board: chess.Board) -> str:
+    if not any(board.generate_legal_moves()):
+        return "stalemate"
+    if board.is_insufficient_material():
+        return "insufficient material"
+    if board.is_seventyfive_moves():
+        return "seventy-five-move rule"
+    return "fivefold repetition"
 
 
 def colour_name(seat: int) -> str:

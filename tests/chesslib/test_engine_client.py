@@ -1,29 +1,31 @@
-"""The engine layer: pure readers, one engine, the pool (fake engines and real Stockfish)."""
+"""The engine client: the pure readers it uses (hub.chess.uci), one engine, the pool (fake
+engines and real Stockfish)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import pytest
 import trio
+import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.games.uqchess.engine import (
+from hub.chess.engine_client import (
+    EngineClient,
     EnginePool,
     EngineProtocolError,
     EngineStartError,
     EngineTerminated,
-    UciEngine,
-    parse_bestmove,
-    parse_board,
-    parse_perft,
 )
-from hub.games.uqchess.rules import ChessReferee, position_command, render_board
+from hub.chess.rules import ChessReferee, position_command, render_board
+from hub.chess.uci import parse_bestmove, parse_board, parse_perft
+from tests.chesslib.helpers import TIMEOUT, fake_engine_argv
 from tests.conftest import need_stockfish
-from tests.uqchess.helpers import fake_engine_argv
 
 # Output captured from Stockfish 15.1 (with its `info string` and unknown-command noise).
 SF_PERFT = """\
@@ -103,7 +105,7 @@ def test_readers_raise_only_their_error(lines: list[str]) -> None:
 
 async def test_handshake_and_requests_with_a_fake_engine(tmp_path: Path) -> None:
     log = tmp_path / "log"
-    engine = await UciEngine.start(fake_engine_argv("--log", str(log)))
+    engine = await EngineClient.start(fake_engine_argv("--log", str(log)))
     try:
         board = chess.Board()
         position = "position startpos moves e2e4"
@@ -133,7 +135,7 @@ async def test_handshake_and_requests_with_a_fake_engine(tmp_path: Path) -> None
 
 
 def _kind(name: str):  # type: ignore[no-untyped-def]
-    from hub.games.uqchess.engine import JobKind
+    from hub.chess.engine_client import JobKind
 
     return JobKind(name)
 
@@ -141,16 +143,16 @@ def _kind(name: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("mode", ["silent", "noready", "exit"])
 async def test_failed_handshakes(mode: str) -> None:
     with pytest.raises(EngineStartError):
-        await UciEngine.start(fake_engine_argv("--mode", mode), handshake_timeout=1.0)
+        await EngineClient.start(fake_engine_argv("--mode", mode), handshake_timeout=1.0)
 
 
 async def test_missing_engine_program() -> None:
     with pytest.raises(EngineStartError):
-        await UciEngine.start(["/nonexistent/stockfish"])
+        await EngineClient.start(["/nonexistent/stockfish"])
 
 
 async def test_garbage_from_the_engine_kills_it() -> None:
-    engine = await UciEngine.start(fake_engine_argv("--mode", "garbage"))
+    engine = await EngineClient.start(fake_engine_argv("--mode", "garbage"))
     try:
         with pytest.raises(EngineTerminated):
             await engine.execute(1, "position startpos", _kind("search"))
@@ -160,28 +162,48 @@ async def test_garbage_from_the_engine_kills_it() -> None:
         await engine.stop()
 
 
-async def test_urgent_requests_jump_ahead_of_queued_searches(tmp_path: Path) -> None:
+@pytest.fixture
+def gate(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """The fake engine's ``--gate`` FIFO and a descriptor to write it: each byte written ends
+    one search, so a test decides exactly when the engine is busy (open read-write: the
+    engine's open does not block, and a dead engine does not make a write fail)."""
+    path = tmp_path / "gate"
+    os.mkfifo(path)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        yield str(path), fd
+    finally:
+        os.close(fd)
+
+
+async def test_urgent_requests_jump_ahead_of_queued_searches(
+    tmp_path: Path, gate: tuple[str, int]
+) -> None:
     log = tmp_path / "log"
-    pool = await EnginePool.start(fake_engine_argv("--log", str(log), "--delay", "0.2"))
+    pool = await EnginePool.start(fake_engine_argv("--log", str(log), "--gate", gate[0]))
     order: list[str] = []
-    async with trio.open_nursery() as nursery:
-        await nursery.start(pool.run)
 
-        async def search(game: int) -> None:
-            await pool.best_move(game, "position startpos")
-            order.append(f"search {game}")
+    async def search(game: int) -> None:
+        await pool.best_move(game, "position startpos")
+        order.append(f"search {game}")
 
-        async def perft() -> None:
-            await pool.legal_moves(99, "position startpos moves e2e4")
-            order.append("perft")
+    async def perft() -> None:
+        await pool.legal_moves(99, "position startpos moves e2e4")
+        order.append("perft")
 
-        for game in range(4):
-            nursery.start_soon(search, game)
-            await trio.sleep(0.01)  # queued in this order
-        nursery.start_soon(perft)
-        while len(order) < 5:
-            await trio.sleep(0.05)
-        nursery.cancel_scope.cancel()
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(pool.run)
+            async with trio.open_nursery() as requests:
+                for game in range(4):
+                    requests.start_soon(search, game)
+                    await trio.testing.wait_all_tasks_blocked()  # queued in this order
+                    assert (pool.engines[0].busy, pool.pending) == (True, game)
+                requests.start_soon(perft)
+                await trio.testing.wait_all_tasks_blocked()
+                assert (pool.pending, order) == (4, [])
+                os.write(gate[1], b"s" * 4)  # the searches may end now
+            nursery.cancel_scope.cancel()
     # The first search was running when the perft arrived; the perft went next.
     assert order == ["search 0", "perft", "search 1", "search 2", "search 3"]
 
@@ -238,13 +260,13 @@ async def test_waiting_requests_fail_when_the_engine_dies() -> None:
         except EngineTerminated:
             failures.append(f"game {game}")
 
-    with trio.fail_after(10):
+    with trio.fail_after(TIMEOUT):
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(pool.run)
                 for game in range(4):
                     nursery.start_soon(search, game)
-                    await trio.sleep(0.01)
+                    await trio.testing.wait_all_tasks_blocked()  # queued in this order
         except* EngineTerminated:
             died = True
     assert died
@@ -315,22 +337,28 @@ async def test_a_flood_of_urgent_requests_cannot_starve_searches() -> None:
 
         for game in range(8):  # always some urgent job queued
             nursery.start_soon(flood, game)
-        await trio.sleep(0.05)
+        await trio.testing.wait_all_tasks_blocked()
+        assert pool.pending == 7  # and one with the engine
         nursery.start_soon(search)
-        with trio.fail_after(20):
+        with trio.fail_after(TIMEOUT):
             await trio.sleep_forever()
     assert done == ["search"]
 
 
-async def test_a_cancelled_request_leaves_the_queue() -> None:
-    pool = await EnginePool.start(fake_engine_argv("--delay", "0.3"))
-    async with trio.open_nursery() as nursery:
-        await nursery.start(pool.run)
-        nursery.start_soon(pool.best_move, 1, "position startpos")  # keeps the engine busy
-        await trio.sleep(0.05)
-        with trio.move_on_after(0.05):
-            await pool.best_move(2, "position startpos")  # queued, then abandoned
-        assert pool.pending == 0
-        assert await pool.legal_moves(3, "position startpos")
-        nursery.cancel_scope.cancel()
+async def test_a_cancelled_request_leaves_the_queue(gate: tuple[str, int]) -> None:
+    pool = await EnginePool.start(fake_engine_argv("--gate", gate[0]))
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(pool.run)
+            nursery.start_soon(pool.best_move, 1, "position startpos")  # keeps the engine busy
+            await trio.testing.wait_all_tasks_blocked()
+            async with trio.open_nursery() as waiting:
+                waiting.start_soon(pool.best_move, 2, "position startpos")
+                await trio.testing.wait_all_tasks_blocked()
+                assert (pool.engines[0].busy, pool.pending) == (True, 1)  # queued...
+                waiting.cancel_scope.cancel()  # ...then abandoned
+            assert pool.pending == 0
+            os.write(gate[1], b"s")  # the first search ends
+            assert await pool.legal_moves(3, "position startpos")
+            nursery.cancel_scope.cancel()
     assert pool.engines[0].requests == 2  # the abandoned search never reached the engine

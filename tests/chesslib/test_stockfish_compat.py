@@ -15,9 +15,9 @@ import subprocess
 import chess
 import pytest
 
-from hub.games.uqchess.board_art import d_lines, stockfish_fen
-from hub.games.uqchess.perft import perft_lines, stockfish_moves
-from tests.chess.helpers import TIMEOUT
+from hub.chess.board_art import d_lines, stockfish_fen
+from hub.chess.perft import perft_lines, stockfish_moves
+from tests.chesslib.helpers import TIMEOUT
 from tests.conftest import need_stockfish, program
 
 RECORDED_ORDERS = {

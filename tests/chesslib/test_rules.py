@@ -5,13 +5,13 @@ from __future__ import annotations
 import chess
 import pytest
 
-from hub.core.referee import IllegalMove
-from hub.games.uqchess.rules import (
+from hub.chess.rules import (
     ChessReferee,
     Ending,
     position_command,
     render_board,
 )
+from hub.core.referee import IllegalMove, Outcome
 from hub.testing import check_referee
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
@@ -40,14 +40,22 @@ def test_checkmate_and_stalemate() -> None:
     referee, state = play(FOOLS_MATE)
     assert referee.ending(state) is Ending.CHECKMATE
     outcome = referee.outcome(state)
-    assert outcome is not None
-    assert outcome.winners == {1}
+    assert outcome == Outcome((0, 2), {1}, detail="checkmate")  # half points
     assert referee.to_move(state) is None
     referee, state = play(LOYD_STALEMATE)
     assert referee.ending(state) is Ending.STALEMATE
     outcome = referee.outcome(state)
-    assert outcome is not None
-    assert outcome.winners == frozenset()
+    # A draw as the core records one: both seats share it (GameRecord.result_text 1/2-1/2).
+    assert outcome == Outcome((1, 1), {0, 1}, detail="stalemate")
+
+
+def test_automatic_draws_say_which() -> None:
+    referee = ChessReferee()
+    bare = referee.initial("8/8/4k3/8/8/4K3/8/8 w - - 0 1")
+    assert referee.outcome(bare) == Outcome((1, 1), {0, 1}, detail="insufficient material")
+    rooks = referee.initial("r3k3/8/8/8/8/8/8/R3K3 w - - 150 90")
+    assert referee.outcome(rooks) == Outcome((1, 1), {0, 1}, detail="seventy-five-move rule")
+    assert ChessReferee(automatic_draws=False).outcome(rooks) is None
 
 
 def test_moves_read_as_stockfish_reads_them() -> None:

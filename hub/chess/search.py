@@ -34,8 +34,12 @@ INFINITY = 1_000_000
 MAX_PLY = 96
 MAX_DEPTH = 64
 TT_MAX_ENTRIES = 400_000
-CHECK_EVERY = 1024
-"""Nodes between two looks at the clock (and the stop flag)."""
+CHECK_EVERY = 128
+"""Nodes between two looks at the clock and the stop flag (a few ms: a time-limited search
+ends close to its budget, and a stopped one at once)."""
+NODE_CHECK_EVERY = 1024
+"""Nodes between two looks at the node limit: a node-limited search stops at the first
+multiple of this at or past its limit, so that seeded games replay exactly as before."""
 
 VALUES = (0, 100, 320, 330, 500, 900, 0)
 """Material by python-chess piece type (index 1 pawn .. 6 king); the king is never traded."""
@@ -395,7 +399,11 @@ class Searcher:
     def _check_limits(self) -> None:
         if self._should_stop is not None and self._should_stop():
             raise SearchAborted
-        if self._node_limit is not None and self.nodes >= self._node_limit:
+        if (
+            self._node_limit is not None
+            and self.nodes >= self._node_limit
+            and self.nodes % NODE_CHECK_EVERY == 0
+        ):
             raise SearchAborted
         if self._deadline is not None and time.monotonic() >= self._deadline:
             raise SearchAborted
@@ -701,8 +709,11 @@ class ComputerPlayer:
     limits: Limits = attrs.field(factory=lambda: Limits(movetime=1.0))
     searcher: Searcher | None = None
 
-    def choose(self, board: chess.Board) -> chess.Move:
-        """A legal move for the side to move (the position must have one)."""
+    def choose(
+        self, board: chess.Board, should_stop: Callable[[], bool] | None = None
+    ) -> chess.Move:
+        """A legal move for the side to move (the position must have one). ``should_stop``
+        ends level 4's search early with its best move so far (see `Searcher.search`)."""
         if self.level == 1:
             return level1(board, self.rng)
         if self.level == 2:
@@ -711,7 +722,7 @@ class ComputerPlayer:
             return level3(board, self.rng)
         if self.searcher is None:
             self.searcher = Searcher(self.rng)
-        result = self.searcher.search(board, self.limits)
+        result = self.searcher.search(board, self.limits, should_stop=should_stop)
         assert result.move is not None
         return result.move
 

@@ -1,16 +1,14 @@
-"""A UCI chess engine (Stockfish) shared by many games, on trio.
+"""Driving a UCI chess engine (Stockfish) shared by many games, on trio.
 
 Layers, from the bottom:
 
-* Pure readers (sans-IO) for what the server needs from the engine's output: `HandshakeReader`
-  (``readyok`` then ``uciok``), `BestMoveReader` (``bestmove X [ponder Y]``), `PerftReader`
-  (``go perft 1``: the moves in the engine's order) and `BoardReader` (``d``: the board art).
-  Each takes one line at a time, skips every line it does not need (engine versions print
-  different ``info string`` lines; nothing is ever counted), keeps 5-character promotions
-  whole, and raises `EngineProtocolError` for output it cannot accept. `parse_bestmove`,
-  `parse_perft` and `parse_board` run them over whole outputs.
-* `UciEngine`: one engine process (stdin/stdout pipes, stderr inherited, as the spec says),
-  its handshake under a deadline and one request at a time. Only its owner task talks to it.
+* The pure readers of the engine's output are in `hub.chess.uci` (`HandshakeReader`,
+  `BestMoveReader`, `PerftReader`, `BoardReader`); they raise `EngineProtocolError` for
+  output they cannot accept.
+* `EngineClient`: one engine process (stdin/stdout pipes, stderr inherited, as the spec says),
+  its handshake under a deadline and one request at a time. Only its owner task talks to it:
+  the pool's (`execute`) or a chess match's `hub.chess.seats.UciSeat` (`setup` for options
+  and ``ucinewgame``, `search` with the ``go`` of the player's clock).
 * `EnginePool`: N engines (default 1), each owned by one task that takes requests from a
   bounded queue. The queue is a bounded memory channel with two refinements on the receiving
   side: requests that need the engine but no search (``hint all``: `JobKind.PERFT`, and the
@@ -20,24 +18,47 @@ Layers, from the bottom:
   engine's next request is about a different game than its last. The death of any engine is
   seen at once (a task waits on each process), every waiting request fails with
   `EngineTerminated`, and `EnginePool.run` raises `EngineTerminated`.
+
+`EngineError` and `EngineProtocolError` are defined beside the readers (which raise them) and
+exported from here with the other errors.
 """
 
 from __future__ import annotations
 
 import enum
 import os
-import re
 import shutil
 import signal
 from collections import deque
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 import attrs
 import trio
 
-from hub.core.lines import LineError
+from hub.chess.uci import (
+    BestMoveReader,
+    BoardReader,
+    EngineError,
+    EngineProtocolError,
+    HandshakeReader,
+    PerftReader,
+    Reader,
+    ReadyReader,
+)
+from hub.core.lines import LineError, LineTooLong
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
+
+__all__ = [
+    "EngineClient",
+    "EngineError",
+    "EnginePool",
+    "EngineProtocolError",
+    "EngineStartError",
+    "EngineTerminated",
+    "JobKind",
+    "find_engine",
+]
 
 ENGINE_NAME = "stockfish"
 DEBIAN_ENGINE = "/usr/games/stockfish"
@@ -54,20 +75,7 @@ URGENT_BUDGET = 0.1
 """Seconds of urgent work an engine does between two searches when searches are waiting."""
 DEFAULT_MAX_PENDING = 4096
 
-_MOVE_RE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
-_PERFT_RE = re.compile(r"([a-h][1-8][a-h][1-8][qrbn]?): ([0-9]+)")
-_BORDER = "+---+---+---+---+---+---+---+---+"
-_FILES = "a   b   c   d   e   f   g   h"
-
 T = TypeVar("T")
-
-
-class EngineError(Exception):
-    """Base class of the engine layer's errors."""
-
-
-class EngineProtocolError(EngineError):
-    """The engine printed something that its reader cannot accept."""
 
 
 class EngineStartError(EngineError):
@@ -76,136 +84,6 @@ class EngineStartError(EngineError):
 
 class EngineTerminated(EngineError):
     """An engine exited (or was killed after misbehaving) while the server needed it."""
-
-
-# -- pure readers --------------------------------------------------------------------------
-
-
-class Reader(Generic[T]):
-    """Feeds on an engine's output one line at a time; `feed` is True once complete."""
-
-    result: T
-
-    def feed(self, line: str) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-@attrs.define
-class HandshakeReader(Reader[None]):
-    """``readyok`` (anything may come first), then ``uciok`` (``id``/``option`` skipped)."""
-
-    ready: bool = False
-    result: None = None
-
-    def feed(self, line: str) -> bool:
-        word = line.strip()
-        if not self.ready:
-            self.ready = word == "readyok"
-            return False
-        return word == "uciok"
-
-
-@attrs.define
-class ReadyReader(Reader[None]):
-    """Everything up to ``readyok``."""
-
-    result: None = None
-
-    def feed(self, line: str) -> bool:
-        return line.strip() == "readyok"
-
-
-@attrs.define
-class BestMoveReader(Reader["str | None"]):
-    """``bestmove X`` or ``bestmove X ponder Y``: X, or None for ``bestmove (none)``."""
-
-    result: str | None = None
-
-    def feed(self, line: str) -> bool:
-        words = line.split()
-        if not words or words[0] != "bestmove":
-            return False
-        if len(words) < 2:
-            raise EngineProtocolError(f"bestmove without a move: {line!r}")
-        move = words[1]
-        if move in ("(none)", "0000"):
-            self.result = None
-        elif _MOVE_RE.fullmatch(move):
-            self.result = move
-        else:
-            raise EngineProtocolError(f"bestmove is not a move: {line!r}")
-        return True
-
-
-@attrs.define
-class PerftReader(Reader[list[str]]):
-    """``go perft 1``: ``e2e4: 1`` lines (kept in order) up to ``Nodes searched: N``."""
-
-    result: list[str] = attrs.Factory(list)
-    counted: int = 0
-
-    def feed(self, line: str) -> bool:
-        text = line.strip()
-        if (match := _PERFT_RE.fullmatch(text)) is not None:
-            self.result.append(match.group(1))
-            self.counted += int(match.group(2)[:9])
-            return False
-        if text.startswith("Nodes searched:"):
-            nodes = text.removeprefix("Nodes searched:").strip()
-            if not nodes.isdigit() or int(nodes[:12]) != self.counted:
-                raise EngineProtocolError(f"perft total does not match its moves: {line!r}")
-            return True
-        return False
-
-
-@attrs.define
-class BoardReader(Reader[list[str]]):
-    """``d``: the board art as clients receive it, through the line ``Checkers: ...``.
-
-    The result runs from the blank line before the top border through the blank line after
-    the file letters (20 lines); the art lines are kept exactly as printed (Stockfish 15.1
-    indents them by one space).
-    """
-
-    result: list[str] = attrs.Factory(list)
-    art: list[str] = attrs.Factory(list)
-    complete: bool = False
-
-    def feed(self, line: str) -> bool:
-        if self.complete:
-            return line.startswith("Checkers:")
-        if not self.art:
-            if line.strip() == _BORDER:
-                self.art.append(line)
-            return False
-        self.art.append(line)
-        if line.strip() == _FILES:
-            if len(self.art) != 18:
-                raise EngineProtocolError(f"board art of {len(self.art)} lines")
-            self.result = ["", *self.art, ""]
-            self.complete = True
-        elif len(self.art) > 18:
-            raise EngineProtocolError("board art without its file letters")
-        return False
-
-
-def _run(reader: Reader[T], lines: Iterable[str]) -> T:
-    for line in lines:
-        if reader.feed(line):
-            return reader.result
-    raise EngineProtocolError(f"{type(reader).__name__}: output ended early")
-
-
-def parse_bestmove(lines: Iterable[str]) -> str | None:
-    return _run(BestMoveReader(), lines)
-
-
-def parse_perft(lines: Iterable[str]) -> list[str]:
-    return _run(PerftReader(), lines)
-
-
-def parse_board(lines: Iterable[str]) -> list[str]:
-    return _run(BoardReader(), lines)
 
 
 # -- one engine ----------------------------------------------------------------------------
@@ -238,7 +116,7 @@ class JobKind(enum.Enum):
 
 
 @attrs.define(eq=False)
-class UciEngine:
+class EngineClient:
     """One engine process. Only its owner task may call `execute`."""
 
     child: ChildProcess
@@ -261,11 +139,18 @@ class UciEngine:
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         search_command: str = SEARCH_COMMAND,
         request_timeout: float = REQUEST_TIMEOUT,
-    ) -> UciEngine:
-        """Spawn ``argv`` (stderr inherited) and complete the handshake, or `EngineStartError`."""
+        uci_first: bool = False,
+        new_process_group: bool = False,
+    ) -> EngineClient:
+        """Spawn ``argv`` (stderr inherited) and complete the handshake, or `EngineStartError`.
+
+        The handshake is ``isready`` then ``uci`` (what the UQChess spec has Stockfish see),
+        or with ``uci_first`` the protocol's own ``uci`` alone, for any UCI engine.
+        ``new_process_group`` keeps a terminal's Ctrl-C from reaching the engine.
+        """
         try:
             child = await ChildProcess.spawn(
-                argv, max_line=ENGINE_MAX_LINE, new_process_group=False, stderr=None
+                argv, max_line=ENGINE_MAX_LINE, new_process_group=new_process_group, stderr=None
             )
         except SpawnFailed as exc:
             raise EngineStartError(str(exc)) from exc
@@ -273,13 +158,17 @@ class UciEngine:
         engine = cls(child, index, search_command, request_timeout)
         try:
             with trio.fail_after(handshake_timeout):
-                await lines.send_line("isready")
-                await engine._read(ReadyReader())
+                if not uci_first:
+                    await lines.send_line("isready")
+                    await engine._read(ReadyReader())
                 await lines.send_line("uci")
                 await engine._read(HandshakeReader(ready=True))
         except (trio.TooSlowError, EngineError) as exc:
             await engine.stop(grace=0)
             raise EngineStartError(f"handshake failed: {exc or type(exc).__name__}") from exc
+        except BaseException:  # cancelled during the handshake: no engine is left behind
+            await engine.stop(grace=0)
+            raise
         return engine
 
     @property
@@ -291,12 +180,35 @@ class UciEngine:
         return self.child.process.returncode is None
 
     async def _read(self, reader: Reader[T]) -> T:
+        """Feed ``reader`` until it is complete; `EngineProtocolError` for an over-long line,
+        `EngineTerminated` when the engine's output ends or breaks."""
         try:
             while True:
                 if reader.feed(await self.child.lines.receive_line()):
                     return reader.result
+        except LineTooLong as exc:
+            raise EngineProtocolError(f"engine {self.index}: {exc}") from exc
         except LineError as exc:
             raise EngineTerminated(f"engine {self.index}: {exc}") from exc
+
+    async def setup(self, commands: Sequence[str]) -> None:
+        """Send ``commands`` (``setoption ...``, ``ucinewgame``), then ``isready``, and wait for
+        ``readyok``. Bounded by the caller; raises like `_read`."""
+        lines = self.child.lines
+        for command in (*commands, "isready"):
+            lines.queue_line(command)
+        await lines.flush()
+        await self._read(ReadyReader())
+
+    async def search(self, position: str, go: str) -> str | None:
+        """Send ``position`` and ``go``; the move of the ``bestmove`` line (None for
+        ``bestmove (none)``). Bounded by the caller (the player's clock); raises like `_read`,
+        and leaves the engine running whatever happens (its owner stops it)."""
+        lines = self.child.lines
+        lines.queue_line(position)
+        lines.queue_line(go)
+        await lines.flush()
+        return await self._read(BestMoveReader())
 
     async def execute(self, game: Hashable, position: str, kind: JobKind) -> object:
         """One request: context switch if needed, ``position``, then ``go``/``d``.
@@ -389,7 +301,7 @@ class _JobQueue:
                 self._room.release()
                 return
 
-    async def take(self, engine: UciEngine, pool: EnginePool) -> _Job:
+    async def take(self, engine: EngineClient, pool: EnginePool) -> _Job:
         while True:
             if self.closed is not None:
                 raise self.closed
@@ -399,7 +311,7 @@ class _JobQueue:
                 return job
             await self._lot.park()
 
-    def _pick(self, engine: UciEngine, pool: EnginePool) -> _Job | None:
+    def _pick(self, engine: EngineClient, pool: EnginePool) -> _Job | None:
         """The oldest urgent job, else the oldest search, that ``engine`` should take.
 
         Jobs are taken in order of arrival (no game can starve another); a job is passed
@@ -432,7 +344,7 @@ class _JobQueue:
 class EnginePool:
     """N started engines serving every game; run `run` in a nursery, then send requests."""
 
-    def __init__(self, engines: Sequence[UciEngine], *, max_pending: int = DEFAULT_MAX_PENDING):
+    def __init__(self, engines: Sequence[EngineClient], *, max_pending: int = DEFAULT_MAX_PENDING):
         if not engines:
             raise ValueError("a pool needs at least one engine")
         self.engines = list(engines)
@@ -452,12 +364,12 @@ class EnginePool:
         max_pending: int = DEFAULT_MAX_PENDING,
     ) -> EnginePool:
         """Start ``count`` engines (in parallel); `EngineStartError` if any fails."""
-        engines: list[UciEngine | None] = [None] * count
+        engines: list[EngineClient | None] = [None] * count
         failures: list[EngineStartError] = []
 
         async def start_one(index: int) -> None:
             try:
-                engines[index] = await UciEngine.start(
+                engines[index] = await EngineClient.start(
                     argv,
                     index=index,
                     handshake_timeout=handshake_timeout,
@@ -505,7 +417,7 @@ class EnginePool:
         if self.failure is not None:
             raise self.failure
 
-    async def _watch(self, engine: UciEngine, scope: trio.CancelScope) -> None:
+    async def _watch(self, engine: EngineClient, scope: trio.CancelScope) -> None:
         await engine.child.process.wait()
         if self.failure is None:
             code = engine.child.status
@@ -513,7 +425,7 @@ class EnginePool:
             self._queue.close(self.failure)
         scope.cancel()
 
-    async def _own(self, engine: UciEngine) -> None:
+    async def _own(self, engine: EngineClient) -> None:
         """The one task that talks to ``engine``: take a job, run it, answer it, repeat."""
         while True:
             try:
@@ -540,7 +452,7 @@ class EnginePool:
             if self._queue:
                 await trio.lowlevel.checkpoint()
 
-    def _make_home(self, game: Hashable, engine: UciEngine) -> None:
+    def _make_home(self, game: Hashable, engine: EngineClient) -> None:
         """``engine`` serves ``game`` now: it is that game's home, and no other game's.
 
         The game it served before lost its hash at the switch (``ucinewgame``), so its

@@ -7,7 +7,7 @@ import random
 import chess
 import pytest
 
-from hub.games.uqchess.ai import (
+from hub.chess.search import (
     MATE_BOUND,
     ComputerPlayer,
     Info,
@@ -183,3 +183,28 @@ def test_evaluation_is_symmetric_and_counts_material() -> None:
 def test_computer_player_rejects_unknown_levels() -> None:
     with pytest.raises(ValueError, match="level"):
         ComputerPlayer(5)
+
+
+def test_a_node_limit_stops_at_a_multiple_of_the_node_check() -> None:
+    """The clock and the stop flag are looked at every CHECK_EVERY nodes, the node limit only
+    every NODE_CHECK_EVERY: a node-limited (seeded) search stops where it always did."""
+    from hub.chess.search import CHECK_EVERY, NODE_CHECK_EVERY
+
+    assert NODE_CHECK_EVERY % CHECK_EVERY == 0 and CHECK_EVERY < NODE_CHECK_EVERY
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    result = Searcher(random.Random(3)).search(board, Limits(nodes=4_500))
+    assert result.nodes == 5 * NODE_CHECK_EVERY
+
+
+def test_a_stop_flag_is_seen_within_a_few_nodes() -> None:
+    from hub.chess.search import CHECK_EVERY
+
+    calls: list[int] = []
+    searcher = Searcher()
+
+    def stop() -> bool:
+        calls.append(searcher.nodes)
+        return len(calls) > 3
+
+    searcher.search(chess.Board(), Limits(depth=30), should_stop=stop)
+    assert calls[:4] == [CHECK_EVERY, 2 * CHECK_EVERY, 3 * CHECK_EVERY, 4 * CHECK_EVERY]

@@ -1,0 +1,406 @@
+"""Chess seats for the core match loop (`hub.core.match`): a built-in level, a UCI engine and
+a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``).
+
+* `LevelSeat`: level 1-4 of `hub.chess.search`, thinking in a worker thread with a stop flag
+  (`hub.core.seats.run_in_thread`), so Ctrl-C and a lost game return at once. Level 4 budgets
+  its search from the turn's clock as ``hub engine`` does for the same ``go``, less what it
+  may overrun: the search looks at the clock every `CHECK_EVERY` nodes, a few ms at its speed,
+  so `level_limits` keeps that interval (measured on the seat's own recent searches) out of
+  the budget and away from the deadline.
+* `UciSeat`: any UCI engine (Stockfish, ``hub engine``, ...) driven through one
+  `EngineClient`: ``uci``, the options (``setoption name Skill Level value 3``), ``isready``,
+  ``ucinewgame`` at every game, then ``position`` and ``go`` with the clocks (``wtime``/
+  ``btime``/``winc``/``binc`` for a game clock, ``movetime`` for a per-move limit, less
+  `MOVE_MARGIN`). An engine that cannot start, crashes, hangs past its time or answers
+  garbage or an illegal move loses the game with the reason (`SeatFailure` with its
+  `Termination`); its process is always stopped and reaped (`UciSeat.aclose`, also from
+  ``end``).
+* `PersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``);
+  the I/O is two functions handed in, so the seat itself is testable over memory.
+
+`turn_go` is the one pure translation of a turn's clock into a UCI ``go`` (both engine kinds
+use it).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+
+import attrs
+import chess
+import trio
+
+from hub.chess.board_art import board_lines
+from hub.chess.engine_client import (
+    HANDSHAKE_TIMEOUT,
+    EngineClient,
+    EngineError,
+    EngineProtocolError,
+    EngineStartError,
+)
+from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
+from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
+from hub.chess.uci import Go, setoption_line
+from hub.core.clock import TimeControl
+from hub.core.events import PlayerInfo
+from hub.core.match import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.process import SpawnFailed
+from hub.core.referee import IllegalMove, Termination
+from hub.core.seats import StopFlag, run_in_thread
+
+UNLIMITED_MOVETIME_MS = 1000
+"""A move's time (``go movetime``) when the game has no time limit at all."""
+UNLIMITED_GRACE = 10.0
+"""Without a time limit, an engine that has not answered this long after its move time hangs."""
+MOVE_MARGIN = 0.05
+"""Seconds kept back from a per-move limit for the pipes (at most a tenth of the limit)."""
+LEVEL_MARGIN = 0.02
+"""Seconds level 4 keeps before its deadline beyond two looks at the clock (the thread, the
+loop, a busy machine)."""
+MIN_BUDGET = 0.001
+"""Level 4's smallest budget: it then returns after the first iteration or two."""
+SLOW_NPS = 10_000
+"""Level 4's assumed speed (nodes a second) until it has measured its own."""
+SPEED_SAMPLES = 8
+"""Level 4 plans with the slowest of its last this many searches."""
+START_TIMEOUT = HANDSHAKE_TIMEOUT
+"""Seconds an engine has for ``uciok``, and again for each ``readyok``."""
+STOP_GRACE = 1.0
+"""Seconds an engine has to exit after ``quit`` before it is killed."""
+EXIT_WAIT = 1.0
+"""Seconds to wait for a dead engine's exit status (for the record)."""
+
+
+# -- the clock, as UCI says it ------------------------------------------------------------
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
+
+
+def turn_go(
+    control: TimeControl,
+    colour: chess.Color,
+    time_left: float,
+    game_left: float | None,
+    other_left: float | None,
+) -> Go:
+    """The ``go`` for a turn (pure).
+
+    ``time_left``: seconds to the turn's deadline (``inf``: none); ``game_left``: the mover's
+    game clock now, ``other_left`` the opponent's (None: no game clock). A per-move limit is
+    ``movetime`` less `MOVE_MARGIN` (at most a tenth); a game clock is ``wtime``/``btime``
+    with the increments; no limit at all is ``movetime`` `UNLIMITED_MOVETIME_MS`.
+    """
+    movetime = None
+    if control.per_move is not None:
+        movetime = _ms(time_left - min(MOVE_MARGIN, time_left / 10))
+    if control.base is None or game_left is None:
+        return Go(movetime=movetime if movetime is not None else UNLIMITED_MOVETIME_MS)
+    own = _ms(game_left)
+    other = _ms(other_left) if other_left is not None else own
+    increment = int(control.increment * 1000)
+    white, black = (own, other) if colour == chess.WHITE else (other, own)
+    return Go(movetime=movetime, wtime=white, btime=black, winc=increment, binc=increment)
+
+
+def level_limits(go: Go, colour: chess.Color, time_left: float, check_interval: float) -> Limits:
+    """Level 4's bounds for ``go`` (as ``hub engine`` reads it). ``check_interval`` is the
+    time between two looks at the clock, which a search may run past its budget: the budget
+    leaves it out, and ends two intervals plus `LEVEL_MARGIN` before the deadline (at least
+    `MIN_BUDGET`)."""
+    limits = go.limits(colour)
+    if limits.movetime is None:
+        return limits
+    budget = limits.movetime - check_interval
+    if time_left != math.inf:
+        budget = min(budget, time_left - 2 * check_interval - LEVEL_MARGIN)
+    return attrs.evolve(limits, movetime=max(budget, MIN_BUDGET))
+
+
+@attrs.define(eq=False)
+class ClockedSeat(BaseSeat[ChessState, str]):
+    """What both computer seats share: the clocks as the seat last saw them, and `go`."""
+
+    seat: int = -1
+    clocks: list[float | None] = attrs.Factory(lambda: [None, None])
+    """Each seat's game clock after the last move (None: no game clock)."""
+
+    async def begin(self, start: Start[ChessState]) -> None:
+        self.seat = start.seat
+        self.clocks = [start.control.base, start.control.base]
+
+    async def observe(self, moved: Moved[ChessState, str]) -> None:
+        self.clocks = list(moved.event.clocks)
+
+    def go(self, turn: Turn[ChessState]) -> Go:
+        clock = turn.clock
+        time_left = turn.time_left()
+        game_left = None
+        if clock.remaining is not None:
+            now = trio.current_time()
+            started = clock.started_at if clock.started_at is not None else now
+            game_left = max(0.0, clock.remaining - (now - started))
+        other = self.clocks[1 - turn.seat] if len(self.clocks) == 2 else None
+        return turn_go(clock.control, turn.state.board.turn, time_left, game_left, other)
+
+
+# -- a built-in level ----------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class LevelSeat(ClockedSeat):
+    """Level 1-4 of `hub.chess.search`, thinking in a worker thread (``threaded=False``: in
+    the event loop's thread, for tests). Its randomness comes from ``rng`` alone."""
+
+    level: int = attrs.field(default=4, validator=attrs.validators.in_((1, 2, 3, 4)))
+    rng: random.Random = attrs.Factory(random.Random)
+    player: PlayerInfo = attrs.Factory(
+        lambda self: PlayerInfo(f"ai:{self.level}", "ai", f"ai:{self.level}"), takes_self=True
+    )
+    limiter: trio.CapacityLimiter | None = None
+    threaded: bool = True
+    computer: ComputerPlayer = attrs.field(init=False)
+    searcher: Searcher = attrs.field(init=False)
+    speeds: deque[float] = attrs.Factory(lambda: deque(maxlen=SPEED_SAMPLES))
+    """Nodes a second of level 4's recent searches."""
+
+    def __attrs_post_init__(self) -> None:
+        self.computer = ComputerPlayer(self.level, self.rng)
+        self.searcher = Searcher(self.rng)
+
+    @property
+    def check_interval(self) -> float:
+        """Seconds between two looks at the clock, at the slowest recent speed."""
+        return CHECK_EVERY / min(self.speeds, default=SLOW_NPS)
+
+    def think(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
+        """The move for ``board`` (a copy this call may use freely)."""
+        if self.level < 4:
+            return self.computer.choose(board).uci()
+        result = self.searcher.search(board, limits, should_stop=stop.is_set)
+        if result.seconds >= 0.002 and result.nodes >= 64:
+            self.speeds.append(result.nodes / result.seconds)
+        assert result.move is not None  # the loop asks only in a position with moves
+        return result.move.uci()
+
+    async def choose(self, turn: Turn[ChessState]) -> str:
+        board = turn.state.board.copy()
+        limits = level_limits(self.go(turn), board.turn, turn.time_left(), self.check_interval)
+        if not self.threaded:
+            return self.think(board, limits, StopFlag())
+        return await run_in_thread(
+            lambda stop: self.think(board, limits, stop), limiter=self.limiter
+        )
+
+
+# -- a UCI engine ---------------------------------------------------------------------------
+
+
+def _status_text(engine: EngineClient) -> str:
+    status = engine.child.status
+    if status is None:
+        return "the engine stopped talking"
+    if status.signal is not None:
+        return f"the engine was killed by signal {status.signal}"
+    return f"the engine exited with status {status.code}"
+
+
+@attrs.define(eq=False)
+class UciSeat(ClockedSeat):
+    """A UCI engine, started by `launch` (or at ``begin``) and stopped by `aclose` (or at
+    ``end``). ``options`` are sent as ``setoption`` in order, once, after ``uciok``."""
+
+    argv: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    player: PlayerInfo = attrs.Factory(lambda: PlayerInfo("engine", "engine"))
+    start_timeout: float = START_TIMEOUT
+    new_process_group: bool = True
+    """Own process group: a Ctrl-C at the terminal reaches only hub, which ends the game."""
+    engine: EngineClient | None = None
+    failure: SeatFailure | None = None
+    """Why `launch` failed (raised at ``begin``, so the game records this seat's fault)."""
+    launched: bool = False
+
+    async def launch(self) -> None:
+        """Start the engine and set its options (once); a failure is kept for ``begin``."""
+        if self.launched:
+            return
+        self.launched = True
+        try:
+            self.engine = await EngineClient.start(
+                self.argv,
+                handshake_timeout=self.start_timeout,
+                uci_first=True,
+                new_process_group=self.new_process_group,
+            )
+        except EngineStartError as exc:
+            self.failure = self._start_failure(exc)
+            return
+        commands = [setoption_line(name, value) for name, value in self.options]
+        try:
+            await self._setup(commands, "its options")
+        except SeatFailure as exc:
+            self.failure = exc
+
+    def _start_failure(self, exc: EngineStartError) -> SeatFailure:
+        cause = exc.__cause__
+        if isinstance(cause, SpawnFailed):
+            return SeatFailure(Termination.DISCONNECT, f"could not be started: {cause}")
+        if isinstance(cause, trio.TooSlowError):
+            return SeatFailure(
+                Termination.TIMEOUT, f"no uciok within {self.start_timeout:g} s of uci"
+            )
+        if isinstance(cause, EngineProtocolError):
+            return SeatFailure(Termination.MALFORMED, f"during the handshake: {cause}")
+        return SeatFailure(Termination.DISCONNECT, f"during the handshake: {cause or exc}")
+
+    async def _failure(self, exc: EngineError, doing: str) -> SeatFailure:
+        """The fault of an engine that failed while ``doing``: garbage or a dead engine."""
+        if isinstance(exc, EngineProtocolError):
+            return SeatFailure(Termination.MALFORMED, f"{doing}: {exc}")
+        assert self.engine is not None
+        with trio.move_on_after(EXIT_WAIT):
+            await self.engine.child.process.wait()
+        return SeatFailure(Termination.DISCONNECT, f"{doing}: {_status_text(self.engine)}")
+
+    async def _setup(self, commands: Sequence[str], what: str) -> None:
+        assert self.engine is not None
+        with trio.move_on_after(self.start_timeout):
+            try:
+                await self.engine.setup(commands)
+            except EngineError as exc:
+                raise await self._failure(exc, f"setting up {what}") from exc
+            return
+        raise SeatFailure(
+            Termination.TIMEOUT, f"no readyok within {self.start_timeout:g} s of {what}"
+        )
+
+    async def begin(self, start: Start[ChessState]) -> None:
+        await super().begin(start)
+        await self.launch()
+        if self.failure is not None:
+            raise self.failure
+        await self._setup(["ucinewgame"], "ucinewgame")
+
+    async def choose(self, turn: Turn[ChessState]) -> str:
+        engine = self.engine
+        assert engine is not None  # begin succeeded
+        go = self.go(turn)
+        bound = math.inf
+        if turn.deadline == math.inf:  # no clock: the loop would wait forever
+            bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE
+        with trio.move_on_after(bound):
+            try:
+                move = await engine.search(position_command(turn.state), go.command())
+            except EngineError as exc:
+                raise await self._failure(exc, "searching") from exc
+            if move is None:
+                raise SeatFailure(
+                    Termination.ILLEGAL_MOVE, "bestmove (none) in a position with legal moves"
+                )
+            return move
+        raise SeatFailure(Termination.TIMEOUT, f"no bestmove within {bound:g} s")
+
+    async def end(self, result: MatchResult[ChessState, str]) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Send ``quit``, wait `STOP_GRACE` for the engine to exit, kill it, reap it (even when
+        cancelled; again is a no-op)."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(STOP_GRACE):
+                await engine.child.lines.send_line("quit")
+            await engine.stop(grace=STOP_GRACE)
+
+
+# -- a person -------------------------------------------------------------------------------
+
+
+def read_person_move(board: chess.Board, text: str) -> str | None:
+    """The legal move ``text`` names, in UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``),
+    as UCI text; None if it names none."""
+    text = text.strip()
+    try:
+        move = board.parse_uci(normalise(text))
+    except ValueError:
+        try:
+            move = board.parse_san(text)
+        except ValueError:
+            return None
+    return move.uci() if move else None  # not the null move
+
+
+def result_line(result: MatchResult[ChessState, str]) -> str:
+    """``1-0 (checkmate)``, ``1/2-1/2 (threefold repetition)``, ``0-1 (white: timeout)``."""
+    record = result.record
+    reason = record.detail or record.termination.value
+    if record.fault is not None:
+        reason = f"{COLOUR_NAMES[record.fault.seat]}: {record.fault.termination.value}"
+    return f"{record.result_text()} ({reason})"
+
+
+@attrs.define(eq=False)
+class PersonSeat(BaseSeat[ChessState, str]):
+    """A person: `write` shows lines, `read_line` returns the next typed line (None at the
+    end of input, which resigns). ``resign`` (or ``quit``) gives up; a line that is not a
+    legal move is refused and the person asked again, with the clock running."""
+
+    read_line: Callable[[], Awaitable[str | None]]
+    write: Callable[[Sequence[str]], None]
+    player: PlayerInfo = attrs.Factory(lambda: PlayerInfo("human", "person", "human"))
+    waits_for_input: bool = True
+    seat: int = -1
+    opponent: str = "the opponent"
+
+    async def begin(self, start: Start[ChessState]) -> None:
+        self.seat = start.seat
+        self.opponent = start.event.players[1 - start.seat].name
+        self.write([f"You play {COLOUR_NAMES[start.seat]} against {self.opponent}."])
+
+    async def choose(self, turn: Turn[ChessState]) -> str:
+        board = turn.state.board
+        left = turn.time_left()
+        clock = "" if left == math.inf else f", {left:.1f} s left"
+        self.write(
+            [
+                *board_lines(board),
+                f"You are {COLOUR_NAMES[turn.seat]}{' (in check)' if board.is_check() else ''}"
+                f"{clock}: your move (e2e4 or Nf3), or resign",
+            ]
+        )
+        while True:
+            line = await self.read_line()
+            if line is None:
+                raise SeatFailure(Termination.RESIGNATION, "end of input")
+            text = line.strip()
+            if text in ("resign", "quit"):
+                raise SeatFailure(Termination.RESIGNATION, text)
+            move = read_person_move(board, text) if text else None
+            if move is not None:
+                return move
+            if text:
+                self.write([f"Not a legal move here: {text}"])
+
+    async def rejected(self, turn: Turn[ChessState], move: str, error: IllegalMove) -> bool:
+        self.write([f"Not a legal move here: {move}"])
+        return True
+
+    async def observe(self, moved: Moved[ChessState, str]) -> None:
+        if moved.seat != self.seat:
+            board = moved.before.board
+            san = board.san(board.parse_uci(moved.text))
+            self.write([f"{self.opponent} plays {san} ({moved.text})."])
+
+    async def time_up(self, seat: int) -> None:
+        if seat == self.seat:
+            self.write(["Your time is up."])
+
+    async def end(self, result: MatchResult[ChessState, str]) -> None:
+        self.write([*board_lines(result.state.board), f"Game over: {result_line(result)}"])

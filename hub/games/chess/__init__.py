@@ -1,0 +1,1 @@
+"""Chess in the terminal and `hub engine` (see docs/chess.md)."""

@@ -1,0 +1,424 @@
+"""Chess for ``hub match``: the `MatchKit` (`kit`) that plays one game of chess through `Match`.
+
+Players (one spec per seat; seat 0 plays white):
+
+* ``ai:N``: the built-in level N (1-4, as in ``hub play chess``), thinking in a worker
+  thread; level 4 budgets its search from its clock.
+* a UCI engine: ``uci:COMMAND`` or a bare program name or path (``stockfish``,
+  ``/usr/games/stockfish``, ``uci:hub engine``; ``hub-engine`` is short for hub's own
+  engine). COMMAND is split like a shell line; its program is looked up beside hub's
+  interpreter, on PATH, then in /usr/games (where Debian puts Stockfish). UCI options follow
+  a ``?``, separated by ``&``: ``stockfish?Skill Level=3&Threads=1``. `check_player`
+  starts the engine once to see that it speaks UCI and has those options.
+* ``human``: a person at this terminal (refused when standard input is not a terminal).
+
+Options: ``--tc`` (`hub.core.clock.TimeControl.parse`: ``10+0.1`` a game clock of 10 s plus
+0.1 s a move, ``100ms`` or ``2s`` per move, ``none``; default `DEFAULT_TC`),
+``--opening-file FILE`` (`hub.games.chess.openings`; default the built-in list; ``hub
+match --openings N`` says how many of them a match uses) and ``--max-plies N`` (default
+`DEFAULT_MAX_PLIES`; 0: no cap).
+
+Rules (`MatchRules`): chess as engine testers adjudicate it. Checkmate wins; stalemate,
+insufficient material, the fifty-move rule and threefold repetition draw at once (engines
+cannot claim a draw, so the arbiter does, as cutechess and fastchess do); a game that reaches
+``max_plies`` plies (opening moves included) is adjudicated a draw. Each is
+`Termination.NORMAL` with its reason in the record's ``detail``. A win scores 2, a draw 1
+each (half points, like the console's score). The console itself plays on through
+repetitions, as its spec says; a match must end.
+
+Each game starts its engines afresh (in parallel, before the clocks start), and stops and
+reaps them before `ChessKit.play` returns, even when it is cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from hub.chess.notation import ChessNotation
+from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
+from hub.chess.seats import START_TIMEOUT, LevelSeat, PersonSeat, UciSeat
+from hub.chess.uci import HandshakeReader
+from hub.core.clock import TimeControl
+from hub.core.events import EventBus, GameRecord, PlayerInfo
+from hub.core.match import BaseSeat, Fault, Match, Seat, SeatFailure, Start
+from hub.core.output import Output
+from hub.core.plugin import GameSpec
+from hub.core.programs import which_program
+from hub.core.referee import IllegalMove, Outcome, Termination
+from hub.core.stdin import LineInput, open_line_input
+from hub.core.text import parse_whole_number
+from hub.games.chess.openings import BUILTIN, load_openings, opening_state, pick_openings
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable
+
+DEFAULT_TC = "10+0.1"
+DEFAULT_MAX_PLIES = 300
+RULES = "console"
+HUB_ENGINE = "hub-engine"
+"""Short for ``uci:hub engine``: hub's own UCI engine (its level-4 search)."""
+PROBE_TIMEOUT = START_TIMEOUT
+GAMES_DIR = "/usr/games"
+"""Where Debian installs engines (``stockfish``), often not on a program's PATH."""
+
+
+# -- the rules of a match game ---------------------------------------------------------------
+
+
+@attrs.frozen
+class MatchRules:
+    """Chess for matches (see the module's docstring): `ChessReferee` plus the draws an
+    arbiter declares and the ply cap. A `hub.core.referee.Referee` of `ChessState`."""
+
+    max_plies: int = DEFAULT_MAX_PLIES
+    rules: ChessReferee = attrs.field(factory=lambda: ChessReferee(automatic_draws=False))
+
+    def adjudicated(self, state: ChessState) -> str | None:
+        """Why the arbiter ends a game the rules alone would go on with, or None."""
+        board = state.board
+        if board.is_insufficient_material():
+            return "insufficient material"
+        if board.halfmove_clock >= 100:
+            return "fifty-move rule"
+        if board.is_repetition(3):
+            return "threefold repetition"
+        if self.max_plies and len(state.moves) >= self.max_plies:
+            return f"adjudicated: {self.max_plies} plies"
+        return None
+
+    def ending(self, state: ChessState) -> tuple[int | None, str] | None:
+        """(the winner's seat or None for a draw, the reason), or None while it goes on."""
+        outcome = self.outcome(state)
+        if outcome is None:
+            return None
+        winner = next(iter(outcome.winners)) if len(outcome.winners) == 1 else None
+        return winner, outcome.detail
+
+    def seats(self, state: ChessState) -> int:
+        return 2
+
+    def to_move(self, state: ChessState) -> int | None:
+        return None if self.outcome(state) is not None else state.turn_seat
+
+    def legal_moves(self, state: ChessState) -> Sequence[str]:
+        return [] if self.outcome(state) is not None else self.rules.legal_moves(state)
+
+    def candidate_moves(self, state: ChessState) -> Iterable[str]:
+        return self.rules.candidate_moves(state)
+
+    def apply(self, state: ChessState, move: str) -> ChessState:
+        if self.outcome(state) is not None:
+            raise IllegalMove("the game is over")
+        return self.rules.apply(state, move)
+
+    def outcome(self, state: ChessState) -> Outcome | None:
+        """Checkmate and stalemate as `ChessReferee` scores them (half points), else a draw
+        the arbiter declares (`adjudicated`)."""
+        if self.rules.ending(state) is not None:
+            return self.rules.outcome(state)
+        reason = self.adjudicated(state)
+        if reason is None:
+            return None
+        return Outcome((DRAW, DRAW), (WHITE_SEAT, BLACK_SEAT), detail=reason)
+
+
+def chess_forfeit(state: ChessState, fault: Fault) -> Outcome:
+    """A fault loses the game (the other side scores a win); an abort scores nothing."""
+    if fault.seat is None:
+        return Outcome((0, 0), (), fault.termination)
+    winner = 1 - fault.seat
+    scores = [0, 0]
+    scores[winner] = WIN
+    return Outcome(scores, (winner,), fault.termination)
+
+
+# -- players -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class PlayerSpec:
+    """A parsed player spec: ``kind`` is ``ai``, ``engine`` or ``person``."""
+
+    text: str
+    kind: str
+    level: int = 0
+    command: tuple[str, ...] = ()
+    """An engine's command line, its program not yet looked up."""
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def player(self) -> PlayerInfo:
+        return PlayerInfo(self.text, self.kind, self.text)
+
+
+def _check_uci_text(text: str, what: str) -> str:
+    if not text or not text.isprintable() or not text.isascii():
+        raise ValueError(f"{what} {text!r}: printable ASCII, not empty")
+    return text
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """The player ``text`` names (see the module's docstring); raises `ValueError`."""
+    spec = text.strip()
+    if spec == "human":
+        return PlayerSpec(spec, "person")
+    if spec.startswith("ai:"):
+        level = parse_whole_number(spec[3:])
+        if level is None or not 1 <= level <= 4:
+            raise ValueError(f"{text}: the built-in levels are ai:1 to ai:4")
+        return PlayerSpec(spec, "ai", level=level)
+    command, _, query = spec.removeprefix("uci:").partition("?")
+    if command.strip() == HUB_ENGINE:
+        command = "hub engine"
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise ValueError(f"{text}: {exc}") from None
+    if not words:
+        raise ValueError(f"{text!r}: no engine command (ai:N, human, or a UCI engine)")
+    options = []
+    for pair in query.split("&") if query else ():
+        name, equals, value = pair.partition("=")
+        if not equals:
+            raise ValueError(f"{text}: UCI options are NAME=VALUE, joined by &, not {pair!r}")
+        options.append(
+            (_check_uci_text(name.strip(), "option name"), _check_uci_text(value.strip(), "value"))
+        )
+    return PlayerSpec(spec, "engine", command=words, options=tuple(options))
+
+
+def resolve_command(command: Sequence[str]) -> list[str] | None:
+    """``command`` with its program found (a path with a slash must be executable; a name is
+    looked up beside hub's interpreter, on PATH, then in `GAMES_DIR`), or None."""
+    program = command[0]
+    if os.sep in program:
+        found = program if os.path.isfile(program) and os.access(program, os.X_OK) else None
+    else:
+        found = which_program(program) or shutil.which(program, path=GAMES_DIR)
+    return None if found is None else [found, *command[1:]]
+
+
+def probe_engine(argv: Sequence[str], timeout: float = PROBE_TIMEOUT) -> list[str]:
+    """Start ``argv`` once, send ``uci``: the names of the options it offers. Raises
+    `ValueError` when it does not answer ``uciok``."""
+    try:
+        done = subprocess.run(
+            list(argv),
+            input=b"uci\nquit\n",
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"no uciok within {timeout:g} s") from None
+    except OSError as exc:
+        raise ValueError(f"cannot be started: {exc.strerror or exc}") from None
+    reader = HandshakeReader(ready=True)
+    for line in done.stdout.decode("latin-1").splitlines():
+        if reader.feed(line):
+            return reader.options
+    raise ValueError("does not speak UCI (no uciok after uci)")
+
+
+def check_engine(spec: PlayerSpec) -> str | None:
+    argv = resolve_command(spec.command)
+    if argv is None:
+        program = spec.command[0]
+        if os.sep in program:
+            return f"{spec.text}: {program} is not an executable file"
+        return f"{spec.text}: no program {program!r} (give ai:1-4, human, or a UCI engine)"
+    try:
+        offered = probe_engine(argv)
+    except ValueError as exc:
+        return f"{spec.text}: {exc}"
+    known = {name.lower() for name in offered}
+    for name, _ in spec.options:
+        if name.lower() not in known:
+            return f"{spec.text}: the engine has no option {name!r} (it has: {', '.join(offered)})"
+    return None
+
+
+# -- the kit -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ChessSettings:
+    """The match's settings, as recorded with each game."""
+
+    tc: str = DEFAULT_TC
+    openings: str = BUILTIN
+    max_plies: int = DEFAULT_MAX_PLIES
+
+    @property
+    def control(self) -> TimeControl:
+        return TimeControl.parse(self.tc)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": RULES, **attrs.asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChessSettings:
+        return cls(
+            str(data.get("tc", DEFAULT_TC)),
+            str(data.get("openings", BUILTIN)),
+            int(data.get("max_plies", DEFAULT_MAX_PLIES)),
+        )
+
+
+def _terminal_output(lines: Sequence[str]) -> None:
+    out = Output(1)
+    for line in lines:
+        out.line(line)
+    out.flush()
+
+
+@attrs.define(eq=False)
+class Keyboard:
+    """Lines typed at the terminal, for a person's seat (standard input is opened only if a
+    person plays; otherwise there is nothing to read)."""
+
+    lines: LineInput | None = None
+
+    async def read_line(self) -> str | None:
+        return None if self.lines is None else await self.lines.receive()
+
+
+@contextlib.asynccontextmanager
+async def open_keyboard(needed: bool) -> AsyncIterator[Keyboard]:
+    """Standard input as a `Keyboard` if ``needed`` and it is a terminal (a worker process of
+    ``hub match --concurrency`` reads its requests there: that is nobody's keyboard)."""
+    if not needed or not sys.stdin.isatty():
+        yield Keyboard()
+        return
+    async with open_line_input(0) as lines:
+        yield Keyboard(lines)
+
+
+@attrs.define(eq=False)
+class NoTerminal(BaseSeat[ChessState, str]):
+    """A person's seat in a process without a terminal: the game ends before the first move
+    with this seat at fault."""
+
+    player: PlayerInfo
+
+    async def begin(self, start: Start[ChessState]) -> None:
+        raise SeatFailure(
+            Termination.DISCONNECT,
+            "no terminal to type moves on (play a person's games without --concurrency)",
+        )
+
+
+class ChessKit:
+    """`hub.core.plugin.MatchKit` for chess."""
+
+    seats = (2, 2)
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_argument_group("chess")
+        group.add_argument(
+            "--tc",
+            metavar="TC",
+            default=DEFAULT_TC,
+            help="time control: BASE+INC seconds a game (10+0.1), 100ms or 2s a move, or "
+            f"none (default {DEFAULT_TC})",
+        )
+        group.add_argument(
+            "--opening-file",
+            metavar="FILE",
+            help="openings to play, one a line: FEN, EPD or UCI moves (default: 35 built-in "
+            "balanced lines)",
+        )
+        group.add_argument(
+            "--max-plies",
+            metavar="N",
+            default=str(DEFAULT_MAX_PLIES),
+            help=f"adjudicate a draw after N plies; 0: never (default {DEFAULT_MAX_PLIES})",
+        )
+
+    def settings(self, options: argparse.Namespace) -> dict[str, Any]:
+        """Raises `ValueError` for a bad time control, cap or openings file."""
+        control = TimeControl.parse(str(options.tc))
+        max_plies = parse_whole_number(str(options.max_plies))
+        if max_plies is None:
+            raise ValueError(f"--max-plies must be a whole number, not {options.max_plies}")
+        source = BUILTIN if options.opening_file is None else str(options.opening_file)
+        load_openings(source)
+        return ChessSettings(control.describe(), source, max_plies).to_json()
+
+    def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
+        try:
+            player = parse_player(spec)
+        except ValueError as exc:
+            return str(exc)
+        if player.kind == "person":
+            if not sys.stdin.isatty():
+                return f"{spec}: standard input is not a terminal, so nobody can type moves"
+            return None
+        if player.kind == "engine":
+            return check_engine(player)
+        return None
+
+    def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        source = ChessSettings.from_json(settings).openings
+        return pick_openings(load_openings(source), count, seed)
+
+    def seat(
+        self, player: PlayerSpec, index: int, spec: GameSpec, keyboard: Keyboard
+    ) -> Seat[ChessState, str]:
+        """The seat of ``player`` in seat ``index`` of the game ``spec``."""
+        if player.kind == "ai":
+            rng = random.Random(f"{spec.game_id}/{index}")
+            return LevelSeat(level=player.level, rng=rng, player=player.player)
+        if player.kind == "person":
+            if keyboard.lines is None:
+                return NoTerminal(player.player)
+            return PersonSeat(keyboard.read_line, _terminal_output, player=player.player)
+        argv = resolve_command(player.command) or list(player.command)
+        return UciSeat(argv=tuple(argv), options=player.options, player=player.player)
+
+    async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
+        """One game of ``spec`` through `Match`; the recorded settings add its opening."""
+        settings = ChessSettings.from_json(spec.settings)
+        rules = MatchRules(settings.max_plies)
+        state = opening_state(spec.opening, rules.rules)
+        players = [parse_player(text) for text in spec.players]
+        async with open_keyboard(any(p.kind == "person" for p in players)) as keyboard:
+            seats = [self.seat(player, i, spec, keyboard) for i, player in enumerate(players)]
+            engines = [seat for seat in seats if isinstance(seat, UciSeat)]
+            try:
+                async with trio.open_nursery() as nursery:
+                    for engine in engines:
+                        nursery.start_soon(engine.launch)
+                match = Match(
+                    rules,
+                    state,
+                    seats,
+                    notation=ChessNotation(),
+                    events=events,
+                    time_control=settings.control,
+                    settings={**spec.settings, "opening": spec.opening},
+                    game_id=spec.game_id,
+                    forfeit=chess_forfeit,
+                )
+                result = await match.run()
+            finally:
+                with trio.CancelScope(shield=True):
+                    for engine in engines:
+                        await engine.aclose()
+        return result.record
+
+
+kit = ChessKit()

@@ -1,0 +1,38 @@
+"""The chess notation: UCI move text and the state view of docs/architecture.md."""
+
+from __future__ import annotations
+
+import json
+
+import chess
+
+from hub.chess.notation import ChessNotation
+from hub.chess.rules import ChessReferee
+
+
+def test_start_view_and_move_text() -> None:
+    notation = ChessNotation()
+    state = ChessReferee().initial()
+    assert notation.game == "chess"
+    assert notation.state_view(state) == {
+        "fen": chess.STARTING_FEN,
+        "lastmove": None,
+        "check": False,
+        "turn": "white",
+    }
+    assert notation.move_text(state, "e2e4") == "e2e4"
+
+
+def test_view_after_a_check_and_a_promotion_letter_in_lower_case() -> None:
+    notation, referee = ChessNotation(), ChessReferee()
+    state = referee.initial("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    assert notation.move_text(state, "a7a8Q") == "a7a8q"
+    after = referee.apply(state, "a7a8Q")
+    view = notation.state_view(after)
+    assert view == {
+        "fen": "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1",
+        "lastmove": "a7a8q",
+        "check": True,
+        "turn": "black",
+    }
+    assert json.loads(json.dumps(view)) == view
