@@ -11,6 +11,7 @@ import trio.testing
 from hub.core.lines import LineStream
 from hub.core.output import Output
 from hub.games.kalah.client import ProtocolError, play_remote
+from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import AiPlayer, HumanPlayer, ScriptedPlayer
 from hub.games.kalah.rules import new_game, play, turn
@@ -51,8 +52,8 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
         ((_number, record),) = server.records
         assert record.fault is None
         seat = 0 if result.info.first else 1
-        assert result.result == record.result_word(seat)
-        assert result.state == record.state
+        assert result.result == result_word(record.winners, seat)
+        assert state_view(result.state) == record.final_state
 
 
 async def run_against(

@@ -82,23 +82,27 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, str]:
     return process.returncode, out
 
 
+def worked_example_1(wire: Wire) -> None:
+    """The client's side of the spec's worked example 1 (the server's AI wins 5-3)."""
+    wire.expect("WELCOME", "INFO 4 1 5000 F S")
+    wire.send("READY")
+    wire.expect("BEGIN")
+    wire.send("4 3")
+    wire.expect("OK", "P")
+    wire.send("OK")
+    wire.send("4 3")
+    wire.expect("OK", "2", "LOSER")
+    wire.expect_closed()
+    wire.close()
+
+
 def test_worked_example_1() -> None:
     args = ["--holes", "4", "--seeds", "1", "--time-ms", "5000", "--pie"]
     with hub_server(*args, "--first", "client", "--script", "P,2", "--games", "1") as (
         process,
         port,
     ):
-        wire = Wire(port)
-        wire.expect("WELCOME", "INFO 4 1 5000 F S")
-        wire.send("READY")
-        wire.expect("BEGIN")
-        wire.send("4 3")
-        wire.expect("OK", "P")
-        wire.send("OK")
-        wire.send("4 3")
-        wire.expect("OK", "2", "LOSER")
-        wire.expect_closed()
-        wire.close()
+        worked_example_1(Wire(port))
         status, out = finish(process)
     assert status == 0
     assert out.startswith("game 1: 127.0.0.1:") or out.startswith("game 1: ::1:")

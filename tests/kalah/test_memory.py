@@ -9,15 +9,17 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.events import GameRecord
+from hub.core.seats import LineSeat
 from hub.games.kalah import server as kalah_server
 from hub.games.kalah.ai import Search
-from hub.games.kalah.game import GameRecord, LocalSeat, RemoteSeat
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import AiPlayer, ScriptedPlayer
+from hub.games.kalah.seats import PlayerSeat
 from hub.games.kalah.server import KalahServer, _Waiting
 from tests.kalah.helpers import connect, new_server
 
-PER_CONNECTION = (RemoteSeat, LocalSeat, AiPlayer, ScriptedPlayer, Search, _Waiting)
+PER_CONNECTION = (LineSeat, PlayerSeat, AiPlayer, ScriptedPlayer, Search, _Waiting)
 
 
 def count(kinds: type | tuple[type, ...]) -> int:

@@ -6,25 +6,15 @@ shows the real thing: child processes over pipes, the transcript, the winners.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from importlib.resources import as_file, files
-from pathlib import Path
 
 from hub.core.output import Output
+from hub.core.programs import find_program
 
 WINSCORE = "10"
 PLAYERS = 3
-
-
-def find_program(name: str) -> str:
-    """``name`` next to the running interpreter (a venv's bin), else on PATH, else the name."""
-    sibling = Path(sys.executable).parent / name
-    if sibling.exists():
-        return str(sibling)
-    return shutil.which(name) or name
 
 
 def main(args: Sequence[str] = ()) -> int:

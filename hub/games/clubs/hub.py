@@ -1,52 +1,52 @@
 """``clubhub deckfile winscore prog1 prog2 [prog3 [prog4]]``: referee one clubs game.
 
 The thin I/O layer of clubs: it parses the command line and the deck file, starts the
-players as child processes (`hub.core.process`), and lets `hub.core.match.run_match`
-drive the pure referee (`hub.games.clubs.rules`) with one `ProgramSeat` per player and a
-`Narrator` that prints the transcript. Whatever happens (game over, a faulty player,
-SIGINT) every player is sent ``end`` and reaped within 2 seconds, then the exit reports
-and the hub's own message are printed and the hub exits with the status of clubs.md.
+players as child processes (`hub.games.clubs.table`), and plays the game through the core
+match loop (`hub.core.match.Match`): the pure referee (`hub.games.clubs.rules`), one
+`LineSeat` speaking `ClubsCodec` per player, and a `Narrator` listening to the event stream
+that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
+player is sent ``end`` and reaped within 2 seconds, then the exit reports and the hub's own
+message are printed and the hub exits with the status of clubs.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import enum
 import os
+import pathlib
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 import trio
 
-from hub.core.lines import LineError, LineTooLong
-from hub.core.match import SeatFailure, run_match
+from hub.core.events import JSON, Event, EventBus, GameEnded, GameStarted, MoveMade, PlayerInfo
+from hub.core.match import Match
 from hub.core.output import Output
-from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
+from hub.core.process import ChildProcess, ExitStatus
+from hub.core.referee import Termination
 from hub.core.text import parse_whole_number
-from hub.games.clubs.cards import Card, DeckError, card_text, format_hand, parse_deck_file
-from hub.games.clubs.protocol import (
-    END,
-    LABELS,
-    MAX_PLAY_LINE,
-    NEWTRICK,
-    READY,
-    TRICKOVER,
-    YOURTURN,
-    newround_line,
-    parse_play,
-    played_line,
-    scores_line,
+from hub.games.clubs.cards import Card, DeckError
+from hub.games.clubs.codec import ClubsNotation, ClubsSettings, clubs_forfeit
+from hub.games.clubs.protocol import LABELS, scores_line
+from hub.games.clubs.rules import ClubsReferee, new_game
+from hub.games.clubs.table import (
+    DEFAULT_START_TIMEOUT,
+    END_GRACE,
+    end_players,
+    program_seats,
+    read_deck_file,
+    start_players,
 )
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
+from hub.records.options import record_path
+from hub.records.recording import environment_record_path, start_recording
+from hub.web.options import ENVIRONMENT, web_address, web_from_environment
 
 USAGE = "Usage: clubhub deckfile winscore prog1 prog2 [prog3 [prog4]]"
-END_GRACE = 2.0
-"""Seconds every player has, in total, to exit after ``end`` before it is SIGKILLed."""
 START_TIMEOUT_ENV = "CLUBHUB_START_TIMEOUT"
-DEFAULT_START_TIMEOUT = 5.0
-"""Seconds the players have, together, to send their ``-`` (override with the env var)."""
-MAX_DECK_FILE = 16 * 1024 * 1024
+"""Overrides `DEFAULT_START_TIMEOUT`, the seconds the players have to send their ``-``."""
 
 
 class HubExit(enum.IntEnum):
@@ -86,6 +86,7 @@ class Config:
     decks: tuple[tuple[Card, ...], ...]
     winscore: int
     programs: tuple[str, ...]
+    deck_name: str = ""
     start_timeout: float = DEFAULT_START_TIMEOUT
     end_grace: float = END_GRACE
 
@@ -99,17 +100,18 @@ def parse_command_line(args: Sequence[str]) -> Config:
     if winscore is None or winscore < 1:
         raise CommandLineError(HubExit.SCORE)
     try:
-        with open(deckfile, "rb") as handle:
-            data = handle.read(MAX_DECK_FILE + 1)
+        decks = read_deck_file(deckfile)
     except OSError:
         raise CommandLineError(HubExit.DECKFILE) from None
-    if len(data) > MAX_DECK_FILE:
-        raise CommandLineError(HubExit.DECK)
-    try:
-        decks = parse_deck_file(data.decode("latin-1"))
     except DeckError:
         raise CommandLineError(HubExit.DECK) from None
-    return Config(tuple(decks), winscore, tuple(programs), start_timeout=_start_timeout())
+    return Config(
+        tuple(decks),
+        winscore,
+        tuple(programs),
+        deck_name=os.path.basename(deckfile),
+        start_timeout=_start_timeout(),
+    )
 
 
 def _start_timeout() -> float:
@@ -120,42 +122,26 @@ def _start_timeout() -> float:
     return value if value > 0 else DEFAULT_START_TIMEOUT
 
 
-# -- what each transition means on the wire and on stdout (pure) -------------------------
+# -- the transcript (pure, from the event stream's clubs views) ------------------------------
 
 
-def round_ended(before: ClubsState, after: ClubsState) -> bool:
-    return after.finished or after.round != before.round
+def hand_lines(view: Mapping[str, JSON]) -> list[str]:
+    """Every player's hand, as printed at the start of each round."""
+    return [f"Player ({LABELS[seat]}): {','.join(hand)}" for seat, hand in enumerate(view["hands"])]
 
 
-def broadcast_lines(before: ClubsState, card: Card, after: ClubsState) -> list[str]:
-    """The lines every player is sent after ``card`` took ``before`` to ``after``."""
-    lines = [played_line(card)]
-    if not after.trick:
-        lines.append(TRICKOVER)
-    if round_ended(before, after):
-        lines.append(scores_line(after.scores))
-    return lines
-
-
-def prompt_line(state: ClubsState) -> str:
-    return YOURTURN if state.trick else NEWTRICK
-
-
-def hand_lines(state: ClubsState) -> list[str]:
-    return [
-        f"Player ({LABELS[seat]}): {format_hand(hand)}" for seat, hand in enumerate(state.hands)
-    ]
-
-
-def transcript_lines(before: ClubsState, card: Card, after: ClubsState) -> list[str]:
-    """What the hub prints on stdout for one card (and the round end or start it causes)."""
-    label = LABELS[before.to_move or 0]
-    verb = "played" if before.trick else "led"
-    lines = [f"Player {label} {verb} {card_text(card)}"]
-    if round_ended(before, after):
-        lines.append(scores_line(after.scores))
-        if not after.finished:
-            lines.extend(hand_lines(after))
+def transcript_lines(
+    seat: int, card: str, view: Mapping[str, JSON], round_before: int
+) -> list[str]:
+    """What the hub prints for one card: ``view`` is the state after it, ``round_before``
+    the round it was played in. A card is led if it is the only one in the trick (a trick
+    has at least two cards, so a completed one was not led)."""
+    verb = "led" if len(view["trick"]) == 1 else "played"
+    lines = [f"Player {LABELS[seat]} {verb} {card}"]
+    if view["finished"] or view["round"] != round_before:
+        lines.append(scores_line(view["scores"]))
+        if not view["finished"]:
+            lines.extend(hand_lines(view))
     return lines
 
 
@@ -167,55 +153,37 @@ def winners_line(winners: Sequence[int]) -> str:
 
 
 @attrs.define(eq=False)
-class ProgramSeat:
-    """A player program as a `hub.core.match.Seat`: messages are queued, then sent in one
-    write per player just before the hub waits for a card."""
-
-    seat: int
-    child: ChildProcess
-    table: list[ProgramSeat]
-
-    async def begin(self, state: ClubsState) -> None:
-        self.child.lines.queue_line(newround_line(state.hands[self.seat]))
-
-    async def observe(self, before: ClubsState, card: Card, after: ClubsState) -> None:
-        lines = self.child.lines
-        for line in broadcast_lines(before, card, after):
-            lines.queue_line(line)
-        if after.round != before.round and not after.finished:
-            lines.queue_line(newround_line(after.hands[self.seat]))
-
-    async def choose(self, state: ClubsState) -> Card:
-        self.child.lines.queue_line(prompt_line(state))
-        for seat in self.table:
-            await seat.child.lines.flush()
-        try:
-            line = await self.child.lines.receive_line(MAX_PLAY_LINE)
-        except LineTooLong as exc:
-            raise SeatFailure("malformed", str(exc)) from exc
-        except LineError as exc:
-            raise SeatFailure("quit", str(exc)) from exc
-        card = parse_play(line)
-        if card is None:
-            raise SeatFailure("malformed", repr(line))
-        return card
-
-
-@attrs.define(eq=False)
 class Narrator:
-    """Prints the game on stdout, a round at a time."""
+    """Prints the game on stdout from its events (an `EventBus.listen` callback), one
+    write per round; at the end, the winners of a game that no player left early."""
 
     out: Output
+    round: int = 0
 
-    async def begin(self, state: ClubsState) -> None:
-        for line in hand_lines(state):
-            self.out.line(line)
-
-    async def observe(self, before: ClubsState, card: Card, after: ClubsState) -> None:
-        for line in transcript_lines(before, card, after):
-            self.out.line(line)
-        if round_ended(before, after):
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, MoveMade):
+            view = event.state
+            for line in transcript_lines(event.seat, event.move, view, self.round):
+                self.out.line(line)
+            if view["finished"] or view["round"] != self.round:
+                self.round = view["round"]
+                self.out.flush()
+        elif isinstance(event, GameStarted):
+            self.round = event.state["round"]
+            for line in hand_lines(event.state):
+                self.out.line(line)
+        elif isinstance(event, GameEnded):
             self.out.flush()
+            if event.record.termination is Termination.NORMAL:
+                self.out.line(winners_line(event.record.winners))
+                self.out.flush()
+
+
+FAULT_EXITS = {
+    Termination.DISCONNECT: HubExit.QUIT,
+    Termination.MALFORMED: HubExit.MESSAGE,
+    Termination.ILLEGAL_MOVE: HubExit.PLAY,
+}
 
 
 @attrs.define(eq=False)
@@ -224,63 +192,41 @@ class Session:
 
     config: Config
     out: Output
+    bus: EventBus = attrs.Factory(EventBus)
+    """The game's events: the transcript printer listens, ``HUB_WEB``'s web view subscribes."""
     children: list[ChildProcess] = attrs.Factory(list)
     all_started: bool = False
     interrupted: bool = False
 
     async def play(self) -> HubExit:
-        players = len(self.config.programs)
-        for seat, program in enumerate(self.config.programs):
-            try:
-                child = await ChildProcess.spawn(
-                    [program, str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
-                )
-            except SpawnFailed:
-                return HubExit.START
-            self.children.append(child)
-        with trio.move_on_after(self.config.start_timeout):
-            for child in self.children:
-                try:
-                    if await child.lines.receive_exactly(len(READY)) != READY:
-                        return HubExit.START
-                except LineError:
-                    return HubExit.START
-            self.all_started = True
-        if not self.all_started:
+        config = self.config
+        programs = config.programs
+        failure = await start_players(programs, self.children, config.start_timeout)
+        if failure is not None:
             return HubExit.START
-        table: list[ProgramSeat] = []
-        table.extend(ProgramSeat(seat, child, table) for seat, child in enumerate(self.children))
-        referee = ClubsReferee()
-        state = new_game(self.config.decks, players, self.config.winscore)
-        result = await run_match(referee, state, table, [Narrator(self.out)])
-        self.out.flush()
-        if result.fault is not None:
-            error = result.fault.error
-            if isinstance(error, SeatFailure):
-                return HubExit.MESSAGE if error.reason == "malformed" else HubExit.QUIT
-            return HubExit.PLAY
-        assert result.outcome is not None
-        self.out.line(winners_line(sorted(result.outcome.winners)))
-        self.out.flush()
-        return HubExit.OK
+        self.all_started = True
+        bus = self.bus
+        bus.listen(Narrator(self.out))
+        players = [PlayerInfo(program, "program", program) for program in programs]
+        match = Match(
+            ClubsReferee(),
+            new_game(config.decks, len(programs), config.winscore),
+            program_seats(self.children, players),
+            notation=ClubsNotation(),
+            events=bus,
+            settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
+            forfeit=clubs_forfeit,
+        )
+        result = await match.run()
+        if bus.errors:  # the transcript is the contract: a broken printer is a bug to show
+            raise bus.errors[0]
+        if result.fault is None:
+            return HubExit.OK
+        return FAULT_EXITS[result.fault.termination]
 
     async def end_players(self) -> list[ExitStatus]:
         """Send ``end`` to every player still running and reap all within ``end_grace``."""
-        with trio.CancelScope(shield=True):
-            deadline = trio.current_time() + self.config.end_grace
-            async with trio.open_nursery() as nursery:
-                for child in self.children:
-                    nursery.start_soon(_say_end, child, deadline)
-            statuses = await stop_all(self.children, grace=max(0.0, deadline - trio.current_time()))
-        return statuses
-
-
-async def _say_end(child: ChildProcess, deadline: float) -> None:
-    if child.process.poll() is None:
-        with trio.move_on_at(deadline):
-            child.lines.queue_line(END)
-            await child.lines.flush()
-    await child.close_stdin()
+        return await end_players(self.children, self.config.end_grace)
 
 
 def exit_report(label: str, status: ExitStatus) -> str | None:
@@ -291,12 +237,23 @@ def exit_report(label: str, status: ExitStatus) -> str | None:
     return None
 
 
-async def run(config: Config, out: Output, err: Output) -> HubExit:
-    """Play the game and shut everything down; print reports and the error; return the status."""
+async def run(
+    config: Config,
+    out: Output,
+    err: Output,
+    web: tuple[str, int] | None = None,
+    record: pathlib.Path | None = None,
+) -> HubExit:
+    """Play the game and shut everything down; print reports and the error; return the status.
+    ``web``: serve the live web view of the game there (its URL first on stderr).
+    ``record``: write the finished game to this records database (hub.records)."""
     session = Session(config, out)
     status = HubExit.OK
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         async with trio.open_nursery() as nursery:
+            if web is not None:
+                await start_web_view(nursery, session.bus, web, err)
+            await start_recording(nursery, session.bus, record, prog="clubhub")
 
             async def watch_sigint() -> None:
                 async for _ in signals:
@@ -322,7 +279,25 @@ async def run(config: Config, out: Output, err: Output) -> HubExit:
     return status
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+async def start_web_view(
+    nursery: trio.Nursery, bus: EventBus, web: tuple[str, int], err: Output
+) -> None:
+    """The live web view (hub.web) of the game; a port it cannot have is only a warning:
+    the game the spec describes goes on."""
+    from hub.web.server import start_web  # only a web view needs the web stack
+
+    await start_web(nursery, bus, web, err=err, prog="clubhub")
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    web: tuple[str, int] | None = None,
+    record: Callable[[], pathlib.Path | None] = environment_record_path,
+) -> int:
+    """``clubhub``: its arguments are the spec's; ``$HUB_WEB=[HOST:]PORT`` adds the web view,
+    ``$HUB_DB=PATH`` records the game there (``record``: where to record, once the arguments
+    are known to be good)."""
     args = sys.argv[1:] if argv is None else list(argv)
     out, err = Output(1), Output(2)
     try:
@@ -332,12 +307,56 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.line(MESSAGES[exc.status])
             err.flush()
             return exc.status
-        return trio.run(run, config, out, err)
+        if web is None:
+            try:
+                web = web_from_environment()
+            except ValueError as exc:
+                err.line(f"clubhub: {ENVIRONMENT}: {exc}")
+                err.flush()
+                return HubExit.USAGE
+        return trio.run(run, config, out, err, web, record())
     except KeyboardInterrupt:
         out.flush()
         err.line(MESSAGES[HubExit.SIGINT])
         err.flush()
         return HubExit.SIGINT
+
+
+def _take_value(args: list[str], option: str) -> str | None:
+    """Remove ``option VALUE`` from ``args``: the value ("" if missing), None if absent."""
+    if option not in args:
+        return None
+    at = args.index(option)
+    value = args[at + 1] if at + 1 < len(args) else ""
+    del args[at : at + 2]
+    return value
+
+
+def play_main(argv: Sequence[str]) -> int:
+    """``hub play clubs``: clubhub's arguments, and ``--web [HOST:]PORT``, ``--db PATH`` and
+    ``--no-record`` anywhere among them; the game is recorded unless ``--no-record``."""
+    args = list(argv)
+    no_record = "--no-record" in args
+    if no_record:
+        args.remove("--no-record")
+    web_value = _take_value(args, "--web")
+    db = _take_value(args, "--db")
+    problem = None
+    web = None
+    if web_value is not None:
+        try:
+            web = web_address(web_value)
+        except ValueError as exc:
+            problem = f"--web: {exc}"
+    if db == "":
+        problem = "--db needs a path"
+    if problem is not None:
+        err = Output(2)
+        err.line(f"hub play clubs: {problem}")
+        err.flush()
+        return HubExit.USAGE
+    path = record_path(argparse.Namespace(db=db, no_record=no_record))
+    return main(args, web=web, record=lambda: path)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,10 @@ class _Timeout(Exception):
     pass
 
 
+def _never() -> bool:
+    return False
+
+
 @attrs.frozen
 class SearchResult:
     move: Move
@@ -131,6 +135,8 @@ class Search:
         self.sowings = self._sowing_table()
         self.stop = False
         """Set from another thread to make a running search return at its next check."""
+        self.stopped: Callable[[], bool] = _never
+        """Also asked at every check (`run`'s ``stop``: a worker thread's stop flag)."""
 
     # -- generation ------------------------------------------------------------------------
 
@@ -240,7 +246,12 @@ class Search:
     # -- search ------------------------------------------------------------------------------
 
     def _check(self) -> None:
-        if self.stop or self.nodes >= self.max_nodes or self.clock() >= self.deadline:
+        if (
+            self.stop
+            or self.stopped()
+            or self.nodes >= self.max_nodes
+            or self.clock() >= self.deadline
+        ):
             raise _Timeout
 
     def negamax(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
@@ -349,14 +360,17 @@ class Search:
         budget: float = float("inf"),
         max_depth: int = LEVEL_DEPTH[MAX_LEVEL],
         max_nodes: int | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> SearchResult:
-        """The best whole turn for the player to move in ``state`` (which must not be over)."""
+        """The best whole turn for the player to move in ``state`` (which must not be over);
+        ``stop`` returning True ends it early, like the deadline (it is asked with the clock)."""
         if state.over:
             raise ValueError("the game is over")
         started = self.clock()
         self.deadline = started + budget
         self.max_nodes = self.nodes + max_nodes if max_nodes is not None else 1 << 62
         self.stop = False
+        self.stopped = stop or _never
         nodes_before = self.nodes
         moves = self.root_moves(state)
         pie_next = state.pie and state.turns == 0 and state.mover == 0

@@ -8,6 +8,10 @@ accepted even without ``--pie`` (the server knows its rules), but our client pla
 only with ``--pie``. Its own time starts when it sends its ``OK`` (or receives ``BEGIN``,
 or sends ``READY`` when the server omits ``BEGIN`` and we move first).
 
+A local game at the terminal (`play_local`) is refereed by the core match loop like any
+other (`hub.games.kalah.seats.new_match`, two `PlayerSeat`s); what the terminal shows is a
+`BoardPrinter` listening to its events.
+
 Exit status: 0 when the game ended with a result (won, lost or tied), 1 when the connection
 failed or the server broke the protocol, 2 for bad arguments.
 """
@@ -21,16 +25,17 @@ from collections.abc import Sequence
 import attrs
 import trio
 
+from hub.core.events import EventBus, GameRecord
 from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream, TransportFailed
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import LineInput, open_line_input
-from hub.games.kalah.console import describe_move, draw_board, side_name
-from hub.games.kalah.game import GameRecord, LocalSeat, run_game
+from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import PLAY_USAGE, OptionsError, PlayOptions, parse_play
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
+from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -49,7 +54,9 @@ from hub.games.kalah.protocol import (
     safe_text,
 )
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play
+from hub.games.kalah.seats import local_seat, new_match
 from hub.games.kalah.server import setup_game
+from hub.records.recording import recording
 
 BEGIN_WAIT = 1.0
 """Seconds a client moving first waits for ``BEGIN`` before it moves without it."""
@@ -268,39 +275,10 @@ async def _report(
     return 0
 
 
-@attrs.define(eq=False)
-class _LocalObserver:
-    out: Output
-    names: tuple[str, str]
-    bottom: int
-    quiet: bool
-    draw: bool
-
-    def moved(self, seat: int, move: Move, before: KalahState, after: KalahState) -> None:
-        if self.quiet:
-            return
-        self.out.line(f"{self.names[seat]} ({side_name(before, seat)}) {describe_move(move)}")
-        if self.draw and not after.over:
-            self.out.line("\n".join(draw_board(after, self.bottom, self.names)))
-        self.out.flush()
-
-    def ended(self, record: GameRecord) -> None:
-        state = record.state
-        self.out.line("\n".join(draw_board(state, self.bottom, self.names)))
-        scores = record.outcome.scores
-        if len(record.outcome.winners) == 2:
-            self.out.line(f"tie, {scores[0]}-{scores[1]}")
-        else:
-            (winner,) = record.outcome.winners
-            why = f" ({record.fault.value}: {self.names[1 - winner]})" if record.fault else ""
-            self.out.line(f"{self.names[winner]} wins {scores[winner]}-{scores[1 - winner]}{why}")
-        self.out.flush()
-
-
 async def play_local(
     options: PlayOptions, out: Output, keyboard: LineInput | None = None
 ) -> GameRecord:
-    """A game at the terminal: the local player (person or AI) against --opponent."""
+    """A game at the terminal: the local player (person or AI) against --opponent; its record."""
     game = options.game
     setup = setup_game(game, 1)
 
@@ -320,14 +298,19 @@ async def play_local(
     if not me_first:
         players.reverse()
         limits.reverse()
-    observer = _LocalObserver(
-        out, names, 0 if me_first else 1, options.quiet, draw=not options.human or two_people
+    view = GameView(
+        out, names, 0 if me_first else 1, not options.human or two_people, options.quiet
     )
     if not options.quiet:
         out.line(f"Kalah: {names[0]} (South, moves first) vs {names[1]} (North)")
-        out.line("\n".join(draw_board(setup.state, observer.bottom, names)))
+        view.draw(setup.state)
         out.flush()
-    return await run_game(setup.state, [LocalSeat(p) for p in players], limits, observer=observer)
+    events = EventBus()
+    events.listen(view)
+    match = new_match(setup.state, [local_seat(p) for p in players], limits, events=events)
+    async with recording(events, options.record, prog="hub play kalah"):
+        result = await match.run()
+    return result.record
 
 
 def main(argv: Sequence[str]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from hub.core.text import parse_whole_number
-from hub.games.kalah.rules import PIE, KalahState, Move
+from hub.games.kalah.rules import PIE, KalahState
 
 
 def side_name(state: KalahState, seat: int) -> str:
@@ -76,5 +76,6 @@ def read_typed(line: str, holes: int) -> Typed:
     return Typed(holes=tuple(numbers))
 
 
-def describe_move(move: Move) -> str:
-    return "takes the pie: the sides swap" if move == PIE else f"sows {move}"
+def describe_move(text: str) -> str:
+    """A move in words, from its protocol text (``P`` or holes)."""
+    return "takes the pie: the sides swap" if text == str(PIE) else f"sows {text}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import pathlib
 from collections.abc import Callable, Sequence
 
 import attrs
@@ -11,6 +12,8 @@ from hub.core.text import parse_whole_number
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
+from hub.records.options import add_record_options, record_path
+from hub.web.options import add_web_option
 
 DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
 DEFAULT_TIME_MS = 5000
@@ -52,6 +55,10 @@ class ServeOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     games: int | None = None
     """Stop after this many games (tests, demos); None = serve forever."""
+    web: tuple[str, int] | None = None
+    """Serve the live web view of the games there (``--web [HOST:]PORT``)."""
+    record: pathlib.Path | None = None
+    """The database every finished game is written to (``--db PATH``); None: ``--no-record``."""
 
 
 @attrs.frozen
@@ -60,6 +67,8 @@ class PlayOptions:
     connect: str | None = None
     human: bool = True
     quiet: bool = False
+    record: pathlib.Path | None = None
+    """Where a local game is recorded when it ends (``--db PATH``); None: ``--no-record``."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -86,13 +95,21 @@ def _layout(text: str) -> tuple[int, ...]:
     return tuple(count for count in counts if count is not None)
 
 
-def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None:
+def add_board_options(parser: argparse._ActionsContainer) -> None:
+    """The options of the game itself: ``--holes``, ``--seeds``, ``--random``, ``--layout``,
+    ``--pie`` and ``--time-ms`` (None when not given; `board` checks them together)."""
     parser.add_argument("--holes", type=_ranged("holes", MIN_HOLES, MAX_HOLES))
     parser.add_argument("--seeds", type=_ranged("seeds", MIN_SEEDS, MAX_SEEDS))
     parser.add_argument("--random", action="store_true", help="random layout (seeded)")
     parser.add_argument("--layout", type=_layout, help="the layout of each side, e.g. 6,4,7,6,5,8")
     parser.add_argument("--pie", action="store_true", help="the pie rule is in force")
-    parser.add_argument("--time-ms", type=_ranged("time", 0, MAX_TIME_MS))
+    parser.add_argument(
+        "--time-ms", type=_ranged("time", 0, MAX_TIME_MS), help="time per move in ms; 0: none"
+    )
+
+
+def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None:
+    add_board_options(parser)
     parser.add_argument("--server-time-ms", type=_ranged("time", 0, MAX_TIME_MS))
     parser.add_argument("--first", choices=("client", "server", "random"), default="client")
     parser.add_argument(
@@ -105,7 +122,9 @@ def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None
     parser.add_argument("--script", help=argparse.SUPPRESS)  # tests: the server's first turns
 
 
-def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
+def board(args: argparse.Namespace) -> tuple[int, int, tuple[int, ...] | None]:
+    """Holes, seeds and the explicit layout (or None) from `add_board_options`' options;
+    raises `OptionsError` if they disagree."""
     holes = args.holes
     seeds = args.seeds
     layout = args.layout
@@ -126,15 +145,21 @@ def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
             raise OptionsError(f"a layout needs {MIN_SEEDS}..{MAX_SEEDS} seeds per hole")
         if args.random:
             raise OptionsError("--random and --layout exclude each other")
+    holes = holes if holes is not None else DEFAULT_HOLES
+    return holes, seeds if seeds is not None else DEFAULT_SEEDS, layout
+
+
+def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
+    holes, seeds, layout = board(args)
     time_ms = args.time_ms if args.time_ms is not None else default_time_ms
     if args.script is not None:
         try:
-            parse_script(args.script, holes if holes is not None else DEFAULT_HOLES)
+            parse_script(args.script, holes)
         except BadLine as exc:
             raise OptionsError(f"--script: {exc}") from None
     return GameOptions(
-        holes=holes if holes is not None else DEFAULT_HOLES,
-        seeds=seeds if seeds is not None else DEFAULT_SEEDS,
+        holes=holes,
+        seeds=seeds,
         random_layout=args.random,
         layout=layout,
         pie=args.pie,
@@ -152,11 +177,12 @@ SERVE_USAGE = (
     "usage: hub serve kalah [--listenOn PORT] [--holes H] [--seeds S] [--random | --layout C,C,..]"
     " [--pie] [--time-ms T] [--server-time-ms T] [--first client|server|random]"
     " [--opponent ai|client|human] [--level N] [--seed N] [--host ADDR] [--max-connections N]"
+    " [--web [HOST:]PORT] [--db PATH] [--no-record]"
 )
 PLAY_USAGE = (
     "usage: hub play kalah [--connect HOST:PORT] [--human | --ai] [--level N] [--pie] [--quiet]"
     " [--holes H] [--seeds S] [--random | --layout C,C,..] [--time-ms T] [--server-time-ms T]"
-    " [--first client|server|random] [--opponent ai|human] [--seed N]"
+    " [--first client|server|random] [--opponent ai|human] [--seed N] [--db PATH] [--no-record]"
 )
 
 
@@ -170,6 +196,8 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
         default=DEFAULT_MAX_CONNECTIONS,
     )
     parser.add_argument("--games", type=_ranged("games", 1, 10**9), help=argparse.SUPPRESS)
+    add_web_option(parser)
+    add_record_options(parser)
     _add_game_options(parser, serving=True)
     args = parser.parse_args(list(argv))
     if not args.listenOn:
@@ -180,6 +208,8 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
         host=args.host or None,
         max_connections=args.max_connections,
         games=args.games,
+        web=args.web,
+        record=record_path(args),
     )
 
 
@@ -190,9 +220,14 @@ def parse_play(argv: Sequence[str]) -> PlayOptions:
     who.add_argument("--human", action="store_true")
     who.add_argument("--ai", action="store_true")
     parser.add_argument("--quiet", action="store_true")
+    add_record_options(parser)
     _add_game_options(parser, serving=False)
     args = parser.parse_args(list(argv))
     # Local games default to no limit: a person should not lose on time unless asked to.
     return PlayOptions(
-        game=_game(args, 0), connect=args.connect, human=not args.ai, quiet=args.quiet
+        game=_game(args, 0),
+        connect=args.connect,
+        human=not args.ai,
+        quiet=args.quiet,
+        record=record_path(args),
     )

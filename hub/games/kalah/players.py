@@ -1,9 +1,12 @@
 """Things that choose a whole turn for a seat: the AI (in a worker thread), a script, a person.
 
 A `Player` is awaited for one turn with that turn's limit; it returns a `Move` (legal or
-not: the referee judges) or raises `PlayerQuit`. The AI runs its search in a trio worker
-thread (the event loop keeps serving every other game) through a shared capacity limiter,
-and budgets its time from the moment it was asked, so waiting for a thread counts too.
+not: the referee judges) or raises `PlayerQuit`. In a refereed game a player sits in a
+`hub.games.kalah.seats.PlayerSeat` of the core match loop; our client asks it directly.
+The AI runs its search in a worker thread (`hub.core.seats.run_in_thread`: the event loop
+keeps serving every other game, and a cancelled search is told to stop by its flag) through
+a shared capacity limiter, and budgets its time from the moment it was asked, so waiting for
+a thread counts too.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import trio
 
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
+from hub.core.seats import StopFlag, run_in_thread
 from hub.core.stdin import LineInput
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
@@ -72,14 +76,18 @@ class AiPlayer:
             search = self._search = Search(state.holes, state.total, table_size=self.table_size)
         max_depth = LEVEL_DEPTH[self.level]
 
-        def work() -> SearchResult:
+        def work(stop: StopFlag) -> SearchResult:
             remaining = max(0.0, budget - (time.perf_counter() - asked))
             return search.run(
-                state, budget=remaining, max_depth=max_depth, max_nodes=self.max_nodes
+                state,
+                budget=remaining,
+                max_depth=max_depth,
+                max_nodes=self.max_nodes,
+                stop=stop.is_set,
             )
 
         if not self.threaded:
-            result = work()
+            result = work(StopFlag())
         else:
             limiter = self.limiter or trio.to_thread.current_default_thread_limiter()
             thread = False
@@ -92,12 +100,10 @@ class AiPlayer:
                 result = search.run(state, max_depth=1)
             else:
                 try:
-                    result = await trio.to_thread.run_sync(
-                        work, limiter=trio.CapacityLimiter(1), abandon_on_cancel=True
-                    )
+                    # The thread holds our token of the shared limiter, taken above.
+                    result = await run_in_thread(work, limiter=trio.CapacityLimiter(1))
                 except trio.Cancelled:
-                    search.stop = True  # the abandoned thread returns at its next clock check
-                    self._search = None
+                    self._search = None  # the abandoned thread returns at its next check
                     raise
                 finally:
                     limiter.release()

@@ -5,7 +5,11 @@ Each connection gets ``WELCOME`` at once. With ``--opponent ai`` (the default) i
 two (the one waiting is watched, so a client that leaves before it is paired is dropped
 instead of handed to the next one as a ghost) and both get ``INFO`` once paired; with
 ``--opponent human`` the person at the terminal plays one client at a time, the others
-waiting in line (before ``WELCOME``). `hub.games.kalah.game.run_game` referees every game.
+waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
+`hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
+server's own player (the AI in a worker thread, a script, the person) a `PlayerSeat`. The
+games publish their events on `KalahServer.events`; the person at the server sees the game
+through a listener of them.
 
 The port goes to stderr as a number on its own line once the server listens; one line per
 finished game goes to stdout. Nothing a client sends can produce a traceback: its lines
@@ -17,6 +21,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import pathlib
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -24,32 +29,34 @@ from collections.abc import Callable, Sequence
 import attrs
 import trio
 
+from hub.core.events import JSON, EventBus, GameRecord, PlayerInfo
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
+from hub.core.referee import Termination
 from hub.core.running import run_program
-from hub.core.serve import Connection, ListenError, bound_port, open_listeners, serve_lines
+from hub.core.serve import (
+    LINGER_SECONDS,
+    Connection,
+    ListenError,
+    bound_port,
+    linger,
+    open_listeners,
+    serve_lines,
+)
 from hub.core.stdin import LineInput, open_line_input
-from hub.games.kalah.console import describe_move, draw_board
-from hub.games.kalah.game import GameRecord, LocalSeat, RemoteSeat, run_game
+from hub.games.kalah.codec import FAULT_WORDS, result_word
+from hub.games.kalah.console import describe_move
 from hub.games.kalah.options import SERVE_USAGE, GameOptions, OptionsError, parse_serve
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer
-from hub.games.kalah.protocol import (
-    READY,
-    WELCOME,
-    WINNER,
-    Info,
-    format_info,
-    is_word,
-    max_line,
-    parse_script,
-)
-from hub.games.kalah.rules import KalahState, Move, new_game, random_layout
+from hub.games.kalah.printer import BoardPrinter
+from hub.games.kalah.protocol import WELCOME, WINNER, Info, max_line, parse_script
+from hub.games.kalah.rules import KalahState, new_game, random_layout
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
+from hub.records.recording import start_recording
 
 HANDSHAKE_SECONDS = 30.0
 """How long a client has to answer ``INFO`` with ``READY``."""
 RECORDS_KEPT = 1000
-LINGER_SECONDS = 2.0
-LINGER_BYTES = 65536
 
 
 @attrs.frozen
@@ -74,19 +81,34 @@ def setup_game(options: GameOptions, number: int) -> GameSetup:
     return GameSetup(number, state, layout, first)
 
 
-def describe_record(number: int, names: Sequence[str], record: GameRecord) -> str:
+def game_settings(options: GameOptions, setup: GameSetup) -> dict[str, JSON]:
+    """What a served game is recorded with (the limits are in its time controls)."""
+    layout = None if setup.layout is None else list(setup.layout)
+    return {"holes": options.holes, "seeds": options.seeds, "pie": options.pie, "layout": layout}
+
+
+def describe_record(number: int, record: GameRecord) -> str:
     """One line for the server's log (names are ours or escaped: safe to print)."""
-    scores = record.outcome.scores
+    names = [player.name for player in record.players]
+    scores = record.scores
     score = f"{scores[0]}-{scores[1]}"
-    if len(record.outcome.winners) == 2:
+    if len(record.winners) == 2:
         result = f"tie {score}"
+    elif not record.winners:
+        result = f"no result {score}"
     else:
-        (winner,) = record.outcome.winners
+        (winner,) = record.winners
         result = f"{names[winner]} won {score}"
     line = f"game {number}: {names[0]} (first) vs {names[1]}: {result}"
-    if record.fault is not None and record.fault_seat is not None:
-        line += f" ({names[record.fault_seat]}: {record.fault.value}"
-        line += f"; {record.detail})" if record.detail else ")"
+    fault = record.fault
+    if fault is not None:
+        detail = fault.detail
+        if fault.termination is Termination.ILLEGAL_MOVE and fault.move is not None:
+            detail = f"{fault.move}: {detail}"
+        line += f" ({names[fault.seat]}: {FAULT_WORDS[fault.termination]}"
+        line += f"; {detail})" if detail else ")"
+    elif record.termination is Termination.ABORTED:
+        line += " (aborted)"
     return line
 
 
@@ -126,26 +148,6 @@ def _set_event() -> trio.Event:
     return event
 
 
-async def linger(stream: trio.SocketStream) -> None:
-    """Close gracefully: send EOF, then read (and drop) what the client still sends.
-
-    Closing a socket with unread input (a client's ``OK`` to our last move) sends a reset,
-    which can destroy the result line before the client reads it; so we wait (bounded in
-    time and bytes) for the client to close first.
-    """
-    with trio.move_on_after(LINGER_SECONDS):
-        try:
-            await stream.send_eof()
-            received = 0
-            while received < LINGER_BYTES:
-                data = await stream.receive_some(4096)
-                if not data:
-                    break
-                received += len(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
-
-
 @attrs.define(eq=False)
 class KalahServer:
     """The connection handler and its shared state (records, lobby, thread limiter)."""
@@ -154,6 +156,8 @@ class KalahServer:
     out: Output = attrs.Factory(lambda: Output(1))
     limiter: trio.CapacityLimiter = attrs.Factory(lambda: trio.CapacityLimiter(2))
     keyboard: LineInput | None = None
+    events: EventBus = attrs.Factory(EventBus)
+    """Every game's events (the person's view listens to its game's)."""
     make_player: PlayerFactory | None = None
     """The server's own player per game (tests); default: the AI, after any --script."""
     games_limit: int | None = None
@@ -188,10 +192,10 @@ class KalahServer:
             return ScriptedPlayer(parse_script(opts.script, opts.holes), then=base)
         return base
 
-    def _record(self, number: int, names: Sequence[str], record: GameRecord) -> None:
+    def _record(self, number: int, record: GameRecord) -> None:
         self.records.append((number, record))
         self.games_played += 1
-        self.out.line(describe_record(number, names, record))
+        self.out.line(describe_record(number, record))
         self.out.flush()
         if self.games_limit is not None and self.games_played >= self.games_limit:
             self.all_done.set()
@@ -224,14 +228,30 @@ class KalahServer:
             await self._play_server(lines, peer)
 
     async def _handshake(self, lines: LineStream, info: Info) -> bool:
-        lines.queue_line(format_info(info))
-        await lines.flush()
-        with trio.move_on_after(self.handshake_seconds):
-            try:
-                return is_word(await lines.receive_line(self.max_line), READY)
-            except LineError:
-                return False
-        return False
+        failure = await greet(lines, info, max_line=self.max_line, timeout=self.handshake_seconds)
+        return failure is None
+
+    async def _play(
+        self, setup: GameSetup, seats: list[KalahSeat], limits: list[int], view: bool = False
+    ) -> None:
+        """Referee one game between ``seats`` (in seat order) and record it."""
+        match = new_match(
+            setup.state,
+            seats,
+            limits,
+            events=self.events,
+            settings=game_settings(self.options, setup),
+        )
+        stop_view = None
+        if view:
+            printer = _PersonView.of(self.out, setup.first_seat_first, match.game_id)
+            stop_view = self.events.listen(printer)
+        try:
+            result = await match.run()
+        finally:
+            if stop_view is not None:
+                stop_view()
+        self._record(setup.number, result.record)
 
     async def _play_server(self, lines: LineStream, peer: str) -> None:
         await lines.send_line(WELCOME)
@@ -241,17 +261,14 @@ class KalahServer:
         info = Info(opts.holes, opts.seeds, opts.time_ms, client_first, setup.layout)
         if not await self._handshake(lines, info):
             return  # no READY: no game to record
-        player = self._player(setup)
-        remote = RemoteSeat(lines, peer, self.max_line)
-        local = LocalSeat(player)
-        seats: list[RemoteSeat | LocalSeat] = [remote, local] if client_first else [local, remote]
+        remote = client_seat(lines, PlayerInfo(peer, "remote"), self.max_line)
+        local = local_seat(self._player(setup))
+        seats: list[KalahSeat] = [remote, local]
         limits = [opts.time_ms, opts.server_limit_ms]
         if not client_first:
+            seats.reverse()
             limits.reverse()
-        observer = _TerminalObserver(self.out, client_first) if opts.opponent == "human" else None
-        record = await run_game(setup.state, seats, limits, observer=observer)
-        names = [seat.name for seat in seats]
-        self._record(setup.number, names, record)
+        await self._play(setup, seats, limits, view=opts.opponent == "human")
 
     async def _play_pair(self, lines: LineStream, peer: str) -> None:
         await lines.send_line(WELCOME)
@@ -285,44 +302,35 @@ class KalahServer:
         async with trio.open_nursery() as nursery:
             for index in (0, 1):
                 nursery.start_soon(greet, index)
-        seats = [RemoteSeat(c.lines, c.peer, self.max_line) for c in pair]
         if not all(ready):
             # The game did not begin; the client that answered wins (its partner left).
             for index in (0, 1):
                 if ready[index]:
-                    await seats[index].lines.send_line(WINNER)
+                    await pair[index].lines.send_line(WINNER)
             return
-        record = await run_game(setup.state, seats, [opts.time_ms, opts.time_ms])
-        self._record(setup.number, [seat.name for seat in seats], record)
+        seats: list[KalahSeat] = [
+            client_seat(c.lines, PlayerInfo(c.peer, "remote"), self.max_line) for c in pair
+        ]
+        await self._play(setup, seats, [opts.time_ms, opts.time_ms])
 
 
 @attrs.define(eq=False)
-class _TerminalObserver:
+class _PersonView(BoardPrinter):
     """Shows the person at the server what the client does (``--opponent human``)."""
 
-    out: Output
-    client_first: bool
+    @classmethod
+    def of(cls, out: Output, client_first: bool, game_id: str) -> _PersonView:
+        names = ("client", "you") if client_first else ("you", "client")
+        return cls(out, names, 1 if client_first else 0, game_id=game_id)
 
-    @property
-    def names(self) -> tuple[str, str]:
-        return ("client", "you") if self.client_first else ("you", "client")
+    def move_line(self, seat: int, move: str, before: KalahState) -> str:
+        who = "you" if seat == self.bottom else "the client"
+        return f"{who} {describe_move(move)}"
 
-    @property
-    def my_seat(self) -> int:
-        return 1 if self.client_first else 0
-
-    def moved(self, seat: int, move: Move, before: KalahState, after: KalahState) -> None:
-        who = "you" if seat == self.my_seat else "the client"
-        self.out.line(f"{who} {describe_move(move)}")
-        if not after.over:
-            self.out.line("\n".join(draw_board(after, self.my_seat, self.names)))
-        self.out.flush()
-
-    def ended(self, record: GameRecord) -> None:
-        mine = record.result_word(self.my_seat)
-        self.out.line("\n".join(draw_board(record.state, self.my_seat, self.names)))
-        self.out.line(f"game over: {mine} for you")
-        self.out.flush()
+    def result_line(self, record: GameRecord) -> str:
+        if record.termination is Termination.ABORTED:
+            return "game aborted"
+        return f"game over: {result_word(record.winners, self.bottom)} for you"
 
 
 async def serve(
@@ -336,9 +344,13 @@ async def serve(
     err: Output | None = None,
     keyboard: LineInput | None = None,
     make_player: PlayerFactory | None = None,
+    web: tuple[str, int] | None = None,
+    record: pathlib.Path | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> int:
-    """Serve until cancelled (or ``games`` games are over); reports the port via task_status."""
+    """Serve until cancelled (or ``games`` games are over); reports the port via task_status.
+    ``web``: also serve the live web view of the games there (its URL on stderr).
+    ``record``: write every finished game to this database (hub.records)."""
     err = err if err is not None else Output(2)
     try:
         listeners = await open_listeners(port, host)
@@ -366,12 +378,25 @@ async def serve(
         )
         err.line(str(number))
         err.flush()
+        await start_recording(nursery, server.events, record, prog="hub serve kalah")
+        if web is not None and not await _start_web(nursery, server.events, web, err):
+            nursery.cancel_scope.cancel()
+            return 1
         task_status.started(number)
         await server.all_done.wait()
         with trio.move_on_after(LINGER_SECONDS + 1):
             await server.wait_idle()  # let the last clients read their results
         nursery.cancel_scope.cancel()
     return 0
+
+
+async def _start_web(
+    nursery: trio.Nursery, events: EventBus, web: tuple[str, int], err: Output
+) -> bool:
+    """The live web view (hub.web) of the server's games; False if it cannot listen."""
+    from hub.web.server import start_web  # only --web needs the web stack
+
+    return await start_web(nursery, events, web, err=err, prog="hub serve kalah") is not None
 
 
 def main(argv: Sequence[str]) -> int:
@@ -396,6 +421,8 @@ def main(argv: Sequence[str]) -> int:
                 max_connections=options.max_connections,
                 games=options.games,
                 keyboard=keyboard,
+                web=options.web,
+                record=options.record,
             )
 
     return run_program(run)

@@ -1,0 +1,113 @@
+"""The player programs at a clubs table: start, seat, and always end and reap them.
+
+Shared by ``clubhub`` (`hub.games.clubs.hub`) and ``hub match`` (`hub.games.clubs.match`):
+
+* `start_players` starts each program as ``prog N ID`` (no shell) and waits, under one
+  deadline for all, for every player's ``-``; it says which seat failed and how;
+* `program_seats` puts each child in a `LineSeat` speaking `ClubsCodec`;
+* `read_deck_file` reads a deck file (bounded) for `cards.parse_deck_file`;
+* `end_players` sends ``end`` to every player still running, closes its stdin and reaps
+  every child within one shared grace period (SIGKILL after it), even when cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import trio
+
+from hub.core.events import PlayerInfo
+from hub.core.lines import LineError
+from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
+from hub.core.referee import Termination
+from hub.core.seats import LineSeat
+from hub.games.clubs.cards import Card, DeckError, parse_deck_file
+from hub.games.clubs.codec import ClubsCodec
+from hub.games.clubs.protocol import END, LABELS, MAX_PLAY_LINE, READY
+from hub.games.clubs.rules import ClubsState
+
+END_GRACE = 2.0
+"""Seconds every player has, in total, to exit after ``end`` before it is SIGKILLed."""
+DEFAULT_START_TIMEOUT = 5.0
+"""Seconds the players have, together, to send their ``-``."""
+MAX_DECK_FILE = 16 * 1024 * 1024
+
+
+def read_deck_file(path: str) -> list[tuple[Card, ...]]:
+    """Every deck of the file at ``path``. Raises `OSError` if it cannot be read and
+    `DeckError` if it is not a deck file (or is larger than `MAX_DECK_FILE` bytes)."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_DECK_FILE + 1)
+    if len(data) > MAX_DECK_FILE:
+        raise DeckError(f"larger than {MAX_DECK_FILE} bytes")
+    return parse_deck_file(data.decode("latin-1"))
+
+
+@attrs.frozen
+class StartFailure:
+    """Why the player in ``seat`` did not start: DISCONNECT (could not be run, or exited),
+    MALFORMED (its first byte was not ``-``) or TIMEOUT (no ``-`` in time)."""
+
+    seat: int
+    termination: Termination
+    detail: str
+
+
+async def start_players(
+    programs: Sequence[str], children: list[ChildProcess], timeout: float
+) -> StartFailure | None:
+    """Start ``programs`` in seat order, appending each child to ``children`` at once (the
+    caller reaps them whatever happens), then read every ``-`` within ``timeout`` seconds.
+    Stops at the first failure and returns it; None when every player has started."""
+    players = len(programs)
+    for seat, program in enumerate(programs):
+        try:
+            child = await ChildProcess.spawn(
+                [program, str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
+            )
+        except SpawnFailed as exc:
+            return StartFailure(seat, Termination.DISCONNECT, f"could not be started: {exc}")
+        children.append(child)
+    seat = 0
+    with trio.move_on_after(timeout):
+        for seat, child in enumerate(children):
+            try:
+                first = await child.lines.receive_exactly(len(READY))
+            except LineError:
+                return StartFailure(seat, Termination.DISCONNECT, "ended before sending '-'")
+            if first != READY:
+                return StartFailure(seat, Termination.MALFORMED, f"sent {first!r}, not '-'")
+        return None
+    return StartFailure(seat, Termination.TIMEOUT, f"sent no '-' within {timeout:g} s")
+
+
+def program_seats(
+    children: Sequence[ChildProcess], players: Sequence[PlayerInfo]
+) -> list[LineSeat[ClubsState, Card]]:
+    """One `LineSeat` speaking clubs per started child, in seat order."""
+    codec = ClubsCodec()
+    return [
+        LineSeat(child.lines, codec, player)
+        for child, player in zip(children, players, strict=True)
+    ]
+
+
+async def end_players(children: Sequence[ChildProcess], grace: float) -> list[ExitStatus]:
+    """Send ``end`` to every player still running and reap all within ``grace`` seconds
+    in total; shielded, so a cancelled game still leaves no child behind."""
+    with trio.CancelScope(shield=True):
+        deadline = trio.current_time() + grace
+        async with trio.open_nursery() as nursery:
+            for child in children:
+                nursery.start_soon(_say_end, child, deadline)
+        statuses = await stop_all(children, grace=max(0.0, deadline - trio.current_time()))
+    return statuses
+
+
+async def _say_end(child: ChildProcess, deadline: float) -> None:
+    if child.process.poll() is None:
+        with trio.move_on_at(deadline):
+            child.lines.queue_line(END)
+            await child.lines.flush()
+    await child.close_stdin()

@@ -1,0 +1,275 @@
+"""Kalah for ``hub match``: the `MatchKit` (`kit`) that plays one game between any players.
+
+* Players: ``ai:N`` (our AI at level N, 1..9, searching in a worker thread; ``ai`` is level
+  9), ``human`` (the person at this terminal; refused when stdin is not one), or a program:
+  a path to an executable or a name found beside hub's interpreter or on PATH. A program is
+  a Kalah agent that speaks the *client* side of kalah.md on its stdin/stdout: the hub is
+  its server, handshake included (``WELCOME``, ``INFO``, ``READY``, ``BEGIN``), with the same
+  `hub.games.kalah.codec.KalahCodec` as for TCP clients. Each game starts it afresh.
+* Options: ``--holes``, ``--seeds``, ``--pie``, ``--time-ms`` (every player's limit per
+  whole turn, default 5000; 0: none), ``--random`` (a random layout per opening) or
+  ``--layout C,C,..`` (one given layout); the same parsing as ``hub serve kalah``.
+* Openings (`KalahKit.openings`): with ``--random``, seeded random layouts (distinct while
+  there are enough), each a list of hole counts; otherwise None (the settings' layout).
+* A program that cannot be started, does not say ``READY`` within `START_TIMEOUT`, crashes,
+  hangs past its time or sends garbage loses that game, with the reason in the record;
+  every child is reaped before `KalahKit.play` returns, even when it is cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from hub.core.events import JSON, EventBus, GameRecord, PlayerInfo
+from hub.core.match import FailedSeat, SeatFailure
+from hub.core.output import Output
+from hub.core.plugin import GameSpec, draw_distinct
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.programs import resolve_program
+from hub.core.referee import Termination
+from hub.core.stdin import LineInput, open_line_input
+from hub.core.text import parse_whole_number
+from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from hub.games.kalah.options import DEFAULT_TIME_MS, OptionsError, add_board_options, board
+from hub.games.kalah.players import AiPlayer, HumanPlayer, Player
+from hub.games.kalah.printer import GameView
+from hub.games.kalah.protocol import MAX_TIME_MS, WELCOME, Info, max_line
+from hub.games.kalah.rules import check_settings, new_game, random_layout
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
+
+if TYPE_CHECKING:
+    import argparse
+
+AI_PREFIX = "ai"
+HUMAN = "human"
+START_TIMEOUT = 10.0
+"""Seconds the programs have, together, to be started and say ``READY``."""
+END_GRACE = 2.0
+"""Seconds the programs have, together, to exit once their stdin is closed (then SIGKILL)."""
+
+
+def _layout(value: Sequence[int] | None) -> tuple[int, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen
+class KalahSettings:
+    """What a game of a match is played with; validated on construction (`ValueError`)."""
+
+    holes: int
+    seeds: int
+    pie: bool = False
+    time_ms: int = DEFAULT_TIME_MS
+    """Every player's limit per whole turn in ms (0: none)."""
+    random: bool = False
+    """Each opening is a random layout."""
+    layout: tuple[int, ...] | None = attrs.field(default=None, converter=_layout)
+    """The layout of every game when not random (None: ``seeds`` in every hole)."""
+
+    def __attrs_post_init__(self) -> None:
+        check_settings(self.holes, self.seeds)
+        if not 0 <= self.time_ms <= MAX_TIME_MS:
+            raise ValueError(f"the time per move must be 0..{MAX_TIME_MS} ms, not {self.time_ms}")
+        if self.layout is not None:
+            if self.random:
+                raise ValueError("a random layout and a given one exclude each other")
+            new_game(self.holes, self.seeds, layout=self.layout)  # raises if it does not fit
+
+    def to_json(self) -> dict[str, JSON]:
+        layout = None if self.layout is None else list(self.layout)
+        return {
+            "holes": self.holes,
+            "seeds": self.seeds,
+            "pie": self.pie,
+            "time_ms": self.time_ms,
+            "random": self.random,
+            "layout": layout,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> KalahSettings:
+        """The inverse of `to_json`; raises `ValueError` saying what is wrong."""
+        fields: dict[str, Any] = {}
+        for name, kind in (("holes", int), ("seeds", int), ("time_ms", int)):
+            value = data.get(name)
+            if type(value) is not kind:
+                raise ValueError(f"settings: {name!r} must be a whole number, not {value!r}")
+            fields[name] = value
+        for name in ("pie", "random"):
+            value = data.get(name, False)
+            if type(value) is not bool:
+                raise ValueError(f"settings: {name!r} must be true or false, not {value!r}")
+            fields[name] = value
+        fields["layout"] = check_layout(data.get("layout"), "settings: 'layout'")
+        return cls(**fields)
+
+    def start_layout(self, opening: JSON) -> tuple[int, ...] | None:
+        """The layout a game with ``opening`` starts from (raises `ValueError`)."""
+        if opening is None:
+            return self.layout
+        layout = check_layout(opening, "opening")
+        new_game(self.holes, self.seeds, layout=layout)  # raises if it does not fit
+        return layout
+
+
+def check_layout(value: JSON, what: str) -> tuple[int, ...] | None:
+    """``value`` as a layout (a list of whole numbers) or None; raises `ValueError`."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or any(type(count) is not int for count in value):
+        raise ValueError(f"{what} must be a list of seed counts, not {value!r}")
+    return tuple(value)
+
+
+def ai_level(spec: str) -> int | None:
+    """The level of an ``ai`` or ``ai:N`` spec; None if ``spec`` names no AI (or a bad one)."""
+    name, colon, level = spec.partition(":")
+    if name != AI_PREFIX:
+        return None
+    if not colon:
+        return DEFAULT_LEVEL
+    number = parse_whole_number(level, max_digits=2)
+    return number if number is not None and MIN_LEVEL <= number <= MAX_LEVEL else None
+
+
+class KalahKit:
+    """`hub.core.plugin.MatchKit` for Kalah."""
+
+    seats = (2, 2)
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        add_board_options(parser.add_argument_group("kalah"))
+
+    def settings(self, options: argparse.Namespace) -> dict[str, Any]:
+        """Raises `ValueError` for options that do not fit together."""
+        try:
+            holes, seeds, layout = board(options)
+        except OptionsError as exc:
+            raise ValueError(str(exc)) from None
+        time_ms = DEFAULT_TIME_MS if options.time_ms is None else options.time_ms
+        chosen = KalahSettings(holes, seeds, options.pie, time_ms, options.random, layout)
+        return chosen.to_json()
+
+    def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
+        if spec.partition(":")[0] == AI_PREFIX:
+            if ai_level(spec) is None:
+                return f"{spec}: the AI is ai:N with a level N of {MIN_LEVEL}..{MAX_LEVEL}"
+            return None
+        if spec == HUMAN:
+            return None if sys.stdin.isatty() else "human: a person needs a terminal as stdin"
+        if resolve_program(spec) is not None:
+            return None
+        return f"{spec}: no such program (give ai:N, human, a path or a program on PATH)"
+
+    def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        chosen = KalahSettings.from_json(settings)
+        if not chosen.random:
+            return [None] * count
+        rng = random.Random(seed)
+        return draw_distinct(lambda: list(random_layout(chosen.holes, chosen.seeds, rng)), count)
+
+    async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
+        """One game of ``spec`` through the core `Match`; seat 0 moves first."""
+        settings = KalahSettings.from_json(spec.settings)
+        layout = settings.start_layout(spec.opening)
+        if layout is None and settings.random:  # no opening drawn: one from the game's id
+            layout = random_layout(settings.holes, settings.seeds, random.Random(spec.game_id))
+        children: list[ChildProcess] = []
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                keyboard = None
+                if HUMAN in spec.players:
+                    keyboard = await stack.enter_async_context(open_line_input())
+                    stack.callback(events.listen(_person_view(spec)))
+                seats = await _seats(spec.players, settings, layout, children, keyboard)
+                match = new_match(
+                    new_game(settings.holes, settings.seeds, pie=settings.pie, layout=layout),
+                    seats,
+                    [settings.time_ms] * 2,
+                    events=events,
+                    settings={**spec.settings, "opening": spec.opening},
+                    game_id=spec.game_id,
+                )
+                result = await match.run()
+        finally:
+            await end_programs(children)
+        return result.record
+
+
+def _person_view(spec: GameSpec) -> GameView:
+    """What the person sees of the game, besides the board at each of their turns."""
+    names = (spec.players[0], spec.players[1])
+    return GameView(Output(1), names, names.index(HUMAN), False, game_id=spec.game_id)
+
+
+async def _seats(
+    specs: Sequence[str],
+    settings: KalahSettings,
+    layout: tuple[int, ...] | None,
+    children: list[ChildProcess],
+    keyboard: LineInput | None,
+) -> list[KalahSeat]:
+    """A seat per player spec; programs are started (appended to ``children`` at once, for
+    the caller to reap) and greeted together; one that fails is a `FailedSeat`."""
+    seats: list[KalahSeat | None] = []
+    programs: list[tuple[int, ChildProcess]] = []
+    longest = max_line(settings.holes, settings.seeds)
+    for seat, spec in enumerate(specs):
+        level = ai_level(spec)
+        player: Player | None = None
+        if level is not None:
+            player = AiPlayer(level=level, name=spec)
+        elif spec == HUMAN:
+            assert keyboard is not None
+            labels = ("you", "opponent")
+            player = HumanPlayer(keyboard, Output(1), labels, name=HUMAN)
+        if player is not None:
+            seats.append(local_seat(player, spec))
+            continue
+        info = PlayerInfo(spec, "program", spec)
+        try:
+            child = await ChildProcess.spawn([resolve_program(spec) or spec], max_line=longest)
+        except SpawnFailed as exc:
+            seats.append(FailedSeat(info, Termination.DISCONNECT, f"not started: {exc}"))
+            continue
+        children.append(child)
+        programs.append((seat, child))
+        seats.append(None)
+    failures: dict[int, SeatFailure | None] = {}
+
+    async def welcome(seat: int, child: ChildProcess) -> None:
+        child.lines.queue_line(WELCOME)
+        info = Info(settings.holes, settings.seeds, settings.time_ms, seat == 0, layout)
+        failures[seat] = await greet(child.lines, info, max_line=longest, timeout=START_TIMEOUT)
+
+    async with trio.open_nursery() as nursery:
+        for seat, child in programs:
+            nursery.start_soon(welcome, seat, child)
+    for seat, child in programs:
+        info = PlayerInfo(specs[seat], "program", specs[seat])
+        failure = failures[seat]
+        if failure is None:
+            seats[seat] = client_seat(child.lines, info, longest)
+        else:
+            seats[seat] = FailedSeat(info, failure.termination, failure.detail)
+    return [seat for seat in seats if seat is not None]
+
+
+async def end_programs(children: Sequence[ChildProcess]) -> None:
+    """Close every program's stdin (the server closing the connection) and reap them all
+    within `END_GRACE` in total (SIGKILL after it); shielded, so a cancelled game still
+    leaves no child behind."""
+    with trio.CancelScope(shield=True):
+        for child in children:
+            await child.close_stdin()
+        await stop_all(children, grace=END_GRACE)
+
+
+kit = KalahKit()

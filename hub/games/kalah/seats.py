@@ -1,0 +1,116 @@
+"""Kalah's seats of the core match loop, its handshake, and the one way a Kalah match is built.
+
+There is no Kalah game loop: every game (the server's, a local game at the terminal, one
+game of ``hub match``) is a `hub.core.match.Match` made by `new_match`, whose seats are:
+
+* a client (a TCP peer, or an agent program over pipes): `client_seat`, a
+  `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `greet`
+  (``INFO``, then ``READY`` within a deadline) has succeeded;
+* a local `Player` (the AI in a worker thread, a script, a person): `PlayerSeat`, with
+  `LATE_GRACE`: at its deadline the opponent is told ``TIME`` at once, and a move that still
+  comes within the grace is shown to the opponent before ``WINNER`` (the record keeps it as
+  the fault's move). A player that quits loses by ``RESIGNATION``.
+
+Timing is the core's: each seat has a `TimeControl.per_move_ms` of its limit (0: none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+import trio
+
+from hub.core.clock import TimeControl
+from hub.core.events import JSON, EventBus, PlayerInfo
+from hub.core.lines import LineError, LineStream, LineTooLong
+from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
+from hub.core.referee import Termination
+from hub.core.seats import LineSeat
+from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
+from hub.games.kalah.players import HumanPlayer, Player, PlayerQuit
+from hub.games.kalah.protocol import READY, Info, format_info, is_word, safe_text
+from hub.games.kalah.rules import KalahReferee, KalahState, Move
+
+LATE_GRACE = 5.0
+"""Seconds a late local player still gets to produce the move sent after ``TIME``."""
+
+KalahSeat = Seat[KalahState, Move]
+
+
+def limit_ms(control: TimeControl) -> int:
+    """A seat's per-move limit in the protocol's milliseconds (0: no limit)."""
+    return 0 if control.per_move is None else round(control.per_move * 1000)
+
+
+@attrs.define(eq=False)
+class PlayerSeat(BaseSeat[KalahState, Move]):
+    """A local `Player` as a seat: asked for each whole turn with the seat's limit."""
+
+    local: Player
+    player: PlayerInfo
+    late_grace: float = LATE_GRACE
+    limit_ms: int = 0
+
+    async def begin(self, start: Start[KalahState]) -> None:
+        self.limit_ms = limit_ms(start.control)
+
+    async def choose(self, turn: Turn[KalahState]) -> Move:
+        try:
+            return await self.local.choose(turn.state, self.limit_ms)
+        except PlayerQuit as exc:
+            raise SeatFailure(Termination.RESIGNATION, str(exc)) from None
+
+
+def local_seat(player: Player, spec: str = "") -> PlayerSeat:
+    """``player`` as a seat, named after it (a person, or the AI)."""
+    kind = "person" if isinstance(player, HumanPlayer) else "ai"
+    return PlayerSeat(player, PlayerInfo(player.name, kind, spec))
+
+
+def client_seat(lines: LineStream, player: PlayerInfo, max_line: int) -> LineSeat[KalahState, Move]:
+    """A client (socket or pipes) that has said ``READY``, as a seat."""
+    return LineSeat(lines, KalahCodec(max_line), player)
+
+
+async def greet(
+    lines: LineStream, info: Info, *, max_line: int, timeout: float
+) -> SeatFailure | None:
+    """Send ``INFO`` and wait up to ``timeout`` s for ``READY``: None once it came, else why
+    not (a `SeatFailure` to raise at ``begin``, or to drop the client)."""
+    lines.queue_line(format_info(info))
+    await lines.flush()
+    with trio.move_on_after(timeout):
+        try:
+            line = await lines.receive_line(max_line)
+        except LineTooLong:
+            return SeatFailure(Termination.MALFORMED, "an endless line instead of READY")
+        except LineError as exc:
+            return SeatFailure(Termination.DISCONNECT, f"no READY: {exc}")
+        if is_word(line, READY):
+            return None
+        return SeatFailure(Termination.MALFORMED, f"{safe_text(line)!r} instead of READY")
+    return SeatFailure(Termination.TIMEOUT, f"no READY within {timeout:g} s")
+
+
+def new_match(
+    state: KalahState,
+    seats: Sequence[KalahSeat],
+    limits_ms: Sequence[int],
+    *,
+    events: EventBus | None = None,
+    settings: Mapping[str, JSON] | None = None,
+    game_id: str | None = None,
+) -> Match[KalahState, Move]:
+    """A Kalah game between ``seats`` (seat 0 moves first), ``limits_ms`` per move each."""
+    return Match(
+        KalahReferee(),
+        state,
+        seats,
+        notation=KalahNotation(),
+        events=events,
+        time_control=[TimeControl.per_move_ms(ms) for ms in limits_ms],
+        settings=settings,
+        game_id=game_id,
+        forfeit=kalah_forfeit,
+    )
