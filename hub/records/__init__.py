@@ -1,0 +1,39 @@
+"""Records: every finished game in an SQLite database, and ``hub games`` to look at them.
+
+* `RecordStore` (store.py): the database: versioned schema, WAL, idempotent `add`, queries;
+* `record_games` (writer.py): the event-stream subscriber that writes each game as it ends,
+  off the event loop;
+* `add_record_options` / `record_path` (options.py): ``--db PATH`` and ``--no-record``;
+* `recording` / `start_recording` / `environment_record_path` (recording.py): a command's
+  games recorded in its nursery (an unusable database is one line on stderr);
+* cli.py: ``hub games history|show|export|stats``.
+
+See docs/records.md.
+"""
+
+from hub.records.options import add_db_option, add_record_options, db_path, record_path
+from hub.records.recording import environment_record_path, recording, start_recording
+from hub.records.store import (
+    GameSummary,
+    RecordStore,
+    SchemaTooNew,
+    StoredGame,
+    default_db_path,
+)
+from hub.records.writer import record_games
+
+__all__ = [
+    "GameSummary",
+    "RecordStore",
+    "SchemaTooNew",
+    "StoredGame",
+    "add_db_option",
+    "add_record_options",
+    "db_path",
+    "default_db_path",
+    "environment_record_path",
+    "record_games",
+    "record_path",
+    "recording",
+    "start_recording",
+]

@@ -1,0 +1,314 @@
+"""``hub games history|show|export|stats``: the recorded games (docs/records.md).
+
+``hub games`` alone (the installed games) stays in hub/cli.py, which hands everything after
+``games`` to `main` here. Exit status: 0 done, 1 no such game or an unusable database,
+2 a usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import TextIO
+
+from hub.core.output import Output, write_all
+from hub.core.referee import Termination
+from hub.records.export import jsonl_line, pgn_text
+from hub.records.options import add_db_option, db_path
+from hub.records.rating import player_stats
+from hub.records.render import header_lines, replay_lines, table, when
+from hub.records.store import RecordStore, StoredGame
+
+PROG = "hub games"
+HISTORY_LIMIT = 20
+FORMATS = ("jsonl", "pgn")
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    return value
+
+
+def _game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game", metavar="G", help="only the games of G, e.g. chess (default: every game)"
+    )
+
+
+def _player_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--player",
+        metavar="P",
+        help="only the games of the player named P, in any case (default: everyone)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="The games recorded in the records database (docs/records.md). "
+        "`hub games` alone lists the installed games.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    history = commands.add_parser(
+        "history", help="list recorded games, newest first", description="List recorded games."
+    )
+    _game_option(history)
+    _player_option(history)
+    history.add_argument(
+        "--limit",
+        type=_count,
+        default=HISTORY_LIMIT,
+        metavar="N",
+        help=f"the N most recent games; 0 for all (default: {HISTORY_LIMIT})",
+    )
+    add_db_option(history)
+    show = commands.add_parser(
+        "show",
+        help="replay one game move by move",
+        description="Replay a recorded game: its players, settings and result, then each "
+        "move (the mover, the time it took) and the position after it.",
+    )
+    show.add_argument("id", metavar="ID", help="the game's id, or the start of it")
+    show.add_argument(
+        "--delay",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long after each move, to watch it (default: 0, all at once)",
+    )
+    add_db_option(show)
+    export = commands.add_parser(
+        "export",
+        help="write games as JSON lines or PGN",
+        description="Write recorded games, oldest first: JSON lines (one record per line, "
+        "every game) or PGN (the chess games).",
+    )
+    _game_option(export)
+    _player_option(export)
+    export.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="jsonl",
+        help="jsonl: every game, one JSON record a line; pgn: the chess games (default: jsonl)",
+    )
+    export.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="write to FILE (default: standard output)",
+    )
+    add_db_option(export)
+    stats = commands.add_parser(
+        "stats",
+        help="each player's record and rating",
+        description="Each player's games, wins, draws, losses, score and rating (a "
+        "maximum-likelihood Elo fit over all its recorded games; docs/records.md), "
+        "one table per game.",
+    )
+    _game_option(stats)
+    add_db_option(stats)
+    return parser
+
+
+Command = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
+
+
+def history(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    games = store.games(game=options.game, player=options.player, limit=options.limit or None)
+    if not games:
+        out.line(f"no games recorded in {store.path}{_filters_text(options)}")
+        return 0
+    rows = [
+        (
+            when(summary.ended_at)[:16],
+            summary.game,
+            " vs ".join(summary.players),
+            summary.result,
+            summary.termination,
+            summary.moves,
+            summary.game_id,
+        )
+        for summary in games
+    ]
+    for line in table(
+        ("ended", "game", "players", "result", "termination", "moves", "id"), rows, "moves"
+    ):
+        out.line(line)
+    return 0
+
+
+def show(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    stored = store.stored(options.id)
+    if stored is None:
+        candidates = store.ids(options.id, limit=6)
+        if len(candidates) > 1:
+            more = ", ..." if len(candidates) > 5 else ""
+            err.line(
+                f"{PROG} show: {options.id!r} is the start of several games' ids: "
+                f"{', '.join(candidates[:5])}{more}"
+            )
+        else:
+            err.line(f"{PROG} show: no game {options.id!r} in {store.path}")
+        return 1
+    for line in header_lines(stored.record, _match_text(stored)):
+        out.line(line)
+    out.line("")
+    steps = replay_lines(stored.record)
+    for number, step in enumerate(steps):
+        for line in step:
+            out.line(line)
+        out.flush()
+        if out.broken:  # the reader has gone (| head): no one is watching
+            break
+        if options.delay and number < len(steps) - 2:
+            time.sleep(options.delay)
+    return 0
+
+
+def export(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    pgn = options.format == "pgn"
+    if pgn and options.game not in (None, "chess"):
+        err.line(f"{PROG} export: PGN is for chess games; use --format jsonl for {options.game}")
+        return 2
+    game = "chess" if pgn else options.game
+    games = store.records(game=game, player=options.player)
+    if options.output is None:
+        _write_games(games, pgn, _FdWriter(1))
+        return 0
+    target = pathlib.Path(options.output)
+    try:
+        with target.open("w", encoding="utf-8") as handle:
+            count = _write_games(games, pgn, handle)
+    except OSError as exc:
+        err.line(f"{PROG} export: cannot write {target}: {exc.strerror or exc}")
+        return 1
+    err.line(f"{PROG} export: {count} game(s) written to {target}")
+    return 0
+
+
+class _FdWriter:
+    """``write`` to a file descriptor that may be a pipe whose reader has gone (`head`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            self.broken = not write_all(self.fd, text.encode("utf-8"))
+        return len(text)
+
+
+def _write_games(games: Iterable[StoredGame], pgn: bool, sink: TextIO | _FdWriter) -> int:
+    count = 0
+    for stored in games:
+        if pgn:
+            sink.write(pgn_text(stored.record, match_id=stored.match_id, index=stored.index))
+        else:
+            sink.write(jsonl_line(stored.record) + "\n")
+        count += 1
+        if isinstance(sink, _FdWriter) and sink.broken:
+            break
+    return count
+
+
+def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    by_game: dict[str, list[tuple[tuple[str, ...], tuple[int, ...]]]] = {}
+    for summary in store.games(game=options.game):
+        if summary.termination != Termination.ABORTED.value:
+            by_game.setdefault(summary.game, []).append((summary.players, summary.winners))
+    if not by_game:
+        out.line(f"no games recorded in {store.path}{_filters_text(options)}")
+        return 0
+    for number, (game, games) in enumerate(sorted(by_game.items())):
+        if number:
+            out.line("")
+        out.line(f"{game}: {len(games)} game(s)")
+        rows = [
+            (
+                player.name,
+                player.games,
+                player.wins,
+                player.draws,
+                player.losses,
+                f"{100 * player.score:.1f}%",
+                f"{player.rating:+.0f}",
+            )
+            for player in player_stats(games)
+        ]
+        headers = ("player", "games", "W", "D", "L", "score", "Elo")
+        for line in table(headers, rows, "games W D L score Elo"):
+            out.line("  " + line)
+    return 0
+
+
+COMMANDS: dict[str, Command] = {
+    "history": history,
+    "show": show,
+    "export": export,
+    "stats": stats,
+}
+
+
+def _filters_text(options: argparse.Namespace) -> str:
+    filters = [
+        f"{name} {value}"
+        for name in ("game", "player")
+        if (value := getattr(options, name, None)) is not None
+    ]
+    return f" ({', '.join(filters)})" if filters else ""
+
+
+def _match_text(stored: StoredGame) -> str | None:
+    if stored.match_id is None:
+        return None
+    return stored.match_id + ("" if stored.index is None else f", game index {stored.index}")
+
+
+def main(argv: Sequence[str]) -> int:
+    """``hub games COMMAND ...``; returns the exit status."""
+    parser = build_parser()
+    try:
+        options = parser.parse_args(list(argv))
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        sys.stdout.flush()
+        return exc.code if isinstance(exc.code, int) else 0
+    out, err = Output(1), Output(2)
+    path = db_path(options)
+    try:
+        if not path.exists():
+            missing = f"no games recorded: {path} does not exist"
+            if options.command == "show":
+                err.line(f"{PROG} show: {missing}")
+                return 1
+            (err if options.command == "export" else out).line(missing)
+            return 0
+        try:
+            store = RecordStore.open(path)
+        except sqlite3.Error as exc:
+            err.line(f"{PROG}: cannot use the records database {path}: {exc}")
+            return 1
+        with store:
+            return COMMANDS[options.command](store, options, out, err)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        out.flush()
+        err.flush()

@@ -1,0 +1,57 @@
+"""Recording a command's games: `record_games` in the command's nursery, never at its expense.
+
+Every ``hub`` command that plays games records them (``--db PATH``, ``--no-record``); the
+standalone spec programs (``clubhub``, ``uqchessserver``) only when ``$HUB_DB`` names a
+database (`environment_record_path`), so that their specified behaviour is unchanged.
+A database that cannot be opened costs one line on stderr, and the games go on unrecorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import sqlite3
+from collections.abc import AsyncIterator, Mapping
+
+import trio
+
+from hub.core.events import EventBus
+from hub.core.output import write_all
+from hub.records.writer import record_games
+
+ENVIRONMENT = "HUB_DB"
+"""The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""
+
+
+def environment_record_path(environ: Mapping[str, str] | None = None) -> pathlib.Path | None:
+    """The database ``$HUB_DB`` names, or None when it is unset or empty (do not record)."""
+    value = (os.environ if environ is None else environ).get(ENVIRONMENT, "")
+    return pathlib.Path(value).expanduser() if value else None
+
+
+async def start_recording(
+    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+) -> bool:
+    """Record every game that ends on ``bus`` into ``path`` (None: do nothing), as a task of
+    ``nursery``; False, after one line on stderr, if the database cannot be opened."""
+    if path is None:
+        return False
+    try:
+        await nursery.start(record_games, bus, path)
+    except (sqlite3.Error, OSError) as exc:
+        message = f"{prog}: cannot record games in {path} ({exc}); playing on without recording\n"
+        write_all(2, message.encode("utf-8", "replace"))
+        return False
+    return True
+
+
+@contextlib.asynccontextmanager
+async def recording(bus: EventBus, path: pathlib.Path | None, *, prog: str) -> AsyncIterator[bool]:
+    """`start_recording` for the duration of the block (whether it records); on the way out
+    the games that ended in the block are written (`record_games` drains when cancelled)."""
+    async with trio.open_nursery() as nursery:
+        try:
+            yield await start_recording(nursery, bus, path, prog=prog)
+        finally:
+            nursery.cancel_scope.cancel()

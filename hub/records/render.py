@@ -1,0 +1,216 @@
+"""Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
+each position from the game's state view (docs/architecture.md, "State views").
+
+Nothing here imports a game: chess is drawn from the FEN with python-chess, Kalah and clubs
+from their documented views; a view of any other shape (another game, or a view that breaks
+its game's contract) is printed as compact JSON.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hub.core.events import JSON, GameRecord, PlayerInfo, RecordedMove
+
+COLOURS = ("White", "Black")
+SETTING_WIDTH = 40
+"""A setting whose JSON is longer than this is summarised (a clubs game's decks)."""
+
+
+def compact_json(value: JSON) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def when(stamp: float) -> str:
+    """A Unix time as local ``YYYY-MM-DD HH:MM:SS``."""
+    return datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def seconds(value: float) -> str:
+    """``0.123 s``, ``12.3 s``, ``4 min 05 s``, ``1 h 02 min``."""
+    if value < 10:
+        return f"{value:.3f} s"
+    if value < 60:
+        return f"{value:.1f} s"
+    minutes, secs = divmod(round(value), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def seat_label(game: str, seat: int) -> str:
+    """White/Black in chess (seat 0 plays white), ``seat N`` otherwise."""
+    return COLOURS[seat] if game == "chess" and seat < 2 else f"seat {seat}"
+
+
+def player_text(player: PlayerInfo) -> str:
+    about = ", ".join(part for part in (player.kind, player.spec) if part and part != player.name)
+    return f"{player.name} ({about})" if about else player.name
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def setting_text(value: JSON) -> str:
+    """A setting's value: a string as it is, anything else as compact JSON; a long list or
+    object is only counted."""
+    text = value if isinstance(value, str) else compact_json(value)
+    if len(text) <= SETTING_WIDTH:
+        return text
+    if isinstance(value, list):
+        return f"[{plural(len(value), 'item')}]"
+    if isinstance(value, dict):
+        return f"{{{plural(len(value), 'key')}}}"
+    return text[: SETTING_WIDTH - 3] + "..."
+
+
+def result_text(record: GameRecord) -> str:
+    """``1-0 (normal: checkmate)``, ``0-1 (timeout by White alice: no move in 5 s)``."""
+    how = record.termination.value
+    fault = record.fault
+    if fault is not None:
+        who = seat_label(record.game, fault.seat)
+        if fault.seat < len(record.players):
+            who += " " + record.players[fault.seat].name
+        how += f" by {who}"
+        details = [fault.detail] + ([f"move {fault.move}"] if fault.move else [])
+        detail = "; ".join(part for part in details if part)
+    else:
+        detail = record.detail
+    return f"{record.result_text()} ({how}{': ' + detail if detail else ''})"
+
+
+def header_lines(record: GameRecord, match: str | None = None) -> list[str]:
+    lines = [f"game {record.game_id}: {record.game}"]
+    for seat, player in enumerate(record.players):
+        control = record.time_controls[seat] if seat < len(record.time_controls) else None
+        clock = f", time {control}" if control and control != "none" else ""
+        lines.append(f"  {seat_label(record.game, seat)}: {player_text(player)}{clock}")
+    if record.settings:
+        settings = " ".join(f"{k}={setting_text(v)}" for k, v in record.settings.items())
+        lines.append(f"  settings: {settings}")
+    if match:
+        lines.append(f"  match: {match}")
+    lines.append(
+        f"  started {when(record.started_at)}, lasted {seconds(record.duration)}, "
+        f"{plural(len(record.moves), 'move')}"
+    )
+    lines.append(f"  result: {result_text(record)}")
+    return lines
+
+
+def move_line(record: GameRecord, ply: int, move: RecordedMove) -> str:
+    """``12. Black ai:4: e7e5 (0.250 s)``."""
+    mover = seat_label(record.game, move.seat)
+    if 0 <= move.seat < len(record.players):
+        mover += " " + record.players[move.seat].name
+    return f"{ply}. {mover}: {move.move} ({seconds(move.elapsed)})"
+
+
+# -- positions -------------------------------------------------------------------------------
+
+
+def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
+    """The board from the FEN, black at the top, with ranks and files."""
+    import chess
+
+    board = chess.Board(view["fen"])
+    rows = str(board).splitlines()
+    lines = [f"{8 - rank} {row}" for rank, row in enumerate(rows)]
+    lines.append("  a b c d e f g h")
+    turn = COLOURS[0] if board.turn == chess.WHITE else COLOURS[1]
+    state = "checkmate" if board.is_checkmate() else "check" if view.get("check") else ""
+    lines.append(f"  {turn} to move" + (f", {state}" if state else ""))
+    return lines
+
+
+def kalah_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
+    """Seat 1's holes right to left on top with its store on the left, seat 0's below left
+    to right with its store on the right (the board as it is sown, counter-clockwise)."""
+    holes: int = view["holes"]
+    board: list[int] = view["board"]
+    if len(board) != 2 * holes + 2:
+        raise ValueError("a Kalah board of the wrong size")
+    width = max(2, *(len(str(seeds)) for seeds in board))
+
+    def row(values: Sequence[int]) -> str:
+        return " ".join(f"{seeds:>{width}}" for seeds in values)
+
+    names = [player.name for player in players] + ["seat 0", "seat 1"][len(players) :]
+    top = row(board[holes + 1 : 2 * holes + 1][::-1])
+    bottom = row(board[:holes])
+    pad = " " * (width + 2)
+    lines = [
+        f"{pad}{top}    seat 1 {names[1]} (holes {holes}..1)",
+        f"{board[2 * holes + 1]:>{width}}  {' ' * len(top)}  {board[holes]:>{width}}",
+        f"{pad}{bottom}    seat 0 {names[0]} (holes 1..{holes})",
+    ]
+    mover = view.get("to_move")
+    extra = [f"seat {mover} to move"] if mover is not None else ["over"]
+    if view.get("swapped"):
+        extra.append("sides swapped (pie rule)")
+    lines.append(f"{pad}" + ", ".join(extra))
+    return lines
+
+
+def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
+    """One line per seat (score, hand), then the trick on the table."""
+    leader, mover = view["leader"], view.get("to_move")
+    lines = [f"round {view['round']}, first to {view['winscore']}"]
+    width = max((len(player.name) for player in players), default=0)
+    for seat in range(view["players"]):
+        name = players[seat].name if seat < len(players) else ""
+        marks = ("L" if seat == leader else " ") + (">" if seat == mover else " ")
+        hand = " ".join(view["hands"][seat]) or "-"
+        lines.append(f" {marks}{seat} {name:<{width}} {view['scores'][seat]:>4}  {hand}")
+    trick = " ".join(view["trick"])
+    lines.append(f"  trick: {trick or '-'}" + ("  (finished)" if view.get("finished") else ""))
+    return lines
+
+
+Renderer = Callable[[JSON, Sequence[PlayerInfo]], list[str]]
+RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "kalah": kalah_lines, "clubs": clubs_lines}
+
+
+def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
+    """A position of ``game`` as indented text lines (compact JSON if the view is not one
+    this module knows how to draw)."""
+    renderer = RENDERERS.get(game)
+    if renderer is not None and isinstance(view, dict):
+        try:
+            return ["    " + line for line in renderer(view, players)]
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            pass  # a view that does not follow its game's shape: show it as it is
+    return ["    " + compact_json(view)]
+
+
+def replay_lines(record: GameRecord) -> list[list[str]]:
+    """The replay in steps: the start, then each move with the position after it, then the
+    result (`hub games show` prints one step at a time)."""
+    players = record.players
+    steps = [["start:", *position_lines(record.game, record.initial_state, players)]]
+    for ply, move in enumerate(record.moves, start=1):
+        steps.append(
+            [move_line(record, ply, move), *position_lines(record.game, move.state, players)]
+        )
+    steps.append([f"result: {result_text(record)}"])
+    return steps
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: str = "") -> list[str]:
+    """Aligned columns; the columns named in ``right`` (by header) align right."""
+    cells = [list(headers)] + [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[col]) for row in cells) for col in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [
+            cell.rjust(width) if header in right.split() else cell.ljust(width)
+            for cell, width, header in zip(row, widths, headers, strict=True)
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return lines

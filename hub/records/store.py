@@ -1,0 +1,437 @@
+"""The records database: every finished game in one SQLite file (standard library only).
+
+One row of ``games`` per game holds the whole record as JSON (`hub.core.events.to_json`, so
+nothing is lost and the record format can evolve) beside the columns the queries need; the
+``players`` table indexes every seat's player by name for ``--player``. See docs/records.md.
+
+* **Versioned schema.** ``PRAGMA user_version`` is the number of `MIGRATIONS` applied; opening
+  a database applies the missing ones in order, each in its own ``BEGIN IMMEDIATE``
+  transaction that re-reads the version first, so several processes opening one old file at
+  once migrate it exactly once. A database from a newer hub is refused (`SchemaTooNew`).
+* **Crash safety.** WAL journal with ``synchronous=FULL``: once `RecordStore.add` returns,
+  the game survives the process being killed and also an OS crash or power loss (the WAL is
+  fsynced at every commit); a transaction cut short leaves no trace.
+* **Several writers.** Every write is one short ``BEGIN IMMEDIATE`` transaction and every
+  connection waits up to `BUSY_SECONDS` for the lock, so hub processes can record into one
+  file at once; readers never wait for writers (WAL).
+
+A `RecordStore` is one connection: use it from one thread at a time (it may move between
+threads, as `record_games` moves it between trio's worker threads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from hub.core.events import JSON, GameRecord, record_from_json, to_json
+from hub.core.referee import Termination
+
+BUSY_SECONDS = 10.0
+"""How long a write waits for another process's transaction before it fails."""
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+class SchemaTooNew(sqlite3.DatabaseError):
+    """The database was written by a newer hub (its schema version is unknown here)."""
+
+
+def default_db_path() -> pathlib.Path:
+    """``$HUB_DB`` if set, else ``$XDG_DATA_HOME/hub/games.db`` (``~/.local/share/hub/...``)."""
+    explicit = os.environ.get("HUB_DB")
+    if explicit:
+        return pathlib.Path(explicit).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
+    return pathlib.Path(data_home).expanduser() / "hub" / "games.db"
+
+
+def _names(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _seats(value: Iterable[int]) -> tuple[int, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class GameSummary:
+    """One line of a listing: a game without its moves and states."""
+
+    game_id: str
+    game: str
+    players: tuple[str, ...] = attrs.field(converter=_names)
+    result: str
+    termination: str
+    moves: int
+    started_at: float
+    ended_at: float
+    match_id: str | None
+    index: int | None
+    winners: tuple[int, ...] = attrs.field(default=(), converter=_seats)
+    """The winning seats (every seat of a draw), as in `GameRecord.winners`."""
+
+
+@attrs.frozen
+class StoredGame:
+    """A whole record as stored, with the match it belongs to (if any)."""
+
+    record: GameRecord
+    match_id: str | None = None
+    index: int | None = None
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def _create_games(db: sqlite3.Connection) -> None:
+    """Version 1: the games, each with its whole record, and the indexes of the listings."""
+    db.execute(
+        """
+        CREATE TABLE games (
+            game_id     TEXT PRIMARY KEY,
+            game        TEXT NOT NULL,
+            players     TEXT NOT NULL,   -- JSON: [{"name", "kind", "spec"} per seat]
+            settings    TEXT NOT NULL,   -- JSON object
+            result      TEXT NOT NULL,   -- GameRecord.result_text(): 1-0, 0-1, 1/2-1/2, ...
+            winners     TEXT NOT NULL,   -- JSON: [seat, ...]
+            termination TEXT NOT NULL,   -- Termination value: normal, timeout, ...
+            fault       TEXT,            -- JSON FaultInfo or NULL
+            moves       INTEGER NOT NULL,
+            started_at  REAL NOT NULL,   -- Unix time
+            ended_at    REAL NOT NULL,
+            match_id    TEXT,
+            match_index INTEGER,
+            record      TEXT NOT NULL,   -- JSON: to_json(record), the whole game
+            version     INTEGER NOT NULL -- GameRecord.version of ``record``
+        )
+        """
+    )
+    db.execute("CREATE INDEX games_by_end ON games (ended_at)")
+    db.execute("CREATE INDEX games_by_game ON games (game, ended_at)")
+    db.execute("CREATE INDEX games_by_match ON games (match_id, match_index)")
+
+
+def _create_players(db: sqlite3.Connection) -> None:
+    """Version 2: every seat's player, indexed by name (case-insensitive) for ``--player``;
+    derived data, filled from the records already stored."""
+    db.execute(
+        """
+        CREATE TABLE players (
+            game_id TEXT NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+            seat    INTEGER NOT NULL,
+            name    TEXT NOT NULL,
+            kind    TEXT NOT NULL,
+            spec    TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX players_by_name ON players (name COLLATE NOCASE)")
+    rows = db.execute("SELECT game_id, players FROM games").fetchall()
+    for game_id, players in rows:
+        db.executemany(_INSERT_PLAYER, _player_rows(game_id, json.loads(players)))
+
+
+MIGRATIONS: tuple[Migration, ...] = (_create_games, _create_players)
+"""Migration N (from 0) takes a database from version N to N + 1; only ever append."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_INSERT_GAME = """
+    INSERT INTO games (game_id, game, players, settings, result, winners, termination, fault,
+                       moves, started_at, ended_at, match_id, match_index, record, version)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (game_id) DO UPDATE SET
+        match_id = coalesce(games.match_id, excluded.match_id),
+        match_index = coalesce(games.match_index, excluded.match_index)
+"""
+_INSERT_PLAYER = (
+    "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec) VALUES (?, ?, ?, ?, ?)"
+)
+_SUMMARY = """
+    SELECT game_id, game, players, result, termination, moves, started_at, ended_at,
+           match_id, match_index, winners
+    FROM games
+"""
+
+
+def _player_rows(game_id: str, players: Sequence[JSON]) -> list[tuple[str, int, str, str, str]]:
+    return [
+        (game_id, seat, player["name"], player.get("kind", ""), player.get("spec", ""))
+        for seat, player in enumerate(players)
+    ]
+
+
+def _dumps(value: JSON) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@attrs.frozen
+class _Row:
+    """A record made ready for the database (JSON done outside the transaction)."""
+
+    game: tuple[Any, ...]
+    players: list[tuple[str, int, str, str, str]]
+
+
+def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
+    data = to_json(record)
+    game = (
+        record.game_id,
+        record.game,
+        _dumps(data["players"]),
+        _dumps(data["settings"]),
+        record.result_text(),
+        _dumps(data["winners"]),
+        record.termination.value,
+        None if data["fault"] is None else _dumps(data["fault"]),
+        len(record.moves),
+        record.started_at,
+        record.ended_at,
+        match_id,
+        index,
+        _dumps(data),
+        record.version,
+    )
+    return _Row(game, _player_rows(record.game_id, data["players"]))
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` (take the write lock now, waiting up to the busy timeout) ...
+    ``COMMIT``, or ``ROLLBACK`` on any error."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    version: int = db.execute("PRAGMA user_version").fetchone()[0]
+    return version
+
+
+def migrate(db: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Bring ``db`` up to ``len(migrations)``, one transaction per step; the version reached.
+
+    Safe against other processes migrating the same file: each step re-reads the version
+    under the write lock and skips what another process has done meanwhile.
+    """
+    target = len(migrations)
+    while True:
+        version = schema_version(db)
+        if version > target:
+            raise SchemaTooNew(
+                f"the records database has schema version {version}; this hub knows up to "
+                f"{target} (it was written by a newer hub)"
+            )
+        if version == target:
+            return version
+        with _transaction(db):
+            version = schema_version(db)
+            if version < target:
+                migrations[version](db)
+                db.execute(f"PRAGMA user_version = {version + 1:d}")
+
+
+def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """A connection as every store uses it: autocommit (we BEGIN ourselves), WAL, FULL sync,
+    a busy timeout, foreign keys on. Creates the file and its directories if needed."""
+    pathlib.Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(
+        pathlib.Path(path).expanduser(),
+        timeout=BUSY_SECONDS,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000):d}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _prefix_bounds(prefix: str) -> tuple[str, str]:
+    """``game_id >= low AND game_id < high`` selects the ids starting with ``prefix`` (an
+    index range; the highest code point sorts after every character that can follow)."""
+    return prefix, prefix + "\U0010ffff"
+
+
+class RecordStore:
+    """The records database at one path (`open` it; `close` it, or use ``with``)."""
+
+    def __init__(self, db: sqlite3.Connection, path: pathlib.Path) -> None:
+        self._db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> RecordStore:
+        """Open (creating the file and its directories if needed) and migrate the schema."""
+        db = connect(path)
+        try:
+            migrate(db)
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, pathlib.Path(path).expanduser())
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> RecordStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def add(
+        self, record: GameRecord, *, match_id: str | None = None, index: int | None = None
+    ) -> None:
+        """Store one game in one transaction. Idempotent on ``record.game_id``: a second add
+        of the same game changes nothing, except that it fills in a ``match_id``/``index``
+        the first add did not know (an event subscriber may record a match's game first)."""
+        self._add_rows([_row(record, match_id, index)])
+
+    def add_all(self, records: Iterable[GameRecord]) -> None:
+        """Store several games (no match) in one transaction, each as `add` would. A record
+        that cannot be written as JSON raises (`TypeError`/`ValueError`) before anything is
+        written."""
+        self._add_rows([_row(record, None, None) for record in records])
+
+    def _add_rows(self, rows: Sequence[_Row]) -> None:
+        if not rows:
+            return
+        with _transaction(self._db):
+            for row in rows:
+                self._db.execute(_INSERT_GAME, row.game)
+                self._db.executemany(_INSERT_PLAYER, row.players)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, game_id: str) -> GameRecord | None:
+        """The game ``game_id``, or the one game whose id starts with it; None if there is
+        no such game or the prefix is ambiguous (`ids` lists the candidates)."""
+        stored = self.stored(game_id)
+        return None if stored is None else stored.record
+
+    def stored(self, game_id: str) -> StoredGame | None:
+        """`get` with the game's match."""
+        found = self.ids(game_id, limit=2)
+        if not found or (len(found) == 2 and found[0] != game_id):
+            return None
+        row = self._db.execute(
+            "SELECT record, match_id, match_index FROM games WHERE game_id = ?", (found[0],)
+        ).fetchone()
+        return _stored(row)
+
+    def ids(self, prefix: str, *, limit: int | None = None) -> list[str]:
+        """The ids that start with ``prefix``, an exact match first, at most ``limit``."""
+        if not prefix:
+            return []
+        low, high = _prefix_bounds(prefix)
+        rows = self._db.execute(
+            "SELECT game_id FROM games WHERE game_id >= ? AND game_id < ? "
+            "ORDER BY game_id != ?, game_id LIMIT ?",
+            (low, high, prefix, -1 if limit is None else limit),
+        )
+        return [game_id for (game_id,) in rows]
+
+    def games(
+        self,
+        *,
+        game: str | None = None,
+        player: str | None = None,
+        match_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[GameSummary]:
+        """Summaries of the games that match every filter given, newest (by end) first.
+        ``player`` is a player's name, case-insensitive."""
+        where, params = _filters(game, player, match_id)
+        rows = self._db.execute(
+            f"{_SUMMARY} {where} ORDER BY ended_at DESC, rowid DESC LIMIT ?",
+            (*params, -1 if limit is None else limit),
+        )
+        return [_summary(row) for row in rows]
+
+    def records(
+        self, *, game: str | None = None, player: str | None = None, match_id: str | None = None
+    ) -> Iterator[StoredGame]:
+        """The whole records of the matching games, oldest (by end) first, read lazily."""
+        where, params = _filters(game, player, match_id)
+        rows = self._db.execute(
+            f"SELECT record, match_id, match_index FROM games {where} ORDER BY ended_at, rowid",
+            params,
+        )
+        for row in rows:
+            yield _stored(row)
+
+    def finished_indices(self, match_id: str) -> set[int]:
+        """The indices of the games of ``match_id`` that are recorded as finished (for
+        ``hub match --resume``; an aborted game, if one was stored, does not count)."""
+        rows = self._db.execute(
+            "SELECT match_index FROM games WHERE match_id = ? AND match_index IS NOT NULL "
+            "AND termination != ?",
+            (match_id, Termination.ABORTED.value),
+        )
+        return {index for (index,) in rows}
+
+    def count(self) -> int:
+        (count,) = self._db.execute("SELECT count(*) FROM games").fetchone()
+        return int(count)
+
+
+def _filters(
+    game: str | None, player: str | None, match_id: str | None
+) -> tuple[str, tuple[Any, ...]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if game is not None:
+        clauses.append("game = ?")
+        params.append(game)
+    if player is not None:
+        clauses.append("game_id IN (SELECT game_id FROM players WHERE name = ? COLLATE NOCASE)")
+        params.append(player)
+    if match_id is not None:
+        clauses.append("match_id = ?")
+        params.append(match_id)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    return where, tuple(params)
+
+
+def _stored(row: Sequence[Any]) -> StoredGame:
+    text, match_id, index = row
+    return StoredGame(record_from_json(json.loads(text)), match_id, index)
+
+
+def _summary(row: Sequence[Any]) -> GameSummary:
+    (game_id, game, players, result, termination, moves, started, ended, match, index, won) = row
+    return GameSummary(
+        game_id=game_id,
+        game=game,
+        players=[player["name"] for player in json.loads(players)],
+        result=result,
+        termination=termination,
+        moves=moves,
+        started_at=started,
+        ended_at=ended,
+        match_id=match,
+        index=index,
+        winners=json.loads(won),
+    )
