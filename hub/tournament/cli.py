@@ -1,0 +1,441 @@
+"""``hub match GAME PLAYER PLAYER [...] [options]``: a match between players of any game.
+
+Exit status: 0 when the match ran (whatever its games' results, aborted games included),
+1 when it could not go on (the database failed), 2 for bad usage (one line on stderr),
+128 + the signal's number when SIGINT (130) or SIGTERM (143) stopped it; the results so far
+are printed in every case where games were played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import attrs
+import trio
+
+from hub.core.events import EventBus, GameEnded
+from hub.core.output import Output
+from hub.core.plugin import MatchKit
+from hub.tournament.progress import ProgressLine, format_table, report_json
+from hub.tournament.runner import (
+    Backend,
+    Finished,
+    InProcess,
+    MatchReport,
+    MatchRunner,
+    WorkerPool,
+)
+from hub.tournament.schedule import (
+    Schedule,
+    display_names,
+    make_schedule,
+    new_match_id,
+    rounds_for,
+    seed_of,
+)
+from hub.tournament.stats import Sprt, Tally, parse_sprt
+from hub.tournament.worker import KitError, describe_error, load_kit
+from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.records import RecordStore
+    from hub.tournament.ray_backend import RayBackend
+
+PROG = "hub match"
+USAGE = f"{PROG} GAME PLAYER PLAYER [PLAYER ...] [options]"
+DESCRIPTION = """\
+Play a match between players of GAME (a game's name from `hub games`, or module:name of a
+match kit): every opening is played with the seats rotated (colours or first move swapped
+for two players), results are shown live and as a table, and every finished game is
+recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
+
+
+class UsageError(Exception):
+    """Bad usage: a one-line hint, exit status 2."""
+
+
+class Failure(Exception):
+    """The match cannot go on (the database cannot be opened): exit status 1."""
+
+
+class WebFailed(Exception):
+    """``--web`` could not listen (already said on stderr): exit status 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
+    return value
+
+
+def whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def build_parser(kit: MatchKit | None) -> Parser:
+    parser = Parser(prog=PROG, usage=USAGE, description=DESCRIPTION)
+    parser.add_argument("game", metavar="GAME", help="the game (see `hub games`)")
+    parser.add_argument("players", metavar="PLAYER", nargs="+", help="the players, in order")
+    group = parser.add_argument_group("match")
+    group.add_argument(
+        "--games",
+        type=positive,
+        metavar="N",
+        help="games to play (default: one per seat order, i.e. as many as players)",
+    )
+    group.add_argument(
+        "--concurrency",
+        type=positive,
+        default=None,
+        metavar="K",
+        help="games at a time (default 1, in this process; K > 1: K worker processes; "
+        "with --cluster: the cluster's CPUs)",
+    )
+    group.add_argument(
+        "--seed",
+        type=whole,
+        metavar="S",
+        help="seed of the openings (default: taken from the match id, so --resume replays them)",
+    )
+    group.add_argument(
+        "--openings",
+        type=positive,
+        metavar="N",
+        help="distinct openings, each played with the seats rotated, reused in turn "
+        "(default: a new one for every round)",
+    )
+    group.add_argument(
+        "--sprt",
+        metavar="SPEC",
+        help="stop when a two-player SPRT decides: elo0=0,elo1=5,alpha=0.05,beta=0.05 "
+        "(any subset; default: no SPRT)",
+    )
+    group.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead of the table (default: the table)",
+    )
+    group.add_argument(
+        "--cluster",
+        metavar="ray[://ADDRESS]",
+        help="play the games as Ray tasks: 'ray' starts a local Ray, ray://HEAD:10001 joins "
+        "a cluster (needs pip install 'hub[cluster]'; default: no cluster)",
+    )
+    group.add_argument(
+        "--resume",
+        metavar="MATCH_ID",
+        help="continue that match: play only the games not yet recorded (give the same "
+        "arguments; default: a new match)",
+    )
+    add_web_option(group)
+    from hub.records import add_record_options
+
+    add_record_options(parser)
+    if kit is not None:
+        kit.add_options(parser)
+    return parser
+
+
+class Setup:
+    """Everything decided before the first game: the schedule, backend, store and tally."""
+
+    def __init__(self, options: argparse.Namespace, kit: MatchKit) -> None:
+        self.options = options
+        self.kit = kit
+        self.store: RecordStore | None = None
+        self.ray: RayBackend | None = None
+        players: list[str] = options.players
+        low, high = kit.seats
+        if not low <= len(players) <= high:
+            seats = f"{low}" if low == high else f"{low} to {high}"
+            raise UsageError(f"{options.game} takes {seats} players, not {len(players)}")
+        try:
+            self.settings: dict[str, Any] = kit.settings(options)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        for player in players:
+            problem = kit.check_player(player, self.settings)
+            if problem is not None:
+                raise UsageError(problem)
+        self.sprt: Sprt | None = None
+        if options.sprt is not None:
+            if len(players) != 2:
+                raise UsageError("--sprt needs exactly two players")
+            try:
+                self.sprt = parse_sprt(options.sprt)
+            except ValueError as exc:
+                raise UsageError(f"--sprt: {exc}") from None
+        self.address: str | None = None
+        if options.cluster is not None:
+            from hub.tournament.ray_backend import parse_cluster
+
+            try:
+                self.address = parse_cluster(options.cluster)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+        from hub.records import record_path
+
+        self.path = record_path(options)
+        if options.resume is not None and self.path is None:
+            raise UsageError("--resume needs the database (drop --no-record)")
+        self.match_id: str = options.resume or new_match_id()
+        seed = options.seed if options.seed is not None else seed_of(self.match_id)
+        games = options.games or len(players)
+        rounds = rounds_for(games, len(players))
+        openings = kit.openings(self.settings, options.openings or rounds, seed)
+        self.schedule: Schedule = make_schedule(
+            match_id=self.match_id,
+            game=options.game,
+            players=players,
+            settings=self.settings,
+            games=games,
+            seed=seed,
+            openings=openings,
+        )
+        self.tally = Tally(display_names(players))
+        self.skip: set[int] = set()
+
+    def open_store(self, err: Output) -> None:
+        """Open the database and, for --resume, take the games already recorded."""
+        if self.path is None:
+            return
+        from hub.records import RecordStore
+
+        try:
+            self.store = RecordStore.open(self.path)
+        except Exception as exc:
+            raise Failure(f"cannot open the database {self.path}: {exc}") from exc
+        if self.options.resume is None:
+            return
+        self.skip = self.store.finished_indices(self.match_id)
+        if not self.skip:
+            err.line(f"{PROG}: no games of match {self.match_id} are recorded; starting it")
+        for summary in self.store.games(match_id=self.match_id):
+            record = self.store.get(summary.game_id)
+            index = summary.index
+            if record is None or index is None or not 0 <= index < len(self.schedule):
+                raise UsageError(
+                    f"match {self.match_id} has game {index}, which these arguments do not "
+                    "schedule: resume with the arguments it was started with"
+                )
+            scheduled = self.schedule.games[index]
+            specs = tuple(player.spec or player.name for player in record.players)
+            if specs != scheduled.spec.players:
+                raise UsageError(
+                    f"game {index} of match {self.match_id} was played by "
+                    f"{', '.join(specs)}, not {', '.join(scheduled.spec.players)}: resume "
+                    "with the arguments the match was started with"
+                )
+            from hub.tournament.runner import outcome_of
+
+            self.tally.add(outcome_of(scheduled, record))
+
+    def backend(self) -> Backend:
+        concurrency = self.options.concurrency
+        if self.options.cluster is not None:
+            from hub.tournament.ray_backend import RayBackend
+
+            self.ray = RayBackend(self.options.game, self.address, slots=concurrency or 0)
+            return self.ray
+        if concurrency is not None and concurrency > 1:
+            return WorkerPool(self.options.game, concurrency)
+        return InProcess(self.kit)
+
+    def close(self) -> None:
+        if self.ray is not None:
+            self.ray.stop()
+        if self.store is not None:
+            self.store.close()
+
+
+async def play(
+    runner: MatchRunner, progress: ProgressLine, web: WebView | None = None
+) -> int | None:
+    """Run the match until it ends or a signal stops it; the signal's number, if any."""
+    got: list[int] = []
+    failed = False
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            if web is not None and not await web.start(nursery):
+                failed = True
+                nursery.cancel_scope.cancel()
+
+            async def watch() -> None:
+                async for signum in signals:
+                    got.append(signum)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            async def tick() -> None:
+                while True:
+                    await trio.sleep(1.0)
+                    progress.update(runner.report)
+
+            nursery.start_soon(watch)
+            nursery.start_soon(tick)
+            await runner.run()
+            nursery.cancel_scope.cancel()
+    if failed:
+        raise WebFailed
+    if got:
+        runner.report.stopped = "interrupted"
+        return got[0]
+    return None
+
+
+@attrs.define
+class WebView:
+    """``--web``: the live web view of the match's games (hub.web), and of the games the
+    records store already has. Games played in this process are followed move by move;
+    those of workers or a cluster (which publish no events here) appear as they finish."""
+
+    address: tuple[str, int]
+    events: EventBus
+    records: Path | None
+    err: Output
+
+    @classmethod
+    def of(cls, setup: Setup, backend: Backend, err: Output) -> WebView | None:
+        if setup.options.web is None:
+            return None
+        events = backend.events if isinstance(backend, InProcess) else EventBus()
+        return cls(setup.options.web, events, setup.path, err)
+
+    def finished(self, finished: Finished) -> None:
+        """A game that came back from a worker: show its record."""
+        if finished.record is not None:
+            self.events.publish(GameEnded(finished.record.game_id, finished.record, time.time()))
+
+    async def start(self, nursery: trio.Nursery) -> bool:
+        """Serve in ``nursery`` and print the URL on stderr; False (said) if it cannot."""
+        from hub.web.records import RecordsReader
+        from hub.web.server import start_web
+
+        records = None if self.records is None else RecordsReader.at(self.records)
+        server = await start_web(
+            nursery, self.events, self.address, records=records, err=self.err, prog=PROG
+        )
+        return server is not None
+
+
+def usage_error(err: Output, message: str) -> int:
+    err.line(f"{PROG}: {message} (see {PROG} --help)")
+    err.flush()
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    out, err = Output(1), Output(2)
+    try:
+        return _main(args, out, err)
+    except UsageError as exc:
+        return usage_error(err, str(exc))
+    except Failure as exc:
+        err.line(f"{PROG}: {exc}")
+        err.flush()
+        return 1
+    except KeyboardInterrupt:
+        err.flush()
+        return 128 + signal.SIGINT
+
+
+def _main(args: list[str], out: Output, err: Output) -> int:
+    kit: MatchKit | None = None
+    if args and not args[0].startswith("-"):
+        try:
+            kit = load_kit(args[0])
+        except KitError as exc:
+            raise UsageError(str(exc)) from None
+    elif not {"-h", "--help"} & set(args):
+        raise UsageError("name a game (see `hub games`) and its players")
+    parser = build_parser(kit)
+    try:
+        options = parser.parse_args(args)
+    except SystemExit as exit:  # --help
+        return int(exit.code or 0)
+    assert kit is not None
+    setup = Setup(options, kit)
+    try:
+        setup.open_store(err)
+        backend = setup.backend()
+        if setup.ray is not None:
+            start_ray(setup.ray)
+        return run_match(setup, backend, out, err)
+    finally:
+        setup.close()
+
+
+def start_ray(backend: RayBackend) -> None:
+    try:
+        backend.start()
+    except ImportError as exc:
+        raise Failure(f"--cluster needs Ray: pip install 'hub[cluster]' ({exc})") from exc
+    except Exception as exc:
+        where = backend.address or "a local Ray"
+        raise Failure(f"cannot start or join {where}: {describe_error(exc)}") from exc
+
+
+def run_match(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
+    schedule = setup.schedule
+    names = " vs ".join(setup.tally.names)
+    left = len(schedule) - len(setup.skip)
+    err.line(
+        f"{PROG}: match {schedule.match_id}: {schedule.game}, {names}, {left} of "
+        f"{len(schedule)} games to play on {backend.name} (seed {schedule.seed}); "
+        f"resume with --resume {schedule.match_id}"
+    )
+    err.flush()
+    web = WebView.of(setup, backend, err)
+    progress = ProgressLine(2)
+    runner = MatchRunner(
+        schedule,
+        backend,
+        skip=setup.skip,
+        recorder=setup.store,
+        tally=setup.tally,
+        sprt=setup.sprt,
+        on_update=progress.update,
+        on_game=None if web is None or isinstance(backend, InProcess) else web.finished,
+    )
+    try:
+        signum = trio.run(play, runner, progress, web)
+    except WebFailed:
+        return 1
+    progress.close()
+    report: MatchReport = runner.report
+    if setup.options.json:
+        import json
+
+        out.line(json.dumps(report_json(report)))
+    else:
+        out.line(format_table(report).rstrip("\n"))
+    out.flush()
+    if signum is not None:
+        return 128 + signum
+    return 1 if report.stopped == "error" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

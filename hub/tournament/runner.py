@@ -1,0 +1,362 @@
+"""Plays a match's schedule K games at a time and records each finished game as it arrives.
+
+A *backend* gives K *slots*; each slot plays one game at a time and returns its record:
+
+* `InProcess`: the kit's ``play`` in this trio run (K = 1; the default);
+* `WorkerPool`: one ``python -m hub.tournament.worker`` child per slot, speaking JSON lines
+  (`GameSpec` in, the record out), restarted if it dies, reaped with
+  `hub.core.process.stop_all` however the match ends;
+* ``RayBackend`` (`hub.tournament.ray_backend`, imported only for ``--cluster``): one Ray task
+  per game.
+
+`MatchRunner` hands the games to the slots, and for every game that comes back (in the order
+they finish): records it (`Recorder.add`, i.e. `hub.records.RecordStore`; aborted games are
+not recorded, so a resumed match plays them again), adds it to the `Tally`, updates the
+progress line and checks the SPRT, whose verdict stops the match. A slot that fails (the kit
+raised, a worker died or answered nonsense) is an aborted game with the reason, and the match
+goes on. Cancelling `MatchRunner.run` (Ctrl-C) cancels the running games; every slot reaps
+its processes on the way out, and `MatchRunner.report` holds the results so far.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
+
+import attrs
+import trio
+
+from hub.core.events import EventBus, GameRecord, record_from_json
+from hub.core.lines import LineError
+from hub.core.plugin import GameSpec, MatchKit
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.referee import Termination
+from hub.tournament.schedule import Schedule, Scheduled
+from hub.tournament.stats import GameOutcome, Sprt, SprtState, Tally
+from hub.tournament.worker import MAX_LINE, describe_error, spec_to_json
+
+WORKER_GRACE = 3.0
+"""Seconds a worker has, after its input is closed, to end its game and reap its players."""
+WORKER_ESCALATION = ((0.0, signal.SIGTERM), (2.0, signal.SIGKILL))
+
+
+class GameFailed(Exception):
+    """The game could not be played to a result by its slot (kit error, worker death)."""
+
+
+class Slot(Protocol):
+    async def play(self, spec: GameSpec) -> GameRecord:
+        """Play ``spec``; raises `GameFailed` if the game could not be played."""
+        ...
+
+
+class Backend(Protocol):
+    @property
+    def slots(self) -> int:
+        """How many games run at once."""
+        ...
+
+    @property
+    def name(self) -> str: ...
+
+    def open_slot(self, index: int) -> AbstractAsyncContextManager[Slot]:
+        """A slot; leaving the context releases (reaps) whatever it started."""
+        ...
+
+
+class Recorder(Protocol):
+    """Where finished games go (`hub.records.RecordStore`)."""
+
+    def add(
+        self, record: GameRecord, *, match_id: str | None = None, index: int | None = None
+    ) -> None: ...
+
+
+# -- backends ------------------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class _KitSlot:
+    kit: MatchKit
+    events: EventBus
+
+    async def play(self, spec: GameSpec) -> GameRecord:
+        try:
+            return await self.kit.play(spec, self.events)
+        except Exception as exc:
+            raise GameFailed(describe_error(exc)) from exc
+
+
+@attrs.define(eq=False)
+class InProcess:
+    """Games played by the kit in this process, one at a time (``events`` gets their events)."""
+
+    kit: MatchKit
+    events: EventBus = attrs.Factory(EventBus)
+    slots: int = 1
+    name: str = "in-process"
+
+    @asynccontextmanager
+    async def open_slot(self, index: int) -> AsyncIterator[Slot]:
+        yield _KitSlot(self.kit, self.events)
+
+
+@attrs.define(eq=False)
+class _WorkerSlot:
+    argv: tuple[str, ...]
+    child: ChildProcess | None = None
+    restarts: int = 0
+
+    async def _start(self) -> ChildProcess:
+        if self.child is None:
+            try:
+                self.child = await ChildProcess.spawn(self.argv, max_line=MAX_LINE)
+            except SpawnFailed as exc:
+                raise GameFailed(f"cannot start a worker: {exc}") from exc
+        return self.child
+
+    async def play(self, spec: GameSpec) -> GameRecord:
+        child = await self._start()
+        await child.lines.send_line(json.dumps({"spec": spec_to_json(spec)}))
+        try:
+            line = await child.lines.receive_line()
+        except LineError as exc:
+            status = await self.stop()
+            self.restarts += 1
+            raise GameFailed(f"the worker died ({status})") from exc
+        try:
+            answer = json.loads(line)
+            if "error" in answer:
+                raise GameFailed(str(answer["error"]))
+            return record_from_json(answer["record"])
+        except (ValueError, KeyError, TypeError) as exc:
+            await self.stop()
+            self.restarts += 1
+            raise GameFailed(f"the worker answered nonsense: {describe_error(exc)}") from exc
+
+    async def stop(self) -> str:
+        """End the worker (input closed, then SIGTERM, then SIGKILL); how it ended."""
+        child, self.child = self.child, None
+        if child is None:
+            return "not running"
+        await child.close_stdin()
+        [status] = await stop_all([child], grace=WORKER_GRACE, escalation=WORKER_ESCALATION)
+        if status.signal is not None:
+            return f"killed by signal {status.signal}"
+        return f"exit status {status.code}"
+
+
+@attrs.define(eq=False)
+class WorkerPool:
+    """``slots`` worker processes, each ``python -m hub.tournament.worker KIT``."""
+
+    kit_ref: str
+    slots: int
+    python: str = sys.executable
+    name: str = "worker processes"
+
+    @asynccontextmanager
+    async def open_slot(self, index: int) -> AsyncIterator[Slot]:
+        slot = _WorkerSlot((self.python, "-m", "hub.tournament.worker", self.kit_ref))
+        try:
+            yield slot
+        finally:
+            with trio.CancelScope(shield=True):
+                await slot.stop()
+
+
+# -- the match -----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Finished:
+    """A game that came back: its record, or why it has none."""
+
+    scheduled: Scheduled
+    record: GameRecord | None
+    error: str = ""
+
+    @property
+    def aborted(self) -> bool:
+        return self.record is None or self.record.termination is Termination.ABORTED
+
+    def outcome(self) -> GameOutcome:
+        if self.record is None:
+            return GameOutcome(self.scheduled.seating, aborted=True)
+        return GameOutcome(
+            self.scheduled.seating,
+            self.record.winners,
+            self.record.scores,
+            aborted=self.aborted,
+        )
+
+    def reason(self) -> str:
+        if self.error:
+            return self.error
+        if self.record is not None and self.record.fault is not None:
+            return self.record.fault.detail
+        return self.record.detail if self.record is not None else ""
+
+
+def outcome_of(scheduled: Scheduled, record: GameRecord) -> GameOutcome:
+    return Finished(scheduled, record).outcome()
+
+
+@attrs.define
+class Aborted:
+    index: int
+    reason: str
+
+
+@attrs.define
+class MatchReport:
+    """The results so far; complete once `MatchRunner.run` returns."""
+
+    schedule: Schedule
+    tally: Tally
+    backend: str = ""
+    planned: int = 0
+    """Games this run set out to play (the schedule less those already recorded)."""
+    done: int = 0
+    """Games this run finished (aborted ones included)."""
+    running: int = 0
+    aborted: list[Aborted] = attrs.Factory(list)
+    sprt: Sprt | None = None
+    sprt_state: SprtState | None = None
+    stopped: str | None = None
+    """None (every game was played), ``"sprt"``, ``"interrupted"`` or ``"error"``."""
+    error: str = ""
+    started: float = attrs.Factory(time.monotonic)
+    finished_at: float | None = None
+
+    @property
+    def elapsed(self) -> float:
+        end = self.finished_at if self.finished_at is not None else time.monotonic()
+        return max(0.0, end - self.started)
+
+
+Listener = Callable[[MatchReport], None]
+
+
+class MatchRunner:
+    """Runs ``schedule`` (less the games in ``skip``) on ``backend``."""
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        backend: Backend,
+        *,
+        skip: Iterable[int] = (),
+        recorder: Recorder | None = None,
+        tally: Tally | None = None,
+        sprt: Sprt | None = None,
+        on_update: Listener | None = None,
+        on_game: Callable[[Finished], None] | None = None,
+    ) -> None:
+        skipped = set(skip)
+        self.games = [game for game in schedule.games if game.index not in skipped]
+        self.backend = backend
+        self.recorder = recorder
+        self.on_update = on_update
+        self.on_game = on_game
+        self.report = MatchReport(
+            schedule,
+            tally if tally is not None else Tally(schedule.players),
+            backend=backend.name,
+            planned=len(self.games),
+            sprt=sprt,
+        )
+        self._update_sprt()
+
+    def _update_sprt(self) -> None:
+        report = self.report
+        if report.sprt is None:
+            return
+        estimate = report.tally.players[0]
+        report.sprt_state = report.sprt.state(estimate.wins, estimate.draws, estimate.losses)
+
+    def _notify(self) -> None:
+        if self.on_update is not None:
+            self.on_update(self.report)
+
+    async def run(self) -> MatchReport:
+        """Play every game (or until the SPRT decides); cancel it to stop early."""
+        report = self.report
+        try:
+            if report.sprt_state is not None and report.sprt_state.verdict is not None:
+                report.stopped = "sprt"
+                return report
+            self._notify()
+            async with trio.open_nursery() as nursery:
+                games_in, games_out = trio.open_memory_channel[Scheduled](0)
+                done_in, done_out = trio.open_memory_channel[Finished](0)
+                nursery.start_soon(self._feed, games_in)
+                async with done_in:
+                    for index in range(min(self.backend.slots, len(self.games))):
+                        nursery.start_soon(self._slot, index, games_out.clone(), done_in.clone())
+                games_out.close()
+                async for finished in done_out:
+                    if self._take(finished):
+                        nursery.cancel_scope.cancel()
+        finally:
+            report.finished_at = time.monotonic()
+            report.running = 0
+        return report
+
+    async def _feed(self, games_in: trio.MemorySendChannel[Scheduled]) -> None:
+        async with games_in:
+            for game in self.games:
+                await games_in.send(game)
+
+    async def _slot(
+        self,
+        index: int,
+        games_out: trio.MemoryReceiveChannel[Scheduled],
+        done_in: trio.MemorySendChannel[Finished],
+    ) -> None:
+        async with games_out, done_in, self.backend.open_slot(index) as slot:
+            async for game in games_out:
+                self.report.running += 1
+                try:
+                    record = await slot.play(game.spec)
+                    finished = Finished(game, record)
+                except GameFailed as exc:
+                    finished = Finished(game, None, str(exc) or "the game failed")
+                finally:
+                    self.report.running -= 1
+                await done_in.send(finished)
+
+    def _take(self, finished: Finished) -> bool:
+        """Count and record a finished game; True if the match must stop now."""
+        report = self.report
+        report.done += 1
+        if finished.aborted:
+            report.aborted.append(Aborted(finished.scheduled.index, finished.reason()))
+        elif self.recorder is not None and finished.record is not None:
+            try:
+                self.recorder.add(
+                    finished.record,
+                    match_id=report.schedule.match_id,
+                    index=finished.scheduled.index,
+                )
+            except Exception as exc:
+                report.stopped = "error"
+                report.error = (
+                    f"cannot record game {finished.scheduled.index}: {describe_error(exc)}"
+                )
+                self._notify()
+                return True
+        report.tally.add(finished.outcome())
+        if self.on_game is not None:
+            self.on_game(finished)
+        self._update_sprt()
+        stop = report.sprt_state is not None and report.sprt_state.verdict is not None
+        if stop:
+            report.stopped = "sprt"
+        self._notify()
+        return stop

@@ -1,0 +1,72 @@
+"""``hub match`` as a user runs it, on the real games: Kalah AI levels, chess levels and
+chess against Stockfish through UCI, clubs between clubber and a C player built here."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import need_stockfish, program
+
+pytestmark = pytest.mark.e2e
+
+C_PLAYER = Path(__file__).resolve().parents[1] / "clubs" / "data" / "players" / "first_legal.c"
+
+
+def match(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [program("hub"), "match", *args, "--json", "--no-record"],
+        capture_output=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def check_table(result: dict[str, Any], players: list[str], games: int) -> None:
+    assert result["scored"] == games and not result["aborted"]
+    rows = {row["player"]: row for row in result["standings"]}
+    assert sorted(rows) == sorted(set(players))
+    for row in rows.values():
+        assert row["wins"] + row["draws"] + row["losses"] == row["games"] == games
+        assert row["points"] == row["wins"] + row["draws"] / 2
+    assert sum(row["points"] for row in rows.values()) == games
+
+
+def test_kalah_match_between_ai_levels() -> None:
+    result = match("kalah", "ai:1", "ai:3", "--games", "4", "--holes", "4", "--seeds", "3")
+    check_table(result, ["ai:1", "ai:3"], 4)
+    assert result["elo"]["player"] == "ai:1"
+
+
+def test_chess_match_between_levels() -> None:
+    result = match("chess", "ai:1", "ai:2", "--games", "2", "--tc", "5+0.1", "--max-plies", "60")
+    check_table(result, ["ai:1", "ai:2"], 2)
+
+
+def test_chess_match_against_stockfish_over_uci() -> None:
+    stockfish = need_stockfish()
+    engine = f"uci:{stockfish}?Skill Level=0&Threads=1"
+    result = match("chess", "ai:1", engine, "--games", "2", "--tc", "5+0.1", "--max-plies", "60")
+    check_table(result, ["ai:1", engine], 2)
+
+
+def test_clubs_match_between_clubber_and_a_c_player(tmp_path: Path) -> None:
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler (cc, gcc or clang) on PATH to build the C player")
+    binary = tmp_path / "first_legal"
+    subprocess.run(
+        [compiler, "-std=c99", "-O", "-o", str(binary), str(C_PLAYER)], check=True, timeout=60
+    )
+    result = match("clubs", "clubber", str(binary), "--games", "2", "--winscore", "10")
+    check_table(result, ["clubber", str(binary)], 2)
