@@ -1,0 +1,288 @@
+"""The Starlette application: read-only pages, JSON and server-sent event streams.
+
+Routes (GET only; nothing here changes a game):
+
+* ``/`` the lobby (running and recent games), ``/events`` its stream;
+* ``/game/{id}`` one game, followed live or replayed move by move, ``/game/{id}/events``;
+* ``/console`` the chess console's current game with its status and score,
+  ``/console/events``;
+* ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/console``: JSON.
+
+Pages are rendered on the server (so they show something before the script runs) and kept
+up to date by ``static/app.js`` from the event stream. Every text from outside is escaped,
+and a Content-Security-Policy allows only this site's own script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from importlib import resources
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+from hub.core.events import JSON
+from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
+from hub.web.records import RecordsReader
+from hub.web.views import Game, detail, ply_json, stored_summary
+
+KEEPALIVE = 15.0
+"""Seconds between comments on an idle stream (proxies close silent connections)."""
+RECORDS_LISTED = 50
+"""Games from the records store listed under the recent ones in the memory."""
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class EventStream(Response):
+    """A ``text/event-stream`` of one viewer's frames until the browser leaves (or the
+    server closes the viewer); the viewer is released in any case."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, index: GameIndex, topic: str, keepalive: float = KEEPALIVE) -> None:
+        # not Response.__init__: that declares a Content-Length for its (empty) body
+        self.status_code = 200
+        self.background = None
+        self.init_headers(
+            {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **SECURITY_HEADERS}
+        )
+        self.index = index
+        self.topic = topic
+        self.keepalive = keepalive
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            viewer = self.index.watch(self.topic)
+        except TooManyViewers:
+            await Response("too many viewers", 503, media_type="text/plain")(scope, receive, send)
+            return
+        with viewer:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            async with trio.open_nursery() as nursery:
+
+                async def until_disconnect() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(until_disconnect)
+                await self._send_frames(viewer.receive, send)
+                nursery.cancel_scope.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _send_frames(self, receive: Any, send: Send) -> None:
+        await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
+        while True:
+            with trio.move_on_after(self.keepalive) as idle:
+                data = await receive()
+            if idle.cancelled_caught:
+                data = b": keepalive\n\n"
+            elif data is None:
+                return
+            await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+def create_app(index: GameIndex, records: RecordsReader | None = None) -> Starlette:
+    """The web view of ``index`` (and of the finished games in ``records``, if given)."""
+
+    async def find(game_id: str) -> Game | None:
+        game = index.game(game_id)
+        if game is None and records is not None:
+            game = await records.get(game_id)
+        return game
+
+    async def lobby_json() -> dict[str, Any]:
+        lobby = index.lobby()
+        if records is not None:
+            known = {row["id"] for row in lobby["running"] + lobby["recent"]}
+            rows = await records.recent(RECORDS_LISTED)
+            lobby["recent"] += [stored_summary(row) for row in rows if row.game_id not in known]
+        return lobby
+
+    async def lobby_page(request: Request) -> Response:
+        lobby = await lobby_json()
+        body = "".join(
+            f"<section><h2>{title}</h2>{_table(name, lobby[name])}"
+            f'<p class="empty" id="no-{name}"{" hidden" if lobby[name] else ""}>{empty}</p>'
+            "</section>"
+            for name, title, empty in [
+                ("running", "Running", "No game is running."),
+                ("recent", "Recent", "No game has finished yet."),
+            ]
+        )
+        return _page("Games", "lobby", body)
+
+    async def game_page(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        game = await find(game_id)
+        if game is None:
+            return _page("No such game", "missing", "<p>No such game.</p>", status=404)
+        data = detail(game)
+        return _page(_title(data), "game", _game_body(data), game_id=str(data["id"]))
+
+    async def console_page(request: Request) -> Response:
+        data = index.console()
+        game = data["game"]
+        body = _game_body(game, console=True, score=data["score"])
+        return _page("Chess console", "console", body)
+
+    async def api_games(request: Request) -> Response:
+        return _json(await lobby_json())
+
+    async def api_game(request: Request) -> Response:
+        game = await find(request.path_params["game_id"])
+        if game is None:
+            return _json({"error": "no such game"}, 404)
+        return _json(detail(game))
+
+    async def api_ply(request: Request) -> Response:
+        game = await find(request.path_params["game_id"])
+        data = None if game is None else ply_json(game, request.path_params["ply"])
+        if data is None:
+            return _json({"error": "no such game or ply"}, 404)
+        return _json(data)
+
+    async def api_console(request: Request) -> Response:
+        return _json(index.console())
+
+    def stream(topic: str) -> Any:
+        async def endpoint(request: Request) -> Response:
+            return EventStream(index, topic)
+
+        return endpoint
+
+    async def game_stream(request: Request) -> Response:
+        return EventStream(index, game_topic(request.path_params["game_id"]))
+
+    static = resources.files("hub.web") / "static"
+    routes = [
+        Route("/", lobby_page, methods=["GET"]),
+        Route("/events", stream(LOBBY), methods=["GET"]),
+        Route("/game/{game_id}", game_page, methods=["GET"]),
+        Route("/game/{game_id}/events", game_stream, methods=["GET"]),
+        Route("/console", console_page, methods=["GET"]),
+        Route("/console/events", stream(CONSOLE), methods=["GET"]),
+        Route("/api/games", api_games, methods=["GET"]),
+        Route("/api/game/{game_id}", api_game, methods=["GET"]),
+        Route("/api/game/{game_id}/ply/{ply:int}", api_ply, methods=["GET"]),
+        Route("/api/console", api_console, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=str(static)), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+# -- page building ------------------------------------------------------------------------
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return JSONResponse(data, status, headers={"Cache-Control": "no-cache", **SECURITY_HEADERS})
+
+
+def _page(title: str, page: str, body: str, *, game_id: str = "", status: int = 200) -> Response:
+    html = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)} - hub</title>"
+        '<link rel="stylesheet" href="/static/style.css">'
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
+        '<script src="/static/app.js" defer></script></head>'
+        f'<body data-page="{page}" data-id="{escape(game_id)}">'
+        f'<header><a class="home" href="/">hub</a><h1>{escape(title)}</h1>'
+        '<span id="live" class="live" hidden>live</span></header>'
+        f"<main>{body}</main></body></html>"
+    )
+    return HTMLResponse(html, status, headers={"Cache-Control": "no-cache", **SECURITY_HEADERS})
+
+
+def _title(game: dict[str, JSON]) -> str:
+    names = " vs ".join(player["name"] for player in game["players"]) or "?"
+    return f"{game['game']}: {names}"
+
+
+def _table(name: str, games: Sequence[dict[str, JSON]]) -> str:
+    """A lobby table (the script builds the same rows from the stream)."""
+    rows = []
+    for game in games:
+        names = ", ".join(player["name"] for player in game["players"])
+        if game["status"] == "finished":
+            state = str(game["result"])
+        elif game["to_move"] is not None and game["to_move"] < len(game["players"]):
+            state = f"{game['players'][game['to_move']]['name']} to move"
+        else:
+            state = "playing"
+        rows.append(
+            f'<tr data-id="{escape(game["id"])}"><td><a href="/game/{escape(game["id"])}">'
+            f"{escape(game['game'])}</a></td><td>{escape(names)}</td>"
+            f"<td>{game['ply']}</td><td>{escape(state)}</td></tr>"
+        )
+    return (
+        '<table class="games"><thead><tr><th>game</th><th>players</th><th>moves</th>'
+        f'<th>state</th></tr></thead><tbody id="{name}">{"".join(rows)}</tbody></table>'
+    )
+
+
+def _game_body(
+    game: dict[str, JSON] | None, *, console: bool = False, score: dict[str, str] | None = None
+) -> str:
+    latest = None if game is None else game["latest"]
+    position = "<p>No game yet.</p>" if latest is None else latest["html"]
+    lines = [] if latest is None else latest["status"]
+    status = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    plies = 0 if game is None else len(game["moves"])
+    moves = "" if game is None else _moves(game)
+    result = ""
+    if game is not None and game["status"] == "finished":
+        result = f"{game['result']} ({game['how']})"
+    scoreline = ""
+    if score is not None:
+        scoreline = (
+            f'<p id="score" class="score">Score: White <b>{escape(score["white"])}</b>, '
+            f"Black <b>{escape(score['black'])}</b></p>"
+        )
+    controls = (
+        '<div class="replay" id="replay">'
+        '<button id="first" title="start">|&#x25C0;</button>'
+        '<button id="prev" title="back">&#x25C0;</button>'
+        f'<input id="slider" type="range" min="0" max="{plies}" value="{plies}" '
+        'aria-label="ply">'
+        '<button id="next" title="forward">&#x25B6;</button>'
+        '<button id="last" title="latest">&#x25B6;|</button>'
+        f'<span id="plylabel">ply {plies} of {plies}</span></div>'
+    )
+    return (
+        f'<div class="game-page{" console" if console else ""}">'
+        f'<section class="view"><div id="position">{position}</div>'
+        f'<ul id="status" class="status">{status}</ul>{scoreline}'
+        f"{'' if console else controls}</section>"
+        f'<aside><p id="result" class="result">{escape(result)}</p>'
+        f'<ol id="moves" class="moves">{moves}</ol></aside></div>'
+    )
+
+
+def _moves(game: dict[str, JSON]) -> str:
+    items = []
+    for ply, move in enumerate(game["moves"], 1):
+        if move is None:
+            items.append(f'<li data-ply="{ply}">&hellip;</li>')
+            continue
+        items.append(
+            f'<li data-ply="{ply}"><span class="side">{escape(move["side"])}</span> '
+            f"{escape(move['move'])}</li>"
+        )
+    return "".join(items)

@@ -1,0 +1,326 @@
+"""The web view's memory of the games, fed by the event bus, and its fan-out to viewers.
+
+`GameIndex` is an `EventBus` subscriber: one task reads a bounded subscription and keeps, per
+running game, its start, its moves and its latest state, plus the most recent finished games
+(``max_finished`` records). A game's memory is released when it ends; everything is bounded.
+If the index itself falls behind the bus (its subscription is dropped) it subscribes again
+and marks every running game stale: the next event of such a game resynchronises its
+viewers, and a stale game is the first to be forgotten when ``max_live`` is reached.
+
+Viewers (one per open page) `watch` a topic: ``lobby``, ``console`` or ``game:<id>``. Each has
+a bounded queue of ready-made server-sent-event frames: an event is serialised once per topic
+and offered to every viewer without waiting. A viewer that falls ``viewer_buffer`` frames
+behind loses its queue and gets a fresh snapshot of the current state when it next reads, so
+a stalled browser costs a bounded amount of memory and never delays the game (or the index).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import trio
+
+from hub.core.events import JSON, Event, EventBus, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.referee import Termination
+from hub.web.render import points_text
+from hub.web.views import Game, LiveGame, detail, move_json, summary
+
+LOBBY = "lobby"
+CONSOLE = "console"
+BUS_BUFFER = 4096
+"""Events the index may fall behind the bus before it is dropped (and resubscribes)."""
+VIEWER_BUFFER = 32
+"""Frames a viewer may fall behind before it is resynchronised."""
+
+
+def game_topic(game_id: str) -> str:
+    return f"game:{game_id}"
+
+
+def frame(message: dict[str, JSON]) -> bytes:
+    """One server-sent event (JSON has no raw newlines, so one ``data:`` line)."""
+    text = json.dumps(message, separators=(",", ":"), allow_nan=False, default=str)
+    return b"data: " + text.encode() + b"\n\n"
+
+
+class TooManyViewers(Exception):
+    """The index already serves ``max_viewers`` pages."""
+
+
+class Viewer:
+    """One page's bounded queue of frames; `receive` in the page's own task."""
+
+    def __init__(self, index: GameIndex, topic: str, size: int) -> None:
+        self.topic = topic
+        self._index = index
+        self._size = size
+        self._queue: deque[bytes] = deque()
+        self._resync = True  # the first frame is a snapshot
+        self._wakeup = trio.Event()
+        self.closed = False
+        self.resyncs = 0
+        """How many times this viewer fell behind and was resynchronised."""
+
+    def offer(self, data: bytes) -> None:
+        """Queue a frame without ever waiting; a full queue turns into a resync."""
+        if self.closed or self._resync:
+            return  # the coming snapshot includes it
+        if len(self._queue) >= self._size:
+            self.resyncs += 1
+            self.resync()
+            return
+        self._queue.append(data)
+        self._wakeup.set()
+
+    def resync(self) -> None:
+        """Drop what is queued: the next `receive` is a snapshot of the current state."""
+        self._queue.clear()
+        self._resync = True
+        self._wakeup.set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    async def receive(self) -> bytes | None:
+        """The next frame, or None once closed."""
+        while True:
+            if self.closed:
+                return None
+            if self._resync:
+                self._resync = False
+                return self._index.snapshot(self.topic)
+            if self._queue:
+                return self._queue.popleft()
+            self._wakeup = trio.Event()
+            await self._wakeup.wait()
+
+    def close(self) -> None:
+        self.closed = True
+        self._queue.clear()
+        self._wakeup.set()
+        self._index._unwatch(self)
+
+    def __enter__(self) -> Viewer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class GameIndex:
+    """Running and recent games, from the bus; `run` it in a task (or feed `apply`)."""
+
+    def __init__(
+        self,
+        bus: EventBus | None = None,
+        *,
+        bus_buffer: int = BUS_BUFFER,
+        max_live: int = 1000,
+        max_finished: int = 200,
+        viewer_buffer: int = VIEWER_BUFFER,
+        max_viewers: int = 1000,
+    ) -> None:
+        self.bus = bus
+        self.bus_buffer = bus_buffer
+        self.max_live = max_live
+        self.max_finished = max_finished
+        self.viewer_buffer = viewer_buffer
+        self.max_viewers = max_viewers
+        self.live: OrderedDict[str, LiveGame] = OrderedDict()
+        """Running games, least recently moved first."""
+        self.finished: OrderedDict[str, GameRecord] = OrderedDict()
+        """Finished games, oldest first (at most ``max_finished``)."""
+        self._viewers: dict[str, set[Viewer]] = {}
+        self._snapshots: dict[str, bytes] = {}
+        """Snapshots built since the last event, per topic (100 pages opening at once)."""
+        self.drops = 0
+        """How many times the index fell behind the bus and resubscribed."""
+        self.console_id: str | None = None
+        """The chess console's current (or last) game."""
+        self.console_score: list[float] = [0.0, 0.0]
+        self.changed: Callable[[Event], None] | None = None
+        """Called after each event is applied (tests wait on it)."""
+
+    # -- input ----------------------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Follow the bus until it closes (or this task is cancelled)."""
+        if self.bus is None:
+            raise ValueError("GameIndex.run needs a bus")
+        subscription = self.bus.subscribe(self.bus_buffer)
+        task_status.started()
+        while True:
+            async for event in subscription:
+                self.apply(event)
+            if not subscription.dropped:
+                return
+            self.drops += 1
+            for game in self.live.values():
+                game.stale = True
+            subscription = self.bus.subscribe(self.bus_buffer)
+
+    def apply(self, event: Event) -> None:
+        """Take one event into account and tell the viewers concerned (never waits)."""
+        self._snapshots.clear()
+        if isinstance(event, GameStarted):
+            self._started(event)
+        elif isinstance(event, MoveMade):
+            self._moved(event)
+        else:
+            self._ended(event)
+        if self.changed is not None:
+            self.changed(event)
+
+    def _started(self, event: GameStarted) -> None:
+        game = LiveGame.started(event)
+        self._remember(game)
+        if is_console(game.game, game.settings):
+            self.console_id = game.game_id
+            score = game.settings.get("score")
+            if isinstance(score, dict):
+                self.console_score = [float(score.get("white", 0)), float(score.get("black", 0))]
+        self._publish(LOBBY, lambda: {"type": "game", "game": summary(game)})
+        self._publish(
+            game_topic(game.game_id), lambda: self.snapshot_json(game_topic(game.game_id))
+        )
+        self._console_changed(game.game_id)
+
+    def _moved(self, event: MoveMade) -> None:
+        game = self.live.get(event.game_id)
+        if game is None:
+            game = LiveGame.joined(event)
+            self._remember(game)
+        in_order = game.add(event) and not game.stale
+        game.stale = False
+        self.live.move_to_end(game.game_id)
+        self._publish(LOBBY, lambda: {"type": "game", "game": summary(game)})
+        topic = game_topic(game.game_id)
+        if in_order:
+            self._publish(topic, lambda: move_json(game, event))
+        else:
+            self._resync(topic)
+        self._console_changed(game.game_id)
+
+    def _ended(self, event: GameEnded) -> None:
+        record = event.record
+        self.live.pop(event.game_id, None)
+        self.finished[event.game_id] = record
+        self.finished.move_to_end(event.game_id)
+        while len(self.finished) > self.max_finished:
+            self.finished.popitem(last=False)
+        if event.game_id == self.console_id and record.termination is not Termination.ABORTED:
+            for seat in record.winners:
+                if seat < 2:
+                    self.console_score[seat] += 1 / len(record.winners)
+        self._publish(LOBBY, lambda: {"type": "game", "game": summary(record)})
+        self._publish(
+            game_topic(event.game_id), lambda: self.snapshot_json(game_topic(event.game_id))
+        )
+        self._console_changed(event.game_id)
+
+    def _remember(self, game: LiveGame) -> None:
+        self.live[game.game_id] = game
+        self.live.move_to_end(game.game_id)
+        while len(self.live) > self.max_live:
+            victim = next((key for key, old in self.live.items() if old.stale), None)
+            if victim is None:
+                victim = next(iter(self.live))
+            del self.live[victim]
+            self._resync(game_topic(victim))
+
+    # -- output ---------------------------------------------------------------------------
+
+    def watch(self, topic: str) -> Viewer:
+        """A new viewer of ``topic``; its first frame is a snapshot. Close it when done."""
+        if self.viewers >= self.max_viewers:
+            raise TooManyViewers(f"{self.max_viewers} viewers already")
+        viewer = Viewer(self, topic, self.viewer_buffer)
+        self._viewers.setdefault(topic, set()).add(viewer)
+        return viewer
+
+    def _unwatch(self, viewer: Viewer) -> None:
+        viewers = self._viewers.get(viewer.topic)
+        if viewers is not None:
+            viewers.discard(viewer)
+            if not viewers:
+                del self._viewers[viewer.topic]
+
+    @property
+    def viewers(self) -> int:
+        return sum(len(viewers) for viewers in self._viewers.values())
+
+    def close_viewers(self) -> None:
+        """End every page's stream (the server is shutting down)."""
+        for viewers in list(self._viewers.values()):
+            for viewer in list(viewers):
+                viewer.close()
+
+    def _publish(self, topic: str, message: Callable[[], dict[str, JSON]]) -> None:
+        viewers = self._viewers.get(topic)
+        if not viewers:
+            return  # nobody watches: build nothing
+        data = frame(message())
+        for viewer in viewers:
+            viewer.offer(data)
+
+    def _resync(self, topic: str) -> None:
+        for viewer in self._viewers.get(topic, ()):
+            viewer.resync()
+
+    def _console_changed(self, game_id: str) -> None:
+        if game_id == self.console_id:
+            for viewer in self._viewers.get(CONSOLE, ()):
+                viewer.resync()
+
+    def snapshot(self, topic: str) -> bytes:
+        """A frame with the whole current state of ``topic``."""
+        data = self._snapshots.get(topic)
+        if data is None:
+            data = frame(self.snapshot_json(topic))
+            self._snapshots[topic] = data
+        return data
+
+    def snapshot_json(self, topic: str) -> dict[str, JSON]:
+        if topic == LOBBY:
+            return {"type": "lobby", **self.lobby()}
+        if topic == CONSOLE:
+            return self.console()
+        game = self.game(topic.removeprefix("game:"))
+        if game is None:
+            return {"type": "missing"}
+        return {"type": "snapshot", "game": detail(game)}
+
+    # -- queries --------------------------------------------------------------------------
+
+    def game(self, game_id: str) -> Game | None:
+        return self.live.get(game_id) or self.finished.get(game_id)
+
+    def lobby(self) -> dict[str, Any]:
+        return {
+            "running": [summary(game) for game in reversed(self.live.values())],
+            "recent": [summary(record) for record in reversed(self.finished.values())],
+        }
+
+    def console(self) -> dict[str, JSON]:
+        game = None if self.console_id is None else self.game(self.console_id)
+        white, black = self.console_score
+        return {
+            "type": "console",
+            "game": None if game is None else detail(game),
+            "score": {"white": points_text(white), "black": points_text(black)},
+        }
+
+
+def is_console(game: str, settings: dict[str, JSON]) -> bool:
+    """A game of the chess console (``hub play chess``): chess with console rules."""
+    return game == "chess" and settings.get("rules", "console") == "console"

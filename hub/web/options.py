@@ -1,0 +1,50 @@
+"""The ``--web [HOST:]PORT`` option and ``$HUB_WEB``, without importing the web stack.
+
+Commands parse these at start-up whether or not they serve the web view, so this module
+imports nothing heavy; `hub.web.server.start_web` does the serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+DEFAULT_HOST = "127.0.0.1"
+ENVIRONMENT = "HUB_WEB"
+"""``[HOST:]PORT`` for programs whose command line a spec fixes (``clubhub``)."""
+
+
+def web_address(text: str) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT`` or ``[V6]:PORT`` as (host, port); `ValueError` otherwise."""
+    host, colon, port = text.rpartition(":")
+    if not colon:
+        host = DEFAULT_HOST
+    host = host.removeprefix("[").removesuffix("]")
+    if not port.isdigit() or not 0 <= int(port) <= 65535 or (colon and not host):
+        raise ValueError(f"{text!r} is not [HOST:]PORT")
+    return host, int(port)
+
+
+def _address_argument(text: str) -> tuple[str, int]:
+    try:
+        return web_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_web_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--web [HOST:]PORT``: serve the live web view (port 0: any free port)."""
+    parser.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        type=_address_argument,
+        default=None,
+        help="serve a live web view of the games on PORT (0: any free port; host 127.0.0.1 "
+        "unless given); its URL is printed on stderr (default: no web view)",
+    )
+
+
+def web_from_environment(environ: dict[str, str] | None = None) -> tuple[str, int] | None:
+    """The address in ``$HUB_WEB`` (None if unset or empty); `ValueError` if malformed."""
+    value = (os.environ if environ is None else environ).get(ENVIRONMENT, "")
+    return web_address(value) if value else None

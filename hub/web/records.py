@@ -1,0 +1,61 @@
+"""Finished games from the records store (hub/records), read off the event loop.
+
+The store is SQLite: each look-up opens it in a worker thread, asks, and closes it again, so
+the web view holds no connection between requests and never blocks the trio thread (nor a
+game) on the disk. Anything with the store's ``get``/``games``/``close`` will do (tests use a
+fake); `RecordsReader.at(path)` opens the real `hub.records.RecordStore`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import trio
+
+from hub.core.events import GameRecord
+from hub.records import GameSummary, RecordStore
+
+
+class RecordLookup(Protocol):
+    """The part of `hub.records.RecordStore` the web view uses."""
+
+    def get(self, game_id: str) -> GameRecord | None: ...
+
+    def games(self, *, limit: int | None = None) -> list[GameSummary]: ...
+
+    def close(self) -> None: ...
+
+
+class RecordsReader:
+    """Look-ups in a store opened per request by ``opener`` in a worker thread."""
+
+    def __init__(self, opener: Callable[[], RecordLookup], *, limit: int = 4) -> None:
+        self._opener = opener
+        self._limiter = trio.CapacityLimiter(limit)
+
+    @classmethod
+    def at(cls, path: str | os.PathLike[str]) -> RecordsReader:
+        """A reader of the SQLite store at ``path`` (hub/records)."""
+
+        return cls(lambda: RecordStore.open(path))
+
+    async def _ask(self, question: Callable[[RecordLookup], Any]) -> Any:
+        def work() -> Any:
+            store = self._opener()
+            try:
+                return question(store)
+            finally:
+                store.close()
+
+        return await trio.to_thread.run_sync(work, limiter=self._limiter)
+
+    async def get(self, game_id: str) -> GameRecord | None:
+        record: GameRecord | None = await self._ask(lambda store: store.get(game_id))
+        return record
+
+    async def recent(self, limit: int) -> list[GameSummary]:
+        """The newest ``limit`` games' summaries."""
+        rows: list[GameSummary] = await self._ask(lambda store: store.games(limit=limit))
+        return rows

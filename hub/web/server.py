@@ -1,0 +1,142 @@
+"""Serving the web view from inside a program's own trio nursery.
+
+``server = await nursery.start(serve_web, bus)`` indexes ``bus`` and serves the pages with
+hypercorn's trio worker until the nursery is cancelled; like trio-websocket's
+``serve_websocket`` it reports when it is listening, with the port it bound (port 0 picks a
+free one). It binds to 127.0.0.1 unless told otherwise, prints nothing and logs only
+warnings (to the ``hub.web`` logger). `start_web` is what a command's ``--web`` does: start it
+and print the URL on stderr; `open_gui` is the chess console's ``--gui`` page.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from functools import partial
+
+import attrs
+import hypercorn.trio
+import trio
+from hypercorn.config import Config
+
+from hub.core.events import EventBus
+from hub.core.output import Output
+from hub.web.app import create_app
+from hub.web.index import GameIndex
+from hub.web.options import DEFAULT_HOST
+from hub.web.records import RecordsReader
+
+LOGGER = logging.getLogger("hub.web")
+
+
+@attrs.frozen
+class WebServer:
+    """A running web view: where it listens and what it shows."""
+
+    host: str
+    port: int
+    index: GameIndex
+
+    def url(self, path: str = "/") -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (not listening yet); `OSError` if it cannot be."""
+    family, kind, protocol, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, protocol)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def config_for(sock: socket.socket) -> Config:
+    """Hypercorn's settings: serve on (a duplicate of) ``sock``, quietly."""
+    config = Config()
+    config.bind = [f"fd://{os.dup(sock.fileno())}"]  # hypercorn owns and closes the copy
+    config.accesslog = None
+    config.errorlog = LOGGER  # warnings and errors only: no "Running on ..." banner
+    config.graceful_timeout = 1.0
+    config.h11_max_incomplete_size = 16 * 1024
+    return config
+
+
+async def serve_web(
+    bus: EventBus | None = None,
+    *,
+    index: GameIndex | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    records: RecordsReader | None = None,
+    task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
+
+    Reports a `WebServer` once listening; an address that cannot be bound raises `OSError`
+    before that. ``records`` adds the finished games of the records store to the pages.
+    """
+    if index is None:
+        index = GameIndex(bus)
+    elif bus is not None and index.bus is None:
+        index.bus = bus
+    app = create_app(index, records)
+    with bind_socket(host, port) as sock:
+        async with trio.open_nursery() as nursery:
+            if index.bus is not None:
+                await nursery.start(index.run)
+            serve = partial(hypercorn.trio.serve, app, config_for(sock))  # type: ignore[arg-type]
+            await nursery.start(serve)
+            task_status.started(WebServer(host, sock.getsockname()[1], index))
+
+
+async def open_gui(
+    nursery: trio.Nursery, bus: EventBus, *, host: str = DEFAULT_HOST, port: int = 0
+) -> str:
+    """Serve the chess console's graphical display of ``bus`` in ``nursery``; returns the
+    page's URL (``http://127.0.0.1:PORT/console``). Prints nothing: the caller says where."""
+    server: WebServer = await nursery.start(partial(serve_web, bus, host=host, port=port))
+    return server.url("/console")
+
+
+# -- for commands -----------------------------------------------------------------------------
+
+
+async def start_web(
+    nursery: trio.Nursery,
+    bus: EventBus,
+    address: tuple[str, int],
+    *,
+    records: RecordsReader | None = None,
+    path: str = "/",
+    err: Output | None = None,
+    prog: str | None = None,
+) -> WebServer | None:
+    """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
+    ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
+
+    An address that cannot be bound raises `OSError`; with ``prog``, it is reported on
+    ``err`` instead (``PROG: can't serve the web view on port N: REASON``) and None returned.
+    """
+    out = err if err is not None else Output(2)
+    host, port = address
+    try:
+        server: WebServer = await nursery.start(
+            partial(serve_web, bus, host=host, port=port, records=records)
+        )
+    except OSError as exc:
+        if prog is None:
+            raise
+        out.line(f"{prog}: can't serve the web view on port {port}: {exc.strerror or exc}")
+        out.flush()
+        return None
+    out.line(server.url(path))
+    out.flush()
+    return server

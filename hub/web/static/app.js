@@ -1,0 +1,240 @@
+// The pages' script: follows the server-sent events of the page and replays games.
+// Text from the server is only ever put in with textContent; the one exception is the
+// board fragment ("html"), which the server renders with everything escaped.
+"use strict";
+
+const page = document.body.dataset.page;
+const gameId = document.body.dataset.id;
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+// Follows a stream; onMessage(message, stop) may call stop() when nothing more will come
+// (a finished game): the "live" badge goes and the browser does not reconnect.
+function follow(url, onMessage) {
+  const live = document.getElementById("live");
+  const source = new EventSource(url);
+  const stop = () => { source.close(); live.hidden = true; };
+  source.onopen = () => { live.hidden = false; };
+  source.onerror = () => { live.hidden = true; };
+  source.onmessage = (event) => onMessage(JSON.parse(event.data), stop);
+}
+
+// -- clocks: the mover's clock counts down between events -------------------------------
+
+function clockText(seconds) {
+  const tenths = Math.max(0, Math.round(seconds * 10));
+  const minutes = Math.floor(tenths / 600);
+  const rest = tenths % 600;
+  return `${minutes}:${String(Math.floor(rest / 10)).padStart(2, "0")}.${rest % 10}`;
+}
+
+function startClocks(container) {
+  const now = performance.now();
+  for (const clock of container.querySelectorAll(".clock.running")) {
+    clock.dataset.since = String(now);
+  }
+}
+
+setInterval(() => {
+  const now = performance.now();
+  for (const clock of document.querySelectorAll(".clock.running")) {
+    const left = Number(clock.dataset.left) - (now - Number(clock.dataset.since || now)) / 1000;
+    clock.textContent = clockText(left);
+  }
+}, 100);
+
+// -- lobby ------------------------------------------------------------------------------
+
+function lobbyRow(game) {
+  const row = el("tr");
+  row.dataset.id = game.id;
+  const link = el("a", game.game);
+  link.href = `/game/${encodeURIComponent(game.id)}`;
+  const first = el("td");
+  first.append(link);
+  let state = "playing";
+  if (game.status === "finished") state = game.result;
+  else if (game.to_move !== null && game.to_move < game.players.length) {
+    state = `${game.players[game.to_move].name} to move`;
+  }
+  row.append(first, el("td", game.players.map((p) => p.name).join(", ")), el("td", game.ply),
+    el("td", state));
+  return row;
+}
+
+function setEmpty() {
+  for (const name of ["running", "recent"]) {
+    document.getElementById(`no-${name}`).hidden =
+      document.getElementById(name).rows.length > 0;
+  }
+}
+
+function lobby() {
+  const running = document.getElementById("running");
+  const recent = document.getElementById("recent");
+  follow("/events", (message) => {
+    if (message.type === "lobby") {
+      running.replaceChildren(...message.running.map(lobbyRow));
+      recent.replaceChildren(...message.recent.map(lobbyRow));
+    } else if (message.type === "game") {
+      const game = message.game;
+      const old = document.querySelector(`tr[data-id="${CSS.escape(game.id)}"]`);
+      if (old) old.remove();
+      if (game.status === "finished") {
+        recent.prepend(lobbyRow(game));
+        while (recent.rows.length > 200) recent.deleteRow(-1);
+      } else {
+        running.prepend(lobbyRow(game));
+      }
+    }
+    setEmpty();
+  });
+}
+
+// -- a game: live moves and the replay ----------------------------------------------------
+
+class GameView {
+  constructor() {
+    this.position = document.getElementById("position");
+    this.status = document.getElementById("status");
+    this.moves = document.getElementById("moves");
+    this.result = document.getElementById("result");
+    this.slider = document.getElementById("slider");
+    this.label = document.getElementById("plylabel");
+    this.game = null;
+    this.plies = new Map(); // ply -> {html, status}
+    this.shown = null;
+    this.wanted = null;
+    if (this.slider) this.bindControls();
+  }
+
+  bindControls() {
+    const go = (ply) => this.show(Math.max(0, Math.min(ply, this.total())));
+    document.getElementById("first").onclick = () => go(0);
+    document.getElementById("prev").onclick = () => go(this.current() - 1);
+    document.getElementById("next").onclick = () => go(this.current() + 1);
+    document.getElementById("last").onclick = () => go(this.total());
+    this.slider.oninput = () => go(Number(this.slider.value));
+    this.moves.onclick = (event) => {
+      const item = event.target.closest("li[data-ply]");
+      if (item) go(Number(item.dataset.ply));
+    };
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "ArrowLeft") go(this.current() - 1);
+      if (event.key === "ArrowRight") go(this.current() + 1);
+    });
+  }
+
+  total() { return this.game ? this.game.moves.length : 0; }
+  current() { return this.shown === null ? this.total() : this.shown; }
+  following() { return this.shown === null || this.shown === this.total(); }
+
+  load(game) {
+    this.game = game;
+    this.plies.clear();
+    this.moves.replaceChildren(...game.moves.map((move, i) => this.moveItem(move, i + 1)));
+    this.result.textContent = game.status === "finished"
+      ? `${game.result} (${game.how})` : "";
+    if (game.latest) this.plies.set(game.latest.ply, game.latest);
+    this.shown = null;
+    this.draw(game.latest);
+  }
+
+  moveItem(move, ply) {
+    const item = el("li");
+    item.dataset.ply = String(ply);
+    if (move === null) {
+      item.textContent = "\u2026";
+    } else {
+      item.append(el("span", move.side, "side"), " ", move.move);
+    }
+    return item;
+  }
+
+  moved(message) {
+    const follow = this.following();
+    this.game.moves[message.ply - 1] = message;
+    this.moves.append(this.moveItem(message, message.ply));
+    this.plies.set(message.ply, message);
+    if (follow) {
+      this.shown = null;
+      this.draw(message);
+    } else {
+      this.updateControls();
+    }
+  }
+
+  async show(ply) {
+    this.wanted = ply;
+    let data = this.plies.get(ply);
+    if (!data) {
+      const reply = await fetch(`/api/game/${encodeURIComponent(this.game.id)}/ply/${ply}`);
+      if (!reply.ok) return;
+      data = await reply.json();
+      this.plies.set(ply, data);
+    }
+    if (this.wanted !== ply) return; // a later request won
+    this.shown = ply;
+    this.draw(data);
+  }
+
+  draw(data) {
+    if (data) {
+      this.position.innerHTML = data.html;
+      startClocks(this.position);
+      this.status.replaceChildren(...data.status.map((line) => el("li", line)));
+    }
+    this.updateControls();
+  }
+
+  updateControls() {
+    const ply = this.current();
+    for (const item of this.moves.querySelectorAll("li.current")) item.classList.remove("current");
+    const item = this.moves.querySelector(`li[data-ply="${ply}"]`);
+    if (item) {
+      item.classList.add("current");
+      item.scrollIntoView({ block: "nearest" });
+    }
+    if (!this.slider) return;
+    this.slider.max = String(this.total());
+    this.slider.value = String(ply);
+    this.label.textContent = `ply ${ply} of ${this.total()}`;
+  }
+}
+
+function gamePage() {
+  const view = new GameView();
+  follow(`/game/${encodeURIComponent(gameId)}/events`, (message, stop) => {
+    if (message.type === "snapshot") {
+      view.load(message.game);
+      if (message.game.status === "finished") stop();
+    } else if (message.type === "move" && view.game) {
+      view.moved(message);
+    } else if (message.type === "missing") {
+      stop(); // not in memory: a game from the records store
+      fetch(`/api/game/${encodeURIComponent(gameId)}`)
+        .then((reply) => (reply.ok ? reply.json() : null))
+        .then((game) => { if (game) view.load(game); });
+    }
+  });
+}
+
+function consolePage() {
+  const view = new GameView();
+  const score = document.getElementById("score");
+  follow("/console/events", (message) => {
+    if (message.type !== "console") return;
+    if (message.game) view.load(message.game);
+    score.replaceChildren("Score: White ", el("b", message.score.white),
+      ", Black ", el("b", message.score.black));
+  });
+}
+
+if (page === "lobby") lobby();
+else if (page === "game") gamePage();
+else if (page === "console") consolePage();
