@@ -12,7 +12,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "hub needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -20,6 +20,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	@if [ ! -x /usr/games/stockfish ] && ! command -v stockfish >/dev/null; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y stockfish; else echo "note: Stockfish is not installed (apt-get install stockfish as root): the UQChess tests that need it will skip"; fi; fi
+	@if [ ! -x /usr/bin/chromium ]; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; else echo "note: Chromium is not installed (apt-get install chromium as root): the browser tests of the web view will skip"; fi; fi
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -42,7 +42,7 @@ import attrs
 import chess
 import chess.engine
 
-from hub.games.uqchess.ai import (
+from hub.chess.search import (
     ComputerPlayer,
     Limits,
     Searcher,

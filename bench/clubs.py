@@ -599,7 +599,7 @@ def player_messages(
     decks: Sequence[Sequence[int]], players: int, moves: Sequence[int]
 ) -> list[bytes]:
     """The lines seat A's player receives in this game (without the final ``end``)."""
-    from hub.games.clubs import hub as hub_module
+    from hub.games.clubs.codec import broadcast_lines, prompt_line
     from hub.games.clubs.protocol import newround_line
     from hub.games.clubs.rules import new_game, play
 
@@ -607,9 +607,9 @@ def player_messages(
     lines = [newround_line(state.hands[0])]
     for card in moves:
         if state.to_move == 0:
-            lines.append(hub_module.prompt_line(state))
+            lines.append(prompt_line(state))
         after = play(state, card)
-        lines.extend(hub_module.broadcast_lines(state, card, after))
+        lines.extend(broadcast_lines(state, card, after))
         if after.round != state.round and not after.finished:
             lines.append(newround_line(after.hands[0]))
         state = after
@@ -635,45 +635,60 @@ def player_work(players: int, messages: Sequence[bytes]) -> int:
 
 
 def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
-    """`run_match` with seats that play the strategy and format the hub's lines in memory."""
+    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus with the
+    `Narrator` listening), with seats that play the strategy and format their lines in
+    memory."""
     import trio
 
-    from hub.core.match import run_match
+    from hub.core.events import EventBus
+    from hub.core.match import BaseSeat, Match, Moved, Start, Turn
     from hub.core.output import Output
     from hub.games.clubs import hub as hub_module
-    from hub.games.clubs.protocol import newround_line
-    from hub.games.clubs.rules import ClubsReferee, new_game
+    from hub.games.clubs.codec import ClubsCodec, ClubsNotation, clubs_forfeit
+    from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
     from hub.games.clubs.strategy import choose_card
 
-    class MemorySeat:
+    codec = ClubsCodec()
+
+    class MemorySeat(BaseSeat[ClubsState, int]):
         def __init__(self, seat: int) -> None:
             self.seat = seat
             self.outgoing: list[bytes] = []
             self.played: list[int] = []
 
-        async def begin(self, state: Any) -> None:
-            self.outgoing.append(newround_line(state.hands[self.seat]).encode() + b"\n")
+        def queue(self, lines: Sequence[str]) -> None:
+            self.outgoing.extend(line.encode() + b"\n" for line in lines)
 
-        async def observe(self, before: Any, card: int, after: Any) -> None:
-            for line in hub_module.broadcast_lines(before, card, after):
-                self.outgoing.append(line.encode() + b"\n")
-            if after.round != before.round:
+        async def begin(self, start: Start[ClubsState]) -> None:
+            self.queue(codec.begin_lines(self.seat, start))
+
+        async def observe(self, moved: Moved[ClubsState, int]) -> None:
+            self.queue(codec.moved_lines(self.seat, moved))
+            if moved.after.round != moved.before.round:
                 self.played = []
             else:
-                self.played.append(card)
-            if after.round != before.round and not after.finished:
-                self.outgoing.append(newround_line(after.hands[self.seat]).encode() + b"\n")
+                self.played.append(moved.move)
 
-        async def choose(self, state: Any) -> int:
-            self.outgoing.append(hub_module.prompt_line(state).encode() + b"\n")
+        async def choose(self, turn: Turn[ClubsState]) -> int:
+            self.queue(codec.turn_lines(self.seat, turn))
             self.outgoing.clear()  # "flushed"
+            state = turn.state
             return choose_card(state.hands[self.seat], state.trick, players, self.played)
 
     async def main(null: int) -> int:
         seats = [MemorySeat(seat) for seat in range(players)]
-        narrator = hub_module.Narrator(Output(null))
+        bus = EventBus()
+        bus.listen(hub_module.Narrator(Output(null)))
         state = new_game(decks, players, WINSCORE)
-        result = await run_match(ClubsReferee(), state, seats, [narrator])
+        match = Match(
+            ClubsReferee(),
+            state,
+            seats,
+            notation=ClubsNotation(),
+            events=bus,
+            forfeit=clubs_forfeit,
+        )
+        result = await match.run()
         return len(result.moves)
 
     with open(os.devnull, "wb") as null:
@@ -740,7 +755,7 @@ def overhead(
         ("(b) hub play phase per message (lines sent + received)", hub["play"] / messages),
         ("(c) referee alone: rules.play per card", referee),
         ("(c) referee + strategy choosing every card (no I/O)", referee_strategy),
-        ("(c) run_match under trio, in-memory seats + narrator, per card", match),
+        ("(c) the match loop under trio, in-memory seats + narrator, per card", match),
         ("(c) clubber's work per message: parse, handle, report (no syscalls)", player),
     ]
     rows = [

@@ -8,6 +8,9 @@
 4. Load: concurrent games the server sustains at 100 ms per move (a ``hub serve kalah``
    child process with the level-9 AI; instant random clients in this process): games
    finished, the server's losses on time, and its reply latency.
+5. Referee overhead: the same server with the level-1 AI (a one-turn search, well under a
+   millisecond) and no time limit, so that what is measured is the server's own work per
+   move (the game loop, the protocol, the worker-thread hop): moves per second and replies.
 
 Usage: .venv/bin/python bench/kalah.py [--quick]
 """
@@ -183,10 +186,13 @@ async def _load_client(port: int, rng: random.Random, stats: dict[str, list[floa
             waiting_since = trio.current_time()
 
 
-async def _load(concurrency: int, games: int) -> dict[str, list[float]]:
+async def _load(
+    concurrency: int, games: int, level: int = 9, time_ms: int = 100
+) -> dict[str, list[float]]:
     hub = str(Path(sys.executable).parent / "hub")
+    options = ["--time-ms", str(time_ms), "--level", str(level), "--max-connections", "1000"]
     process = subprocess.Popen(
-        [hub, "serve", "kalah", "--time-ms", "100", "--level", "9", "--max-connections", "1000"],
+        [hub, "serve", "kalah", *options],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -195,6 +201,7 @@ async def _load(concurrency: int, games: int) -> dict[str, list[float]]:
     try:
         assert process.stderr is not None
         port = int(process.stderr.readline())
+        began = time.perf_counter()
         stats: dict[str, list[float]] = {"results": [], "server_late": [], "latency": []}
         rng = random.Random(concurrency)
         limiter = trio.Semaphore(concurrency)
@@ -206,6 +213,7 @@ async def _load(concurrency: int, games: int) -> dict[str, list[float]]:
         async with trio.open_nursery() as nursery:
             for _ in range(games):
                 nursery.start_soon(one)
+        stats["wall"] = [time.perf_counter() - began]  # once the server listens
         return stats
     finally:
         process.kill()
@@ -234,11 +242,31 @@ def bench_load() -> None:
         )
 
 
+def bench_overhead() -> None:
+    print("\n== 5. referee overhead: 6x4, no time limit, level-1 AI (one-turn search), random")
+    print("   clients; the server's own work per move (wall: from the port's announcement)")
+    print(
+        f"{'games at once':>14} {'games':>6} {'moves':>6} {'wall s':>7}"
+        f" {'moves/s':>8} {'p50 ms':>7}"
+    )
+    for concurrency in (1, 50) if QUICK else (1, 50, 200):
+        games = 20 if concurrency == 1 else 2 * concurrency
+        stats = trio.run(_load, concurrency, games, 1, 0)
+        (wall,) = stats["wall"]
+        latency = sorted(stats["latency"]) or [0.0]
+        moves = len(stats["latency"])
+        print(
+            f"{concurrency:>14} {len(stats['results']):>6} {moves:>6} {wall:>7.2f}"
+            f" {moves / wall:>8.0f} {latency[len(latency) // 2] * 1000:>7.1f}"
+        )
+
+
 def main() -> None:
     bench_speed()
     bench_matches()
     bench_optimal()
     bench_load()
+    bench_overhead()
 
 
 if __name__ == "__main__":

@@ -1,81 +1,227 @@
 """The ``hub`` command: ``hub games``, ``hub play GAME ...``, ``hub serve GAME ...``, ``hub demo``.
 
 Games are plug-ins found through the ``hub.games`` entry-point group (`hub.core.plugin`);
-this module only dispatches to them.
+this module only dispatches to them. The verb and the game are taken by hand and everything
+after the game is handed to it verbatim (argparse's ``REMAINDER`` drops a leading option such
+as ``--help``); argparse renders the help, in the style of ``hub match`` and ``hub games``.
+Wrong usage is one line on stderr ending in ``(see COMMAND --help)``, exit status 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from hub import __version__
 from hub.core.output import Output
 from hub.core.plugin import Command, GamePlugin, discover
 
-USAGE = """\
-usage: hub games                 list the installed games
-       hub play GAME [ARGS...]   play a game (hub play clubs deckfile winscore prog1 prog2 ...)
-       hub serve GAME [ARGS...]  serve a game over TCP
-       hub demo [GAME]           show every game (or one) on its built-in defaults
-       hub --version"""
+PROG = "hub"
+HELP = ("-h", "--help")
+GAME_VERBS = ("play", "serve", "demo")
+DESCRIPTION = (
+    "Play, serve, demonstrate and match the installed games (plug-ins: `hub games` lists "
+    "them). Every command has its own --help."
+)
+VERB_USAGES = {
+    "play": "hub play GAME [ARGS ...]",
+    "serve": "hub serve GAME [ARGS ...]",
+    "demo": "hub demo [GAME]",
+}
+VERB_SUMMARIES = {
+    "play": "play a game",
+    "serve": "serve a game over TCP",
+    "demo": "show every game, or one, on its built-in defaults",
+}
+VERB_DESCRIPTIONS = {
+    "play": "Play GAME in the terminal or between programs. Everything after GAME is the "
+    "game's own (hub play GAME --help).",
+    "serve": "Serve GAME over TCP. Everything after GAME is the game's own "
+    "(hub serve GAME --help).",
+    "demo": "Show every game, or only GAME, on its built-in defaults.",
+}
+
+
+class UsageError(Exception):
+    """Wrong usage: ``message`` and the command whose ``--help`` shows the right one."""
+
+    def __init__(self, message: str, command: str = PROG) -> None:
+        super().__init__(f"{message} (see {command} --help)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     out, err = Output(1), Output(2)
-    if not args or args[0] in ("-h", "--help", "help"):
-        (out if args else err).line(USAGE)
+    try:
+        return _dispatch(args, out, err)
+    except UsageError as exc:
+        err.line(str(exc))
+        return 2
+    finally:
         out.flush()
         err.flush()
-        return 0 if args else 2
+
+
+def _dispatch(args: list[str], out: Output, err: Output) -> int:
+    if not args:
+        err.line(_help(_main_parser(discover())))
+        return 2
     verb, rest = args[0], args[1:]
-    if verb == "--version":
-        out.line(f"hub {__version__}")
-        out.flush()
+    if verb in HELP or verb == "help":
+        if verb == "help" and rest:
+            if len(rest) > 1:
+                raise UsageError(f"hub help: one command at a time, not {' '.join(rest)!r}")
+            return _dispatch([rest[0], "--help"], out, err)
+        out.line(_help(_main_parser(discover())))
         return 0
+    if verb == "--version":
+        if rest:
+            raise UsageError(f"hub --version: unexpected argument {rest[0]!r}")
+        out.line(f"hub {__version__}")
+        return 0
+    if verb.startswith("-"):
+        raise UsageError(f"hub: unknown option {verb!r}")
+    if verb == "match":
+        from hub.tournament.cli import main as match
+
+        return match(rest)
     plugins = discover()
     if verb == "games":
-        for plugin in plugins.values():
-            verbs = [name for name in ("play", "serve", "demo") if getattr(plugin, name)]
-            verbs += [f"hub {tool}" for tool in plugin.tools]
-            out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
-        out.flush()
-        return 0
-    if verb == "demo" and not rest:
-        status = 0
-        for plugin in plugins.values():
-            if plugin.demo is not None:
-                status = plugin.demo([]) or status
-        return status
-    if verb in ("play", "serve", "demo"):
-        if not rest:
-            err.line(f"hub {verb}: name a game ({', '.join(plugins) or 'none installed'})")
-            err.flush()
-            return 2
-        command = _command(plugins.get(rest[0]), verb)
-        if command is None:
-            err.line(
-                f"hub {verb}: no game {rest[0]!r} offers '{verb}' "
-                f"(installed: {', '.join(plugins) or 'none'})"
-            )
-            err.flush()
-            return 2
-        return command(rest[1:])
+        return _games(plugins, rest, out)
+    if verb in GAME_VERBS:
+        return _game_verb(plugins, verb, rest, out)
+    tool = _tools(plugins).get(verb)
+    if tool is None:
+        raise UsageError(f"hub: unknown command {verb!r}")
+    return tool[1](rest)
+
+
+def _games(plugins: Mapping[str, GamePlugin], rest: list[str], out: Output) -> int:
+    """``hub games`` lists the installed games; ``hub games COMMAND ...`` the recorded ones."""
+    if rest:
+        from hub.records.cli import COMMANDS
+        from hub.records.cli import main as records
+
+        if rest[0] in COMMANDS or rest[0] in HELP:
+            return records(rest)
+        kind = "option" if rest[0].startswith("-") else "command"
+        raise UsageError(
+            f"hub games: unknown {kind} {rest[0]!r}; the commands are {', '.join(COMMANDS)}",
+            "hub games",
+        )
     for plugin in plugins.values():
-        tool = plugin.tools.get(verb)
-        if tool is not None:
-            return tool(rest)
-    err.line(f"hub: unknown command {verb!r}\n{USAGE}")
-    err.flush()
-    return 2
+        verbs = [name for name in GAME_VERBS if getattr(plugin, name)]
+        verbs += [f"hub {tool}" for tool in plugin.tools]
+        out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
+    return 0
 
 
-def _command(plugin: GamePlugin | None, verb: str) -> Command | None:
-    if plugin is None:
-        return None
-    command: Command | None = getattr(plugin, verb)
-    return command
+def _game_verb(plugins: Mapping[str, GamePlugin], verb: str, rest: list[str], out: Output) -> int:
+    """``hub play|serve GAME ARGS...`` and ``hub demo [GAME]``."""
+    offering = _offering(plugins, verb)
+    where = f"hub {verb}"
+    names = ", ".join(offering) or "none installed"
+    if rest and rest[0] in HELP:
+        out.line(_help(_verb_parser(plugins, verb)))
+        return 0
+    if verb == "demo":
+        if len(rest) > 1:
+            raise UsageError(f"hub demo: takes at most one game, not {' '.join(rest)!r}", where)
+        if not rest:
+            status = 0
+            for demo in offering.values():
+                status = demo([]) or status
+            return status
+    elif not rest:
+        raise UsageError(f"hub {verb}: name a game: {names}", where)
+    if rest[0].startswith("-"):
+        raise UsageError(f"hub {verb}: unknown option {rest[0]!r}; name a game first", where)
+    command = offering.get(rest[0])
+    if command is None:
+        raise UsageError(
+            f"hub {verb}: no game {rest[0]!r} offers '{verb}'; games that do: {names}", where
+        )
+    return command(rest[1:])
+
+
+def _offering(plugins: Mapping[str, GamePlugin], verb: str) -> dict[str, Command]:
+    """The games that offer ``verb`` (play, serve or demo), each with its command."""
+    commands = {name: getattr(plugin, verb) for name, plugin in plugins.items()}
+    return {name: command for name, command in commands.items() if command is not None}
+
+
+def _tools(plugins: Mapping[str, GamePlugin]) -> dict[str, tuple[GamePlugin, Command]]:
+    """The top-level verbs the games add (``hub engine``), each with its game."""
+    return {
+        name: (plugin, tool)
+        for plugin in plugins.values()
+        for name, tool in plugin.tools.items()
+        if name not in (*GAME_VERBS, "games", "match", "help")
+    }
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, max_help_position=32)
+
+
+def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:
+    """``hub --help``: a parser built only to render the help (dispatch is by hand)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        usage="hub [-h] [--version] COMMAND [ARGS ...]",
+        description=DESCRIPTION,
+        formatter_class=_formatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print hub's version")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    entries = [
+        ("games", "list the installed games and the commands each offers"),
+        (
+            "games history|show|export|stats",
+            "the recorded games: list, replay, export, ratings (hub games --help)",
+        ),
+    ]
+    for verb in GAME_VERBS:
+        names = ", ".join(_offering(plugins, verb)) or "none installed"
+        entries.append(
+            (
+                VERB_USAGES[verb].removeprefix("hub "),
+                f"{VERB_SUMMARIES[verb]}: {names} (hub {verb} --help)",
+            )
+        )
+    entries.append(
+        (
+            "match GAME PLAYER PLAYER ...",
+            "a match between players, recorded (hub match --help)",
+        )
+    )
+    for name, (plugin, _) in _tools(plugins).items():
+        entries.append(
+            (f"{name} [ARGS ...]", f"a tool of the {plugin.name} game (hub {name} --help)")
+        )
+    entries.append(("help [COMMAND]", "this help, or COMMAND's (= hub COMMAND --help)"))
+    for name, text in entries:
+        commands.add_parser(name, help=text)
+    return parser
+
+
+def _verb_parser(plugins: Mapping[str, GamePlugin], verb: str) -> argparse.ArgumentParser:
+    """``hub play|serve|demo --help``: the games that offer ``verb``, with their summaries."""
+    parser = argparse.ArgumentParser(
+        prog=f"hub {verb}",
+        usage=VERB_USAGES[verb],
+        description=VERB_DESCRIPTIONS[verb],
+        formatter_class=_formatter,
+    )
+    games = parser.add_subparsers(title=f"games that offer '{verb}'", metavar="GAME")
+    for name in _offering(plugins, verb):
+        games.add_parser(name, help=plugins[name].summary)
+    return parser
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    return parser.format_help().rstrip("\n")
 
 
 if __name__ == "__main__":

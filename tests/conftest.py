@@ -1,4 +1,5 @@
-"""Shared fixtures and helpers: every test must leave no descendant process behind; `program`
+"""Shared fixtures and helpers: every test must leave no descendant process behind and records
+games only in its own database (`records_database`, ``$HUB_DB``); `program`
 finds an installed console script, `need_stockfish` finds Stockfish or skips (fails in CI)."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ def descendants(pid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
+        if ")" not in stat:  # read empty while the process was going away
+            continue
         fields = stat[stat.rindex(")") + 2 :].split()
         parents[int(entry.name)] = int(fields[1])
     found: list[int] = []
@@ -43,13 +46,25 @@ def no_leftover_processes() -> Iterator[None]:
     """Fail a test that leaves a child process (or zombie) of the test run behind."""
     before = set(descendants(os.getpid()))
     yield
-    deadline = time.monotonic() + 1.0
+    deadline = time.monotonic() + 10.0  # a bound on the wait, generous for a loaded machine
     while True:
         left = set(descendants(os.getpid())) - before
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.02)
     assert not left, f"processes left behind: {sorted(left)}"
+
+
+@pytest.fixture(autouse=True)
+def records_database(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test's games go to a database of its own (``$HUB_DB``, inherited by the programs
+    it runs), never to the user's ~/.local/share/hub/games.db; a test asks for this fixture
+    for the path. Not in ``tmp_path``, whose contents some tests check."""
+    path = tmp_path_factory.mktemp("records") / "games.db"
+    monkeypatch.setenv("HUB_DB", str(path))
+    return path
 
 
 def stockfish_path() -> str | None:

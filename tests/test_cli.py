@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import select
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -64,9 +64,17 @@ def test_ctrl_c_exits_130_without_a_traceback(args: list[str]) -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(1.0)  # let it start; a SIGINT before trio runs is handled the same way
+        assert process.stdin is not None and process.stdout and process.stderr
+        # Ready when it has printed a first line (the Kalah server's port on stderr, the
+        # engine's banner, the console's answer to this line): its trio loop runs then. A
+        # SIGINT during the interpreter's start-up would kill it before any handler exists.
+        process.stdin.write(b"isready\n")
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout, process.stderr], [], [], 60)
+        assert ready, "no first line within 60 s"
+        assert ready[0].readline()
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=20)
+        _, err = process.communicate(timeout=60)
     finally:
         process.kill()
         process.wait()
