@@ -13,12 +13,12 @@ DB_HELP = (
 )
 
 
-def add_db_option(parser: argparse.ArgumentParser) -> None:
+def add_db_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--db PATH`` (default: `default_db_path`, resolved when the command runs)."""
     parser.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
 
 
-def add_record_options(parser: argparse.ArgumentParser) -> None:
+def add_record_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--db PATH`` and ``--no-record`` for a command that records its games."""
     add_db_option(parser)
     parser.add_argument(

@@ -173,7 +173,9 @@ def test_client_cannot_connect_and_bad_arguments() -> None:
     assert done.returncode == 1 and "can't connect" in done.stderr
     for argv in (["serve", "kalah", "--holes", "0"], ["play", "kalah", "--level", "x"]):
         done = run_hub(*argv)
-        assert done.returncode == 2 and done.stderr.startswith("usage: hub ")
+        hint = f"(see hub {argv[0]} kalah --help)\n"
+        assert done.returncode == 2 and done.stderr.startswith(f"hub {argv[0]} kalah: argument ")
+        assert done.stderr.count("\n") == 1 and done.stderr.endswith(hint)
 
 
 def test_local_games_at_the_terminal() -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
+from hub.core.usage import HelpRequested
 from hub.games.kalah.options import OptionsError, parse_play, parse_serve
 
 
@@ -61,6 +64,21 @@ def test_play_options() -> None:
     assert options.game.level == 4 and options.game.pie
     for argv in (["--human", "--ai"], ["--opponent", "client"]):
         with pytest.raises(OptionsError):
+            parse_play(argv)
+
+
+@pytest.mark.parametrize("parse", [parse_serve, parse_play])
+def test_help_wins_wherever_it_is(parse: Callable[[list[str]], object]) -> None:
+    for argv in (["--help"], ["-h"], ["--holes", "3", "--help"], ["--help", "--holes", "0"]):
+        with pytest.raises(HelpRequested) as caught:
+            parse(argv)
+        assert caught.value.text.startswith("usage: hub ")
+        assert "--time-ms T" in caught.value.text
+
+
+def test_random_and_layout_exclude_each_other_in_either_order() -> None:
+    for argv in (["--random", "--layout", "3,3"], ["--layout", "3,3", "--random"]):
+        with pytest.raises(OptionsError, match="exclude each other"):
             parse_play(argv)
 
 

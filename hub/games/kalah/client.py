@@ -32,8 +32,9 @@ from hub.core.referee import IllegalMove
 from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import LineInput, open_line_input
+from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
-from hub.games.kalah.options import PLAY_USAGE, OptionsError, PlayOptions, parse_play
+from hub.games.kalah.options import PLAY_PROG, OptionsError, PlayOptions, parse_play
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import (
@@ -319,9 +320,10 @@ def main(argv: Sequence[str]) -> int:
         options = parse_play(argv)
         if options.connect is not None:
             _split_address(options.connect)
+    except HelpRequested as exc:
+        return show_help(exc)
     except OptionsError as exc:
-        err.line(PLAY_USAGE)
-        err.line(f"hub play kalah: {exc}")
+        err.line(hint(PLAY_PROG, str(exc)))
         err.flush()
         return 2
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import pathlib
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 import attrs
 
 from hub.core.text import parse_whole_number
+from hub.core.usage import Parser
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
@@ -71,8 +73,10 @@ class PlayOptions:
     """Where a local game is recorded when it ends (``--db PATH``); None: ``--no-record``."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+class _Parser(Parser):
+    """`hub.core.usage.Parser` (``--help`` raises `HelpRequested`), errors as `OptionsError`."""
+
+    def error(self, message: str) -> NoReturn:
         raise OptionsError(message)
 
 
@@ -95,31 +99,101 @@ def _layout(text: str) -> tuple[int, ...]:
     return tuple(count for count in counts if count is not None)
 
 
-def add_board_options(parser: argparse._ActionsContainer) -> None:
+def add_board_options(
+    parser: argparse._ActionsContainer, *, time_default: str = f"{DEFAULT_TIME_MS}"
+) -> None:
     """The options of the game itself: ``--holes``, ``--seeds``, ``--random``, ``--layout``,
-    ``--pie`` and ``--time-ms`` (None when not given; `board` checks them together)."""
-    parser.add_argument("--holes", type=_ranged("holes", MIN_HOLES, MAX_HOLES))
-    parser.add_argument("--seeds", type=_ranged("seeds", MIN_SEEDS, MAX_SEEDS))
-    parser.add_argument("--random", action="store_true", help="random layout (seeded)")
-    parser.add_argument("--layout", type=_layout, help="the layout of each side, e.g. 6,4,7,6,5,8")
-    parser.add_argument("--pie", action="store_true", help="the pie rule is in force")
+    ``--pie`` and ``--time-ms`` (None when not given; `board` checks them together);
+    ``time_default`` is what the help says ``--time-ms`` defaults to."""
     parser.add_argument(
-        "--time-ms", type=_ranged("time", 0, MAX_TIME_MS), help="time per move in ms; 0: none"
+        "--holes",
+        metavar="H",
+        type=_ranged("holes", MIN_HOLES, MAX_HOLES),
+        help=f"holes on each side, {MIN_HOLES}..{MAX_HOLES} (default: {DEFAULT_HOLES}, or as "
+        "many as --layout gives)",
+    )
+    parser.add_argument(
+        "--seeds",
+        metavar="S",
+        type=_ranged("seeds", MIN_SEEDS, MAX_SEEDS),
+        help=f"seeds in each hole at the start, {MIN_SEEDS}..{MAX_SEEDS} (default: "
+        f"{DEFAULT_SEEDS}, or the mean of --layout)",
+    )
+    parser.add_argument(
+        "--random",
+        action="store_true",
+        help="a random layout of the same seeds for each game, the same on both sides, "
+        "drawn from --seed; not with --layout (default: S seeds in every hole)",
+    )
+    parser.add_argument(
+        "--layout",
+        metavar="C,C,..",
+        type=_layout,
+        help="the seeds in each hole of a side, e.g. 6,4,7,6,5,8, the same on both sides "
+        "(default: S seeds in every hole)",
+    )
+    parser.add_argument(
+        "--pie",
+        action="store_true",
+        help="the pie rule: after the first move the second player may swap sides (default: off)",
+    )
+    parser.add_argument(
+        "--time-ms",
+        metavar="T",
+        type=_ranged("time", 0, MAX_TIME_MS),
+        help=f"time for each move in ms; 0: no limit (default: {time_default})",
     )
 
 
 def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None:
-    add_board_options(parser)
-    parser.add_argument("--server-time-ms", type=_ranged("time", 0, MAX_TIME_MS))
-    parser.add_argument("--first", choices=("client", "server", "random"), default="client")
-    parser.add_argument(
+    game = parser.add_argument_group("the game")
+    if serving:
+        add_board_options(game)
+    else:
+        add_board_options(game, time_default="0, a person should not lose on time unasked")
+    them = "the server side" if serving else "the opponent"
+    game.add_argument(
+        "--server-time-ms",
+        metavar="T",
+        type=_ranged("time", 0, MAX_TIME_MS),
+        help=f"{them}'s own time for each move in ms; 0: no limit (default: the same as --time-ms)",
+    )
+    game.add_argument(
+        "--first",
+        choices=("client", "server", "random"),
+        default="client",
+        help="who moves first: the client"
+        + (" (with --opponent client: the first to connect)" if serving else " (you)")
+        + ", the server"
+        + ("" if serving else " (the opponent)")
+        + " or a coin drawn from --seed (default: client)",
+    )
+    game.add_argument(
         "--opponent",
         choices=("ai", "client", "human") if serving else ("ai", "human"),
         default="ai",
+        help=(
+            "who plays the clients: the server's AI, another client (pairs in order of "
+            "connection) or a person at the server's terminal (default: ai)"
+            if serving
+            else "who plays against you in a local game: the AI or a second person at this "
+            "terminal (default: ai)"
+        ),
     )
-    parser.add_argument("--level", type=_ranged("level", MIN_LEVEL, MAX_LEVEL))
-    parser.add_argument("--seed", type=_ranged("seed", 0, 2**63 - 1))
-    parser.add_argument("--script", help=argparse.SUPPRESS)  # tests: the server's first turns
+    game.add_argument(
+        "--level",
+        metavar="N",
+        type=_ranged("level", MIN_LEVEL, MAX_LEVEL),
+        help=f"the AI's strength, {MIN_LEVEL}..{MAX_LEVEL} (default: {DEFAULT_LEVEL})",
+    )
+    game.add_argument(
+        "--seed",
+        metavar="N",
+        type=_ranged("seed", 0, 2**63 - 1),
+        help="seed of the random layouts and coins, so that games replay (default: fresh "
+        "randomness for each game)",
+    )
+    game.add_argument("--script", help=argparse.SUPPRESS)  # tests: the server's first turns
 
 
 def board(args: argparse.Namespace) -> tuple[int, int, tuple[int, ...] | None]:
@@ -173,32 +247,80 @@ def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
     )
 
 
-SERVE_USAGE = (
-    "usage: hub serve kalah [--listenOn PORT] [--holes H] [--seeds S] [--random | --layout C,C,..]"
-    " [--pie] [--time-ms T] [--server-time-ms T] [--first client|server|random]"
-    " [--opponent ai|client|human] [--level N] [--seed N] [--host ADDR] [--max-connections N]"
-    " [--web [HOST:]PORT] [--db PATH] [--no-record]"
+SERVE_PROG = "hub serve kalah"
+PLAY_PROG = "hub play kalah"
+SERVE_DESCRIPTION = (
+    "Referee Kalah games over TCP (the protocol of docs/kalah.md): each client that connects "
+    "plays the server's AI, another client or a person at this terminal. The port is printed "
+    "on stderr once listening, one line per finished game on stdout."
 )
-PLAY_USAGE = (
-    "usage: hub play kalah [--connect HOST:PORT] [--human | --ai] [--level N] [--pie] [--quiet]"
-    " [--holes H] [--seeds S] [--random | --layout C,C,..] [--time-ms T] [--server-time-ms T]"
-    " [--first client|server|random] [--opponent ai|human] [--seed N] [--db PATH] [--no-record]"
+PLAY_DESCRIPTION = (
+    "Play Kalah: with --connect, as a client of a Kalah server (you, or the AI with --ai); "
+    "without it, a local game at this terminal against the AI or a second person (or the AI "
+    "against itself with --ai). Type a hole's number (1 is your leftmost) to move."
 )
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """The parser of ``hub serve kalah`` (its ``--help`` lists every option)."""
+    parser = _Parser(SERVE_PROG, usage=f"{SERVE_PROG} [options]", description=SERVE_DESCRIPTION)
+    server = parser.add_argument_group("the server")
+    server.add_argument(
+        "--listenOn",
+        metavar="PORT",
+        default="0",
+        help="the port number or service name to listen on; 0: any free port (default: 0)",
+    )
+    server.add_argument(
+        "--host",
+        metavar="ADDR",
+        default="localhost",
+        help="the address to listen on; '': every interface (default: localhost)",
+    )
+    server.add_argument(
+        "--max-connections",
+        metavar="N",
+        type=_ranged("connections", 1, 100_000),
+        default=DEFAULT_MAX_CONNECTIONS,
+        help="clients connected at a time; more are closed at once "
+        f"(default: {DEFAULT_MAX_CONNECTIONS})",
+    )
+    server.add_argument("--games", type=_ranged("games", 1, 10**9), help=argparse.SUPPRESS)
+    add_web_option(server)
+    add_record_options(server)
+    _add_game_options(parser, serving=True)
+    return parser
+
+
+def play_parser() -> argparse.ArgumentParser:
+    """The parser of ``hub play kalah`` (its ``--help`` lists every option)."""
+    parser = _Parser(PLAY_PROG, usage=f"{PLAY_PROG} [options]", description=PLAY_DESCRIPTION)
+    client = parser.add_argument_group("the player")
+    client.add_argument(
+        "--connect",
+        metavar="HOST:PORT",
+        help="play a game on the Kalah server there (default: a local game)",
+    )
+    who = client.add_mutually_exclusive_group()
+    who.add_argument("--human", action="store_true", help="you play, at this terminal (default)")
+    who.add_argument(
+        "--ai",
+        action="store_true",
+        help="the AI plays in your place, at --level (default: you play)",
+    )
+    client.add_argument(
+        "--quiet",
+        action="store_true",
+        help="with --connect: print only the result word (default: the moves and the board)",
+    )
+    add_record_options(client)
+    _add_game_options(parser, serving=False)
+    return parser
 
 
 def parse_serve(argv: Sequence[str]) -> ServeOptions:
-    parser = _Parser(prog="hub serve kalah", add_help=False, allow_abbrev=False)
-    parser.add_argument("--listenOn", default="0")
-    parser.add_argument("--host", default="localhost")
-    parser.add_argument(
-        "--max-connections",
-        type=_ranged("connections", 1, 100_000),
-        default=DEFAULT_MAX_CONNECTIONS,
-    )
-    parser.add_argument("--games", type=_ranged("games", 1, 10**9), help=argparse.SUPPRESS)
-    add_web_option(parser)
-    add_record_options(parser)
-    _add_game_options(parser, serving=True)
+    """``hub serve kalah``'s options; raises `OptionsError`, or `HelpRequested` for --help."""
+    parser = serve_parser()
     args = parser.parse_args(list(argv))
     if not args.listenOn:
         raise OptionsError("--listenOn needs a port number or a service name")
@@ -214,15 +336,8 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
 
 
 def parse_play(argv: Sequence[str]) -> PlayOptions:
-    parser = _Parser(prog="hub play kalah", add_help=False, allow_abbrev=False)
-    parser.add_argument("--connect")
-    who = parser.add_mutually_exclusive_group()
-    who.add_argument("--human", action="store_true")
-    who.add_argument("--ai", action="store_true")
-    parser.add_argument("--quiet", action="store_true")
-    add_record_options(parser)
-    _add_game_options(parser, serving=False)
-    args = parser.parse_args(list(argv))
+    """``hub play kalah``'s options; raises `OptionsError`, or `HelpRequested` for --help."""
+    args = play_parser().parse_args(list(argv))
     # Local games default to no limit: a person should not lose on time unless asked to.
     return PlayOptions(
         game=_game(args, 0),

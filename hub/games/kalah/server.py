@@ -44,9 +44,10 @@ from hub.core.serve import (
     serve_lines,
 )
 from hub.core.stdin import LineInput, open_line_input
+from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
-from hub.games.kalah.options import SERVE_USAGE, GameOptions, OptionsError, parse_serve
+from hub.games.kalah.options import SERVE_PROG, GameOptions, OptionsError, parse_serve
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WELCOME, WINNER, Info, max_line, parse_script
@@ -403,9 +404,10 @@ def main(argv: Sequence[str]) -> int:
     err = Output(2)
     try:
         options = parse_serve(argv)
+    except HelpRequested as exc:
+        return show_help(exc)
     except OptionsError as exc:
-        err.line(SERVE_USAGE)
-        err.line(f"hub serve kalah: {exc}")
+        err.line(hint(SERVE_PROG, str(exc)))
         err.flush()
         return 2
 
