@@ -206,4 +206,6 @@ def test_engine_usage() -> None:
         [program("hub"), "engine", "--bogus"], capture_output=True, timeout=TIMEOUT, check=False
     )
     assert (result.returncode, result.stdout) == (2, b"")
-    assert result.stderr.startswith(b"usage: hub engine")
+    assert result.stderr == (
+        b"hub engine: unrecognized arguments: --bogus (see hub engine --help)\n"
+    )

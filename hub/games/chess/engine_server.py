@@ -45,9 +45,17 @@ from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.output import write_all
 from hub.core.running import run_program
 from hub.core.stdin import ThreadedFdReceiveStream
+from hub.core.usage import HelpRequested, Parser, UsageError, show_help
 
 BANNER = f"{NAME} (level-4 search, UCI) by {AUTHOR}"
-USAGE = "usage: hub engine   (a UCI chess engine on standard input and output)"
+PROG = "hub engine"
+DESCRIPTION = (
+    "Our level-4 chess search as a UCI engine on standard input and output, for chess GUIs, "
+    "cutechess-cli, fastchess or hub match (player hub-engine). Commands: uci, isready, "
+    "ucinewgame, position startpos|fen F [moves ...], go (movetime, depth, nodes, wtime, btime, "
+    "winc, binc, movestogo, infinite, perft N), stop, d, setoption and quit; the end of input "
+    "is quit. It takes no arguments."
+)
 MAX_LINE = 1 << 20
 """A longer command is skipped (a ``position`` of a 100,000-ply game still fits)."""
 
@@ -213,11 +221,19 @@ async def _main() -> None:
 
 def main(args: Sequence[str] = ()) -> int:
     """``hub engine``: exit 0 at ``quit`` or end of input, 2 for arguments."""
-    if args:
-        stream = sys.stdout if list(args) in (["-h"], ["--help"]) else sys.stderr
-        write_all(stream.fileno(), (USAGE + "\n").encode())
-        return 0 if stream is sys.stdout else 2
+    try:
+        build_parser().parse_args(list(args))
+    except HelpRequested as exc:
+        return show_help(exc)
+    except UsageError as exc:
+        write_all(2, f"{exc}\n".encode())
+        return 2
     return run_program(_main) or 0
+
+
+def build_parser() -> Parser:
+    """``hub engine``'s command line: only ``--help``."""
+    return Parser(PROG, description=DESCRIPTION)
 
 
 if __name__ == "__main__":
