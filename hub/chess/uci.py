@@ -128,8 +128,8 @@ class PerftReader(Reader[list[str]]):
             self.counted += int(match.group(2)[:9])
             return False
         if text.startswith("Nodes searched:"):
-            nodes = text.removeprefix("Nodes searched:").strip()
-            if not nodes.isdigit() or int(nodes[:12]) != self.counted:
+            nodes = parse_whole_number(text.removeprefix("Nodes searched:").strip())
+            if nodes is None or nodes != self.counted:  # (str.isdigit took "²", int() not)
                 raise EngineProtocolError(f"perft total does not match its moves: {line!r}")
             return True
         return False
