@@ -67,7 +67,8 @@ from hub.core.running import run_program
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
 from hub.core.stdin import ThreadedFdReceiveStream
 from hub.core.text import parse_whole_number
-from hub.records.options import record_path
+from hub.core.usage import Parser, help_text, option_strings, show_help, wants_help
+from hub.records.options import add_record_options, record_path
 from hub.records.recording import recording
 
 T = TypeVar("T")
@@ -766,14 +767,61 @@ class Console:
 # -- the adapter -------------------------------------------------------------------------
 
 
+def help_parser() -> Parser:
+    """``hub play chess --help`` (the options are parsed by `parse_options`, whose usage
+    error is the one `USAGE` line; an option missing here is refused there)."""
+    parser = Parser(
+        "hub play chess",
+        usage=USAGE.removeprefix("Usage: "),
+        description="Chess in the terminal: type commands (help lists them) to play people "
+        "or the computer levels 1-4, set up positions and take moves back; the end of input "
+        "(Ctrl-D) prints the final score. --help works as the only argument.",
+    )
+    add = parser.add_argument
+    add(
+        "--classic",
+        action="store_true",
+        help="only the original assignment's commands and "
+        "output: no undo, history, hint, help, SAN moves (default: every extra)",
+    )
+    add(
+        "--gui",
+        action="store_true",
+        help="also show the games in the browser: a live page "
+        "whose URL is printed on stderr (default: the terminal only)",
+    )
+    add(
+        "--seed",
+        metavar="N",
+        help="make every computer level and hint reproducible (default: fresh randomness)",
+    )
+    add(
+        "--movetime",
+        metavar="MS",
+        help="level 4's (and hint's) time per move in ms "
+        f"(default: {DEFAULT_MOVETIME_MS}; with --seed: {SEEDED_NODES} nodes instead)",
+    )
+    add(
+        "--nodes",
+        metavar="N",
+        help="level 4's budget per move in nodes instead of time "
+        "(default: a time budget, see --movetime)",
+    )
+    add_record_options(parser)
+    return parser
+
+
 def parse_options(args: Sequence[str]) -> ConsoleOptions | None:
     """The options, or None for a usage error."""
     flags = {"--classic": False, "--gui": False, "--no-record": False}
     numbers: dict[str, int] = {}
     db: str | None = None
     rest = list(args)
+    known = option_strings(help_parser())
     while rest:
         option = rest.pop(0)
+        if option not in known:
+            return None
         if flags.get(option) is False:
             flags[option] = True
             continue
@@ -854,6 +902,8 @@ def _print(out: Output, lines: list[str]) -> None:
 
 def main(args: Sequence[str] = ()) -> int:
     """``hub play chess``: exit 0 at the end of input, 2 for bad arguments."""
+    if wants_help(args):
+        return show_help(help_text(help_parser()))
     options = parse_options(args)
     out = Output(1)
     if options is None:
