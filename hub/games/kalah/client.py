@@ -12,31 +12,58 @@ A local game at the terminal (`play_local`) is refereed by the core match loop l
 other (`hub.games.kalah.seats.new_match`, two `PlayerSeat`s); what the terminal shows is a
 `BoardPrinter` listening to its events.
 
-Exit status: 0 when the game ended with a result (won, lost or tied), 1 when the connection
-failed or the server broke the protocol, 2 for bad arguments.
+While a player thinks, the connection is still read (`_Session.race`): a server that goes
+away is noticed at once (`ServerGone`), and a ``TIME`` or a result that comes meanwhile
+stops the player. Once the game has begun no read waits longer than `server_wait` (twice the
+limit plus `GRACE`): a silent server is `ServerTooSlow`. A person's lines come through
+`open_keyboard`, which on a terminal drops what was typed before each turn.
+
+Exit statuses (`EXIT_*`): 0 when a remote game ended with a result (won, lost or tied: the
+result is printed, in words unless ``--quiet``) and whenever a local game ended (a person who
+quits a local game loses it by resignation, which is a result too); 1 when the connection
+failed, the server broke the protocol, or the person left a remote game; 2 for bad
+arguments; 3 when the server went away (EOF or reset) before the result; 4 when the server
+was silent for too long; 130 for Ctrl-C.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from functools import partial
 
 import attrs
 import trio
 
 from hub.core.events import EventBus, GameRecord
-from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream, TransportFailed
+from hub.core.lines import (
+    DEFAULT_MAX_LINE,
+    LineError,
+    LineStream,
+    LineTooLong,
+    TransportFailed,
+)
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
-from hub.core.stdin import LineInput, open_line_input
+from hub.core.stdin import open_line_input
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import PLAY_PROG, OptionsError, PlayOptions, parse_play
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
-from hub.games.kalah.printer import GameView
+from hub.games.kalah.players import (
+    AiPlayer,
+    HumanPlayer,
+    Keys,
+    Player,
+    PlayerQuit,
+    dropping_type_ahead,
+)
+from hub.games.kalah.printer import Ending, GameView, remote_result_line
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -62,9 +89,29 @@ from hub.records.recording import recording
 BEGIN_WAIT = 1.0
 """Seconds a client moving first waits for ``BEGIN`` before it moves without it."""
 
+GRACE = 2.0
+"""Seconds past the time limit the server gets before our client gives up on it."""
+
+LATE_MOVE_WAIT = 5.0
+"""Seconds a slow server may still take, after its ``TIME``, to send its late move (ours
+sends it within `hub.games.kalah.seats.LATE_GRACE`)."""
+
+EXIT_RESULT, EXIT_FAILED, EXIT_USAGE, EXIT_GONE, EXIT_TOO_SLOW = 0, 1, 2, 3, 4
+"""Exit statuses of ``hub play kalah`` (docs/kalah.md): a result; no connection, a broken
+protocol or a person who left a remote game; bad arguments; the server has gone away; the
+server is too slow. Ctrl-C is 130 (`hub.core.running.INTERRUPTED`)."""
+
 
 class ProtocolError(Exception):
     """The server sent something the protocol does not allow here (or went away)."""
+
+
+class ServerGone(ProtocolError):
+    """The connection ended (EOF) or broke (reset) before the game's result."""
+
+
+class ServerTooSlow(ProtocolError):
+    """The server said nothing for longer than it may."""
 
 
 @attrs.frozen
@@ -75,6 +122,15 @@ class ClientResult:
     seat: int
     moves: tuple[tuple[int, Move], ...]
     info: Info
+    ending: Ending = Ending.RULES
+    """What led to the result (for the words a person reads)."""
+
+
+def server_wait(time_ms: int, grace: float = GRACE) -> float:
+    """How long our client waits for any line from the server once the game has begun:
+    twice the limit (a paired opponent has the limit for its ``OK`` and again for its move)
+    plus ``grace``; no limit (``inf``) when the game has none."""
+    return 2 * time_ms / 1000 + grace if time_ms else math.inf
 
 
 @attrs.define(eq=False)
@@ -87,26 +143,65 @@ class _Session:
     begun: bool = False
     pending: str | None = None
 
-    async def read(self) -> str:
-        """The next line that is not a ``BEGIN`` (noting that one came)."""
+    async def read(self, wait: float = math.inf) -> str:
+        """The next line that is not a ``BEGIN`` (noting that one came), within ``wait``
+        seconds (`ServerTooSlow`); `ServerGone` if the connection ends or breaks."""
         if self.pending is not None:
             line, self.pending = self.pending, None
             return line
-        while True:
-            try:
-                line = await self.lines.receive_line(self.max_line)
-            except LineError as exc:
-                raise ProtocolError(f"connection lost ({exc})") from None
-            if line.strip() == BEGIN and not self.begun:
-                self.begun = True
-                continue
-            return line
+        with trio.move_on_after(wait):
+            while True:
+                try:
+                    line = await self.lines.receive_line(self.max_line)
+                except LineTooLong as exc:
+                    raise ProtocolError(f"the server sent a {exc}") from None
+                except LineError as exc:
+                    raise ServerGone(f"the server has gone away ({exc})") from None
+                if line.strip() == BEGIN and not self.begun:
+                    self.begun = True
+                    continue
+                return line
+        raise ServerTooSlow(f"the server is too slow: nothing from it for {wait:g} s")
 
     async def wait_for_begin(self, seconds: float) -> None:
         """Wait up to ``seconds`` for ``BEGIN``; a server that omits it sends nothing more."""
         with trio.move_on_after(seconds):
             line = await self.read()
             self.pending = line  # not BEGIN: keep it for the next read
+
+    async def race(self, choose: Callable[[], Awaitable[Move]]) -> Move | None:
+        """The player's move, while the connection is watched: None, with the player
+        stopped, if the server spoke first (its line is `pending`, to be read next);
+        `ServerGone` at once if the connection ends meanwhile."""
+        if self.pending is not None:
+            return None
+        move: Move | None = None
+        failure: ProtocolError | PlayerQuit | None = None
+
+        async def watch(cancel: trio.CancelScope) -> None:
+            nonlocal failure
+            try:
+                self.pending = await self.read()
+            except ProtocolError as exc:
+                failure = exc
+            cancel.cancel()
+
+        async def play(cancel: trio.CancelScope) -> None:
+            nonlocal move, failure
+            try:
+                move = await choose()
+            except PlayerQuit as exc:
+                failure = exc
+            cancel.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch, nursery.cancel_scope)
+            nursery.start_soon(play, nursery.cancel_scope)
+        if self.pending is not None:
+            return None  # the server's word comes first (a TIME beats a late move)
+        if failure is not None:
+            raise failure
+        return move
 
     def say(self, text: str) -> None:
         if not self.quiet:
@@ -115,10 +210,19 @@ class _Session:
 
 
 async def play_remote(
-    lines: LineStream, player: Player, *, pie: bool = False, out: Output, quiet: bool = False
+    lines: LineStream,
+    player: Player,
+    *,
+    pie: bool = False,
+    out: Output,
+    quiet: bool = False,
+    grace: float = GRACE,
 ) -> ClientResult:
-    """Play one game as the client; raises `ProtocolError` if the server misbehaves."""
+    """Play one game as the client; raises `ProtocolError` if the server misbehaves
+    (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long)."""
     session = _Session(lines, out, quiet)
+    # Before INFO there is no limit to go by, and a server may rightly keep us waiting
+    # (for a partner, or for its person to finish a game): only its going away ends that.
     if (await session.read()).strip() != WELCOME:
         raise ProtocolError("the server did not say WELCOME")
     line = await session.read()
@@ -136,6 +240,7 @@ async def play_remote(
     me = 0 if info.first else 1
     state = new_game(info.holes, info.seeds, pie=pie, layout=info.layout)
     moves: list[tuple[int, Move]] = []
+    wait = server_wait(info.time_ms, grace)
     await _send(lines, READY)
     first_limit = info.time_ms
     if info.first:
@@ -147,15 +252,19 @@ async def play_remote(
             elapsed_ms = int((trio.current_time() - waited) * 1000)
             first_limit = max(1, info.time_ms - elapsed_ms)
 
-    def finish(word: str) -> ClientResult:
-        return ClientResult(word, state, me, tuple(moves), info)
+    def finish(word: str, ending: Ending) -> ClientResult:
+        if ending is Ending.RULES and not state.over:
+            ending = Ending.SERVER_ENDED
+        return ClientResult(word, state, me, tuple(moves), info, ending)
 
-    async def until_result(*allowed: str, moves_allowed: bool = False) -> ClientResult:
+    async def until_result(
+        ending: Ending, *allowed: str, moves_allowed: bool = False, longer: float = 0.0
+    ) -> ClientResult:
         while True:
-            got = await session.read()
+            got = await session.read(wait + longer)
             word = got.strip()
             if word in RESULTS:
-                return finish(word)
+                return finish(word, ending)
             if word in allowed:
                 continue
             if moves_allowed:
@@ -168,15 +277,24 @@ async def play_remote(
 
     while True:
         if state.over:
-            return await until_result(OK)
+            return await until_result(Ending.RULES, OK)
         if state.mover == me:
-            move = await player.choose(state, first_limit if not moves else info.time_ms)
+            turn_limit = first_limit if not moves else info.time_ms
+            move = await session.race(partial(player.choose, state, turn_limit))
+            if move is None:  # the server spoke first: it can only be ending the game
+                said = (await session.read()).strip()
+                if said in RESULTS:
+                    return finish(said, Ending.SERVER_ENDED)
+                if said == TIME:
+                    return await until_result(Ending.LATE)
+                raise ProtocolError(f"unexpected {safe_text(said)!r} while we were to move")
             await _send(lines, format_move(move))
             session.say(f"you: {move}")
-            reply = (await session.read()).strip()
+            reply = (await session.read(wait)).strip()
+            if reply in RESULTS:
+                return finish(reply, Ending.SERVER_ENDED)
             if reply in (ILLEGAL, TIME):
-                session.say(f"the server says {reply}")
-                return await until_result()
+                return await until_result(Ending.LATE if reply == TIME else Ending.REFUSED)
             if reply != OK:
                 raise ProtocolError(f"expected OK, got {safe_text(reply)!r}")
             try:
@@ -186,18 +304,20 @@ async def play_remote(
             moves.append((me, move))
             state = after
             continue
-        line = await session.read()
+        line = await session.read(wait)
         try:
             parsed = parse_server_line(line, info.holes)
         except BadLine:
             raise ProtocolError(f"unexpected line {safe_text(line)!r}") from None
         if parsed.word in RESULTS:
-            return finish(parsed.word or "")
+            return finish(parsed.word or "", Ending.SERVER_ENDED)
         if parsed.word == TIME:
             session.say("the server ran out of time")
-            return await until_result(ILLEGAL, moves_allowed=True)
+            return await until_result(
+                Ending.SERVER_LATE, ILLEGAL, moves_allowed=True, longer=LATE_MOVE_WAIT
+            )
         if parsed.word == ILLEGAL:
-            return await until_result()
+            return await until_result(Ending.SERVER_ILLEGAL)
         if parsed.move is None:
             raise ProtocolError(f"unexpected {safe_text(line)!r}")
         move = parsed.move
@@ -206,7 +326,7 @@ async def play_remote(
             after = play(rules_state, move)
         except IllegalMove as exc:
             session.say(f"the server played an illegal move: {move} ({exc})")
-            return await until_result(ILLEGAL)
+            return await until_result(Ending.SERVER_ILLEGAL, ILLEGAL)
         moves.append((1 - me, move))
         state = after
         session.say(f"server: {move}")
@@ -237,15 +357,27 @@ async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> i
     except OSError as exc:
         err.line(f"hub play kalah: can't connect to {host}:{port}: {exc.strerror or exc}")
         err.flush()
-        return 1
+        return EXIT_FAILED
     lines = LineStream(stream, stream)
     async with stream:
         if options.human:
-            async with open_line_input() as keyboard:
+            async with open_keyboard() as keyboard:
                 player: Player = HumanPlayer(keyboard, out, ("you", "server"))
                 return await _report(lines, player, options, out, err)
         player = AiPlayer(level=options.game.level)
         return await _report(lines, player, options, out, err)
+
+
+@asynccontextmanager
+async def open_keyboard(fd: int = 0) -> AsyncIterator[Keys]:
+    """A person's lines from ``fd``: on a terminal through a `TypeAhead` (lines typed before
+    a turn are dropped); from a pipe or file (a script) every line in order."""
+    async with open_line_input(fd) as lines:
+        if not os.isatty(fd):
+            yield lines
+            return
+        async with dropping_type_ahead(lines) as keys:
+            yield keys
 
 
 async def _report(
@@ -255,30 +387,35 @@ async def _report(
         result = await play_remote(
             lines, player, pie=options.game.pie, out=out, quiet=options.quiet
         )
+    except ServerGone:
+        return _fail(err, "the server has gone away", EXIT_GONE)
+    except ServerTooSlow as exc:
+        return _fail(err, str(exc), EXIT_TOO_SLOW)
     except ProtocolError as exc:
-        err.line(f"hub play kalah: {exc}")
-        err.flush()
-        return 1
+        return _fail(err, str(exc), EXIT_FAILED)
     except PlayerQuit:
-        err.line("hub play kalah: you left the game")
-        err.flush()
-        return 1
+        return _fail(err, "you left the game", EXIT_FAILED)
     state = result.state
-    if not options.quiet:
-        if options.human:
-            names = ("you", "server") if result.seat == 0 else ("server", "you")
-            out.line("\n".join(draw_board(state, result.seat, names)))
-        mine, theirs = state.store(result.seat), state.store(1 - result.seat)
-        out.line(f"result: {result.result} (stores: you {mine}, server {theirs})")
-    else:
+    if options.quiet:
         out.line(result.result)
+    else:
+        me = "you" if options.human else "AI"
+        if options.human:
+            names = (me, "server") if result.seat == 0 else ("server", me)
+            out.line("\n".join(draw_board(state, result.seat, names)))
+        stores = (state.store(result.seat), state.store(1 - result.seat))
+        out.line(remote_result_line(result.result, result.ending, (me, "server"), stores))
     out.flush()
-    return 0
+    return EXIT_RESULT
 
 
-async def play_local(
-    options: PlayOptions, out: Output, keyboard: LineInput | None = None
-) -> GameRecord:
+def _fail(err: Output, message: str, status: int) -> int:
+    err.line(f"hub play kalah: {message}")
+    err.flush()
+    return status
+
+
+async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = None) -> GameRecord:
     """A game at the terminal: the local player (person or AI) against --opponent; its record."""
     game = options.game
     setup = setup_game(game, 1)
@@ -299,12 +436,14 @@ async def play_local(
     if not me_first:
         players.reverse()
         limits.reverse()
-    view = GameView(
-        out, names, 0 if me_first else 1, not options.human or two_people, options.quiet
-    )
+    # A person sees the board at each of their turns (`HumanPlayer`), so the view draws
+    # boards only for a game of AIs: the opening board too, else it came out twice.
+    no_person = not options.human and game.opponent != "human"
+    view = GameView(out, names, 0 if me_first else 1, no_person, options.quiet)
     if not options.quiet:
         out.line(f"Kalah: {names[0]} (South, moves first) vs {names[1]} (North)")
-        view.draw(setup.state)
+        if not isinstance(players[0], HumanPlayer):
+            view.draw(setup.state)
         out.flush()
     events = EventBus()
     events.listen(view)
@@ -332,7 +471,7 @@ def main(argv: Sequence[str]) -> int:
             return await _connect_and_play(options, out, err)
         people = options.human or options.game.opponent == "human"
         if people:
-            async with open_line_input() as keyboard:
+            async with open_keyboard() as keyboard:
                 await play_local(options, out, keyboard)
         else:
             await play_local(options, out)

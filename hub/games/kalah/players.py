@@ -6,21 +6,24 @@ not: the referee judges) or raises `PlayerQuit`. In a refereed game a player sit
 The AI runs its search in a worker thread (`hub.core.seats.run_in_thread`: the event loop
 keeps serving every other game, and a cancelled search is told to stop by its flag) through
 a shared capacity limiter, and budgets its time from the moment it was asked, so waiting for
-a thread counts too.
+a thread counts too. A person (`HumanPlayer`) sees the board and a countdown of the time
+left, and with a `TypeAhead` keyboard loses no move to lines typed before their turn.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 import attrs
 import trio
 
-from hub.core.output import Output
+from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove
 from hub.core.seats import StopFlag, run_in_thread
-from hub.core.stdin import LineInput
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
@@ -131,20 +134,120 @@ class ScriptedPlayer:
         return await self.then.choose(state, limit_ms)
 
 
+class Keys(Protocol):
+    """Where a person's lines come from: a `hub.core.stdin.LineInput`, a `TypeAhead`."""
+
+    async def receive(self) -> str | None:
+        """The next line typed, or None at the end of input."""
+        ...
+
+
+TYPED_AHEAD = "ignored input typed before your turn"
+
+TICK = 0.1
+"""Seconds between two redraws of a person's countdown on a terminal."""
+
+
+@attrs.define(eq=False)
+class TypeAhead:
+    """A person's lines, read all the time (`run`, one task) so that the lines typed while it
+    was not their turn can be told apart (`drop_typed_ahead`) instead of becoming moves.
+
+    At most ``capacity`` lines wait; more typed ahead are dropped at once (and counted). The
+    end of input is never dropped: `receive` returns None from then on.
+    """
+
+    source: Keys
+    capacity: int = 16
+    _send: trio.MemorySendChannel[str] = attrs.field(init=False)
+    _receive: trio.MemoryReceiveChannel[str] = attrs.field(init=False)
+    _overflow: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        self._send, self._receive = trio.open_memory_channel[str](self.capacity)
+
+    async def run(self) -> None:
+        """Read ``source`` until its end of input (or until cancelled)."""
+        with self._send:
+            while (line := await self.source.receive()) is not None:
+                try:
+                    self._send.send_nowait(line)
+                except trio.WouldBlock:
+                    self._overflow += 1
+
+    def drop_typed_ahead(self) -> int:
+        """Drop every line that has arrived and not been taken; how many there were."""
+        dropped, self._overflow = self._overflow, 0
+        while True:
+            try:
+                self._receive.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return dropped
+            dropped += 1
+
+    async def receive(self) -> str | None:
+        try:
+            return await self._receive.receive()
+        except trio.EndOfChannel:
+            return None
+
+
+@asynccontextmanager
+async def dropping_type_ahead(source: Keys) -> AsyncIterator[TypeAhead]:
+    """``source`` read by a `TypeAhead` task for the block."""
+    keys = TypeAhead(source)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keys.run)
+        yield keys
+        nursery.cancel_scope.cancel()
+
+
+def countdown_frame(text: str) -> str:
+    """Terminal text that rewrites the line above the cursor with ``text`` and puts the
+    cursor back where it was (on the input line, after what the person has typed so far)."""
+    return f"\x1b7\x1b[A\r{text}\x1b[K\x1b8"
+
+
 @attrs.define(eq=False)
 class HumanPlayer:
-    """A person at the terminal: sees the board, types holes one or several at a time."""
+    """A person at the terminal: sees the board, types holes one or several at a time.
 
-    keyboard: LineInput
+    On a terminal (``terminal``; None: whether ``out`` is one) the prompt is a status line
+    above an input line ``> ``, and with a time limit the status line counts down the time
+    left every `TICK` seconds, rewritten in place (`countdown_frame`); elsewhere (a pipe, a
+    file) the prompt is one plain line and the limit is said once per turn. With a
+    `TypeAhead` keyboard, lines typed before the turn began are dropped (and that is said).
+    """
+
+    keyboard: Keys
     out: Output
     labels: tuple[str, str] = ("you", "opponent")
     """How the board names this player and its opponent."""
     name: str = "you"
+    terminal: bool | None = None
+    write: Callable[[str], None] | None = None
+    """Writes terminal text as it is (no newline); default: straight to ``out``'s fd."""
+
+    def _is_terminal(self) -> bool:
+        if self.terminal is None:
+            self.terminal = self.out.fd >= 0 and os.isatty(self.out.fd)
+        return self.terminal
+
+    def _write(self, text: str) -> None:
+        self.out.flush()
+        if self.write is not None:
+            self.write(text)
+        elif not self.out.broken:
+            self.out.broken = not write_all(self.out.fd, text.encode("utf-8", "replace"))
 
     async def choose(self, state: KalahState, limit_ms: int) -> Move:
         seat = state.mover if state.mover is not None else 0
+        deadline = trio.current_time() + limit_ms / 1000 if limit_ms else None
         partial = start_turn(state)
-        if limit_ms:
+        if isinstance(self.keyboard, TypeAhead) and self.keyboard.drop_typed_ahead():
+            self.out.line(TYPED_AHEAD)
+        terminal = self._is_terminal()
+        if limit_ms and not terminal:
             self.out.line(f"(you have {limit_ms / 1000:g} s for the whole turn)")
         show = True
         while not partial.done:
@@ -155,9 +258,13 @@ class HumanPlayer:
             options = "holes 1-" + str(state.holes)
             if state.pie_available and not partial.holes:
                 options += ", P to take the pie (swap sides)"
-            self.out.line(f"your move ({options}, q to quit)> ")
-            self.out.flush()
-            line = await self.keyboard.receive()
+            prompt = f"your move ({options}, q to quit)"
+            if terminal:
+                line = await self._read_on_terminal(prompt, deadline)
+            else:
+                self.out.line(f"{prompt}> ")
+                self.out.flush()
+                line = await self.keyboard.receive()
             if line is None:
                 raise PlayerQuit("end of input")
             typed = read_typed(line, state.holes)
@@ -184,3 +291,40 @@ class HumanPlayer:
             if not partial.done:
                 self.out.line("the last seed fell in your store: move again")
         return Move(partial.holes)
+
+    async def _read_on_terminal(self, prompt: str, deadline: float | None) -> str | None:
+        """The status line, then ``> `` and the person's line, the time left counting down
+        above it until the line comes; if cancelled (the game ended meanwhile), the input
+        line is ended so that what follows starts on a line of its own."""
+        if deadline is None:
+            self.out.line(prompt)
+        else:
+            self.out.line(time_left(prompt, deadline - trio.current_time()))
+        self._write("> ")
+        try:
+            if deadline is None:
+                return await self.keyboard.receive()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._count_down, prompt, deadline)
+                line = await self.keyboard.receive()
+                nursery.cancel_scope.cancel()
+            return line
+        except BaseException:
+            self._write("\n")
+            raise
+
+    async def _count_down(self, prompt: str, deadline: float) -> None:
+        tick = trio.current_time()
+        while True:
+            tick += TICK
+            if tick >= deadline - TICK / 100:  # the last tenth: wake at the deadline itself
+                await trio.sleep_until(deadline)
+                self._write(countdown_frame(f"{prompt}: time is up"))
+                return
+            await trio.sleep_until(tick)
+            self._write(countdown_frame(time_left(prompt, deadline - trio.current_time())))
+
+
+def time_left(prompt: str, seconds: float) -> str:
+    """The status line of a turn with ``seconds`` left: ``your move (...), 4.2 s left``."""
+    return f"{prompt}, {max(0.0, seconds):.1f} s left"

@@ -6,9 +6,14 @@ move and the board after it, and at the end the final board and a result line. S
 say how a move and a result read for their audience: `GameView` for players and
 spectators at the terminal, the server's own for the person playing a client. Listeners
 never block: output is written, not awaited.
+
+`remote_result_line` says in words how a game of our client against a server ended (the
+client has no events: it knows the server's result word and what led to it, an `Ending`).
 """
 
 from __future__ import annotations
+
+import enum
 
 import attrs
 
@@ -17,7 +22,13 @@ from hub.core.output import Output
 from hub.core.referee import Termination
 from hub.games.kalah.codec import FAULT_WORDS, state_from_view
 from hub.games.kalah.console import describe_move, draw_board, side_name
+from hub.games.kalah.protocol import LOSER, TIE, WINNER
 from hub.games.kalah.rules import KalahState
+
+
+def verb(name: str, base: str) -> str:
+    """``you win`` but ``AI wins``."""
+    return f"{name} {base}" if name == "you" else f"{name} {base}s"
 
 
 @attrs.define(eq=False)
@@ -82,4 +93,45 @@ class GameView(BoardPrinter):
         (winner,) = record.winners
         fault = record.fault
         why = f" ({FAULT_WORDS[fault.termination]}: {self.names[fault.seat]})" if fault else ""
-        return f"{self.names[winner]} wins {scores[winner]}-{scores[1 - winner]}{why}"
+        won = verb(self.names[winner], "win")
+        return f"{won} {scores[winner]}-{scores[1 - winner]}{why}"
+
+
+class Ending(enum.Enum):
+    """What led to the result a server sent our client."""
+
+    RULES = "the game ended by the rules"
+    LATE = "we were too slow (TIME)"
+    REFUSED = "our move was refused (ILLEGAL)"
+    SERVER_LATE = "the server was too slow (its TIME)"
+    SERVER_ILLEGAL = "the server's move was illegal"
+    SERVER_ENDED = "a result with no reason we know of"
+
+
+def remote_result_line(
+    word: str, ending: Ending, names: tuple[str, str], stores: tuple[int, int]
+) -> str:
+    """The result of a remote game in words: ``you win 16-5``, ``server wins 16-5``,
+    ``tie, 8-8``, ``you lost on time (stores: you 0, server 3)``, ``the server ended the
+    game: you win (...)``. ``word`` is the server's (WINNER, LOSER or TIE, from our point
+    of view), ``names`` ours and the server's, ``stores`` ours and the server's."""
+    me, server = names
+    mine, theirs = stores
+    detail = f"(stores: {me} {mine}, {server} {theirs})"
+    if ending is Ending.RULES:
+        if word == WINNER and mine > theirs:
+            return f"{verb(me, 'win')} {mine}-{theirs}"
+        if word == LOSER and mine < theirs:
+            return f"{verb(server, 'win')} {theirs}-{mine}"
+        if word == TIE and mine == theirs:
+            return f"tie, {mine}-{theirs}"
+    elif word == LOSER and ending is Ending.LATE:
+        return f"{me} lost on time {detail}"
+    elif word == LOSER and ending is Ending.REFUSED:
+        return f"{me} lost: the server refused the move as illegal {detail}"
+    elif word == WINNER and ending is Ending.SERVER_LATE:
+        return f"{verb(me, 'win')}: the server ran out of time {detail}"
+    elif word == WINNER and ending is Ending.SERVER_ILLEGAL:
+        return f"{verb(me, 'win')}: the server played an illegal move {detail}"
+    verdict = {WINNER: verb(me, "win"), LOSER: verb(me, "lose"), TIE: "tie"}.get(word, word)
+    return f"the server ended the game: {verdict} {detail}"
