@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from hub import __version__
 from hub.core.output import Output
 from hub.core.plugin import Command, GamePlugin, discover
+from hub.core.running import exit_status_on_interrupt
 
 PROG = "hub"
 HELP = ("-h", "--help")
@@ -53,8 +54,13 @@ class UsageError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     out, err = Output(1), Output(2)
+    interrupted: list[int] = []
     try:
-        return _dispatch(args, out, err)
+        # Ctrl-C or SIGTERM anywhere, from the start-up (plug-ins, imports) to a command's
+        # end (a demo, a game): 130 or 143, never a traceback (hub/core/running.py)
+        with exit_status_on_interrupt(interrupted):
+            return _dispatch(args, out, err)
+        return interrupted[0]
     except UsageError as exc:
         err.line(str(exc))
         return 2

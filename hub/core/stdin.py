@@ -23,6 +23,7 @@ time) loses no typed line either.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -53,6 +54,12 @@ def _read_loop(
             if isinstance(data, OSError):
                 break
         trio.from_thread.run_sync(send.close, trio_token=token)
+    except KeyboardInterrupt:
+        # A Ctrl-C (or a SIGTERM, which is delivered as one: core/running.py) that landed
+        # in the trio thread while it ran our hand-off, which trio runs unprotected and
+        # whose exceptions it sends here. Swallowed, the program would carry on as if
+        # nothing was pressed: raise it again, for the main thread.
+        signal.raise_signal(signal.SIGINT)
     except BaseException:
         # Nobody listens any more (the stream was closed: BrokenResourceError; the run is
         # over: RunFinishedError or Cancelled). A reader thread must not print.

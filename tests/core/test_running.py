@@ -7,7 +7,13 @@ import signal
 import pytest
 import trio
 
-from hub.core.running import INTERRUPTED, only_keyboard_interrupts, run_program
+from hub.core.running import (
+    INTERRUPTED,
+    TERMINATED,
+    exit_status_on_interrupt,
+    only_keyboard_interrupts,
+    run_program,
+)
 
 
 def test_classifies_interrupts() -> None:
@@ -42,3 +48,53 @@ def test_runs_and_maps_ctrl_c() -> None:
     assert run_program(_interrupted_in_a_nursery, interrupted=9) == 9
     with pytest.raises(RuntimeError, match="a bug"):
         run_program(_fails)
+
+
+async def _terminated_in_a_nursery() -> int:
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.sleep_forever)
+        signal.raise_signal(signal.SIGTERM)
+        await trio.sleep_forever()
+    return 0
+
+
+async def _terminated_while_cleaning_up(cleaned: list[str]) -> int:
+    try:
+        signal.raise_signal(signal.SIGTERM)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.lowlevel.checkpoint()
+            cleaned.append("reaped")
+    return 0
+
+
+def test_sigterm_is_delivered_as_ctrl_c_and_maps_to_143() -> None:
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        cleaned: list[str] = []
+        assert run_program(_terminated_in_a_nursery) == TERMINATED
+        assert run_program(_terminated_while_cleaning_up, cleaned) == TERMINATED
+        assert cleaned == ["reaped"]
+        # a later program in the same process starts afresh: Ctrl-C is 130 again
+        signal.signal(signal.SIGTERM, previous)
+        assert run_program(_interrupted_in_a_nursery) == INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_interrupts_before_trio_runs_are_a_status() -> None:
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        status: list[int] = []
+        with exit_status_on_interrupt(status):
+            signal.raise_signal(signal.SIGINT)
+        assert status == [INTERRUPTED]
+        with exit_status_on_interrupt(status):
+            signal.raise_signal(signal.SIGTERM)
+        assert status == [INTERRUPTED, TERMINATED]
+        with pytest.raises(ValueError, match="a bug"), exit_status_on_interrupt(status):
+            raise ValueError("a bug")
+        assert status == [INTERRUPTED, TERMINATED]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
