@@ -10,10 +10,20 @@ The FEN is Stockfish's, which differs from python-chess's default in two details
 passant square is shown whenever a pawn of the side to move attacks it (even if the capture
 would be illegal), and a full-move number below 1 reads as 1. The ``Key:`` is the Polyglot
 Zobrist hash: Stockfish's own keys differ, and the spec allows that line to differ.
+
+For a person at a terminal (and only there: never in output a specification fixes), boards
+may be drawn with Unicode pieces and coloured squares: `BoardStyle`, chosen by `detect_style`
+from whether the output is a terminal, ``TERM``, ``NO_COLOR`` and ``HUB_BOARD``;
+`styled_board` draws the chess console's board, `styled_d_line` restyles one rank line of
+the art above (the UQChess client's board). docs/chess.md, "Unicode pieces and colour".
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
+import attrs
 import chess
 import chess.polyglot
 
@@ -74,3 +84,127 @@ def d_lines(board: chess.Board) -> list[str]:
         key_line(board),
         checkers_line(board),
     ]
+
+
+# -- on a terminal: Unicode pieces and colour ------------------------------------------------
+
+STYLE_ENV = "HUB_BOARD"
+"""``auto`` (the default), ``plain``, or any of ``unicode`` and ``colour`` (``color``)
+joined by ``,`` or ``+``: how boards are drawn on a terminal (never anywhere else)."""
+RESET = "\x1b[0m"
+
+
+@attrs.frozen
+class BoardStyle:
+    """How a board is drawn for a person: the spec's letters, Unicode pieces, coloured
+    squares (in the 256-colour palette or the basic 16 colours)."""
+
+    unicode: bool = False
+    colour: bool = False
+    palette: int = attrs.field(default=16, validator=attrs.validators.in_((16, 256)))
+
+    @property
+    def plain(self) -> bool:
+        return not (self.unicode or self.colour)
+
+
+PLAIN = BoardStyle()
+"""The letters of the specifications, no escape sequences."""
+
+
+def detect_style(isatty: bool, env: Mapping[str, str]) -> BoardStyle:
+    """The style for an output: `PLAIN` unless it is a terminal. On a terminal,
+    ``HUB_BOARD`` decides if it names a style (``plain``, ``unicode``, ``colour``,
+    ``unicode,colour``); otherwise (``auto``, unset, anything else) Unicode pieces when
+    ``TERM`` is set and not ``dumb``, coloured squares too unless ``NO_COLOR`` is set
+    (https://no-color.org: a setting the user asks for, like ``HUB_BOARD=colour``,
+    overrides it)."""
+    if not isatty:
+        return PLAIN
+    term = env.get("TERM", "")
+    palette = 256 if "256" in term or env.get("COLORTERM") else 16
+    words = set(re.split(r"[,+\s]+", env.get(STYLE_ENV, "").strip().lower())) - {""}
+    colour_words = {"colour", "color"}
+    if words == {"plain"}:
+        return PLAIN
+    if words and words <= {"unicode", *colour_words}:
+        return BoardStyle("unicode" in words, bool(words & colour_words), palette)
+    if term in ("", "dumb"):
+        return PLAIN
+    return BoardStyle(unicode=True, colour=not env.get("NO_COLOR"), palette=palette)
+
+
+_SQUARES = {
+    # (light, dark, last move on light, last move on dark, check) backgrounds; black glyphs
+    256: ("48;5;223", "48;5;173", "48;5;229", "48;5;185", "48;5;203", "38;5;16"),
+    16: ("47", "43", "46", "46", "41", "30"),
+}
+
+
+def _cell(
+    piece: chess.Piece | None,
+    light: bool,
+    style: BoardStyle,
+    mark: str | None = None,
+    dark_empty: str = "\u00b7",
+) -> str:
+    """One square, three characters wide (escape sequences aside); without colour an
+    empty dark square shows ``dark_empty``."""
+    if piece is None:
+        glyph = " " if light or style.colour else dark_empty
+    else:
+        glyph = piece.unicode_symbol() if style.unicode else piece.symbol()
+    text = f" {glyph} "
+    if not style.colour:
+        return text
+    light_bg, dark_bg, moved_light, moved_dark, check_bg, ink = _SQUARES[style.palette]
+    if mark == "check":
+        background = check_bg
+    elif mark == "moved":
+        background = moved_light if light else moved_dark
+    else:
+        background = light_bg if light else dark_bg
+    return f"\x1b[{background};{ink}m{text}"
+
+
+def styled_board(
+    board: chess.BaseBoard,
+    style: BoardStyle,
+    *,
+    lastmove: chess.Move | None = None,
+    check: chess.Square | None = None,
+) -> list[str]:
+    """The console's board for a terminal: rank digit, a space, 8 squares of three
+    characters (white pieces as outlined glyphs, black ones filled, as in printed
+    diagrams; with colour, the last move's squares and a king in check highlighted); a
+    blank line; the file letters under the squares."""
+    moved = set() if lastmove is None else {lastmove.from_square, lastmove.to_square}
+    lines = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            square = chess.square(file, rank)
+            mark = "check" if square == check else "moved" if square in moved else None
+            cells.append(_cell(board.piece_at(square), (file + rank) % 2 == 1, style, mark))
+        lines.append(f"{rank + 1} {''.join(cells)}{RESET if style.colour else ''}".rstrip())
+    return [*lines, "", "  " + "".join(f" {name} " for name in chess.FILE_NAMES).rstrip()]
+
+
+_ART_RANK = re.compile(r"((?: \| [ PNBRQKpnbrqk]){8}) \| ([1-8])")
+
+
+def styled_d_line(line: str, style: BoardStyle) -> str:
+    """A line of `board_lines` art restyled for a terminal: the squares of a rank line
+    get Unicode pieces and colour; any other line (borders, files, blank, or anything
+    that is not a rank line) is returned unchanged."""
+    found = _ART_RANK.fullmatch(line)
+    if style.plain or found is None:
+        return line
+    rank = int(found[2]) - 1
+    cells = []
+    for file in range(8):
+        symbol = line[3 + 4 * file]
+        piece = None if symbol == " " else chess.Piece.from_symbol(symbol)
+        cell = _cell(piece, (file + rank) % 2 == 1, style, dark_empty=" ")
+        cells.append(cell + RESET if style.colour else cell)
+    return " |" + "|".join(cells) + f"| {found[2]}"

@@ -35,18 +35,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import enum
+import os
 import pathlib
 import random
 import sys
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 import attrs
 import chess
 import trio
 
+from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_board
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState
 from hub.chess.search import ComputerPlayer, Limits, Searcher
@@ -61,7 +63,7 @@ from hub.core.events import (
 )
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.match import Match
-from hub.core.output import Output
+from hub.core.output import Output, write_all
 from hub.core.referee import Termination
 from hub.core.running import run_program
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
@@ -113,6 +115,7 @@ HELP = [
     "  undo                             take back the last move (and the computer's reply)",
     "  history                          the moves so far",
     "  hint                             a suggested move from the level-4 search",
+    "  board                            show the board again, and whose turn it is",
     "  setup                            set up a position (+ K e1, - e1, = white|black, done)",
     "  end of input (Ctrl-D)            print the final score and leave",
 ]
@@ -150,6 +153,59 @@ class ConsoleOptions:
         if self.seed is not None and self.movetime_ms is None:
             return Limits(nodes=SEEDED_NODES)
         return Limits(movetime=(self.movetime_ms or DEFAULT_MOVETIME_MS) / 1000)
+
+
+class StatusLine:
+    """A transient line on a terminal (the console's standard error): shown while the
+    computer thinks, then erased (carriage return and erase-line, or spaces where the
+    terminal knows no escape sequences), so that nothing of it stays on the screen."""
+
+    def __init__(self, write: Callable[[str], object], *, ansi: bool = True) -> None:
+        self._write = write
+        self._ansi = ansi
+        self._width = 0
+
+    @classmethod
+    def on_fd(cls, fd: int, *, ansi: bool) -> StatusLine:
+        return cls(lambda text: write_all(fd, text.encode("utf-8", "replace")), ansi=ansi)
+
+    def show(self, text: str) -> None:
+        self.clear()
+        self._write(text)
+        self._width = len(text)
+
+    def clear(self) -> None:
+        if self._width:
+            self._write("\r\x1b[K" if self._ansi else "\r" + " " * self._width + "\r")
+            self._width = 0
+
+
+@attrs.frozen
+class Terminal:
+    """What the console adds for a person watching at a terminal; the default (nothing)
+    is for output that is not a terminal, so that transcripts stay the spec's byte for
+    byte. ``--classic`` uses the default too."""
+
+    interactive: bool = False
+    """Standard output is a terminal: ``= white|black`` in setup mode says who moves first
+    (the spec's setup prints nothing there)."""
+    style: BoardStyle = PLAIN
+    """Boards with Unicode pieces and colour (`hub.chess.board_art.detect_style`)."""
+    status: StatusLine | None = None
+    """Where "... is thinking..." shows while a computer level or ``hint`` searches
+    (standard error, when it is a terminal)."""
+
+    @classmethod
+    def detect(cls, env: Mapping[str, str] | None = None) -> Terminal:
+        """From the process's standard output and error and its environment."""
+        env = os.environ if env is None else env
+        stdout_tty, stderr_tty = os.isatty(1), os.isatty(2)
+        ansi = env.get("TERM", "") not in ("", "dumb")
+        return cls(
+            interactive=stdout_tty,
+            style=detect_style(stdout_tty, env),
+            status=StatusLine.on_fd(2, ansi=ansi) if stderr_tty else None,
+        )
 
 
 Player = ComputerPlayer | None
@@ -275,8 +331,11 @@ class ConsoleSession:
         *,
         bus: EventBus | None = None,
         think: Think = search_move,
+        terminal: Terminal | None = None,
     ) -> None:
         self.options = options or ConsoleOptions()
+        self.terminal = Terminal() if terminal is None or self.options.classic else terminal
+        """What a person at a terminal sees besides the spec's output (nothing by default)."""
         self.bus = bus if bus is not None else EventBus()
         """Every game of the session is published here (the live view subscribes)."""
         self.referee = ChessReferee(automatic_draws=False)
@@ -297,6 +356,8 @@ class ConsoleSession:
         self._think = think
         self._hint_player = ComputerPlayer(4, limits=self.options.limits, searcher=Searcher())
         self._shown: list[str] = []
+        self._last_ending: list[str] = []
+        """How the last game ended (``Checkmate! White wins!``), for ``board``."""
         self._failure: Exception | None = None
         self.bus.listen(self._on_event)
 
@@ -351,6 +412,8 @@ class ConsoleSession:
                 return self._history()
             if verb == "hint":
                 return await self._hint()
+            if verb == "board":
+                return self._board()
             if verb == "help":
                 return list(HELP)
         return [INVALID_HELP if extras else INVALID]
@@ -442,7 +505,8 @@ class ConsoleSession:
         if isinstance(player, PromptedSeat):
             if args:
                 return [f"{colour} is a computer: type move alone to let it play."]
-            await player.play()
+            with self._thinking(f"{colour} ({self.names[seat]}) is thinking..."):
+                await player.play()
         else:
             if not args:
                 return [f"{colour} is a human: move needs squares (e.g. move e2 e4)."]
@@ -530,7 +594,7 @@ class ConsoleSession:
     def _position(self, state: ChessState) -> list[str]:
         """The board and, while the game goes on, the check and repetition notices (the
         end of a game is shown by `_ended`)."""
-        lines = board_display(state.board)
+        lines = self._drawn(state.board, state)
         if self.referee.to_move(state) is None:
             return lines
         if state.board.is_check():
@@ -552,12 +616,63 @@ class ConsoleSession:
         if len(record.winners) != 1:  # a draw names both seats; only stalemate draws here
             self.half_points[WHITE_SEAT] += 1
             self.half_points[BLACK_SEAT] += 1
+            self._last_ending = ["Stalemate!"]
             return ["Stalemate!"]
         winner = COLOURS[record.winners[0]]
         self.half_points[record.winners[0]] += 2
         if record.termination is Termination.NORMAL:
-            return [f"Checkmate! {winner} wins!"]
-        return [f"{winner} wins!"]  # a resignation
+            self._last_ending = [f"Checkmate! {winner} wins!"]
+        else:
+            self._last_ending = [f"{winner} wins!"]  # a resignation
+        return list(self._last_ending)
+
+    # -- for a person at a terminal -------------------------------------------------------
+
+    def _drawn(self, board: chess.BaseBoard, state: ChessState | None = None) -> list[str]:
+        """A board: the spec's display, or on a terminal that supports it Unicode pieces and
+        colour (with the last move of ``state`` and a king in check highlighted)."""
+        style = self.terminal.style
+        if style.plain:
+            return board_display(board)
+        lastmove = check = None
+        if state is not None:
+            if state.moves:
+                lastmove = chess.Move.from_uci(state.moves[-1])
+            if state.board.is_check():
+                check = state.board.king(state.board.turn)
+        return styled_board(board, style, lastmove=lastmove, check=check)
+
+    @contextlib.contextmanager
+    def _thinking(self, text: str) -> Iterator[None]:
+        """Show ``text`` on the terminal's status line while the block runs, then erase it."""
+        status = self.terminal.status
+        if status is None:
+            yield
+            return
+        status.show(text)
+        try:
+            yield
+        finally:
+            status.clear()
+
+    def _turn_line(self, state: ChessState) -> str:
+        seat = state.turn_seat
+        if self.players[seat] is None:
+            return f"{COLOURS[seat]} to move."
+        return f"{COLOURS[seat]} ({self.names[seat]}) to move: type move to let it play."
+
+    def _board(self) -> list[str]:
+        """``board``: the board again and whose turn it is (the running game's; else a
+        set-up position waiting for ``game``; else the last game's end)."""
+        if self.mode is Mode.GAME and self.match is not None:
+            state = self.match.state
+            return [*self._position(state), self._turn_line(state)]
+        if self.pending_fen is not None:
+            board = chess.Board(self.pending_fen)
+            return [*self._drawn(board), f"{COLOURS[not board.turn]} moves first."]
+        if self.match is not None:
+            return [*self._drawn(self.match.state.board, self.match.state), *self._last_ending]
+        return [NO_GAME]
 
     # -- extras ---------------------------------------------------------------------------
 
@@ -591,7 +706,8 @@ class ConsoleSession:
             return [NO_GAME]
         board, player, think = self.board, self._hint_player, self._think
         snapshot = board.copy()
-        move = await run_in_thread(lambda stop: think(player, snapshot, stop))
+        with self._thinking("Looking for a hint..."):
+            move = await run_in_thread(lambda stop: think(player, snapshot, stop))
         return [f"Hint: move {move_words(move)} ({board.san(move)})"]
 
     # -- setup mode -----------------------------------------------------------------------
@@ -603,7 +719,7 @@ class ConsoleSession:
         self.setup_board = chess.BaseBoard.empty()
         self.setup_turn = chess.WHITE
         self.pending_fen = None
-        return board_display(self.setup_board)
+        return self._drawn(self.setup_board)
 
     def _setup_command(self, words: Sequence[str]) -> list[str]:
         verb, args = words[0], words[1:]
@@ -612,17 +728,20 @@ class ConsoleSession:
             if len(args[0]) != 1 or args[0] not in "KQRBNPkqrbnp" or square is None:
                 return [SETUP_USAGE]
             self.setup_board.set_piece_at(square, chess.Piece.from_symbol(args[0]))
-            return board_display(self.setup_board)
+            return self._drawn(self.setup_board)
         if verb == "-" and len(args) == 1:
             square = parse_square(args[0])
             if square is None:
                 return [SETUP_USAGE]
             if self.setup_board.remove_piece_at(square) is None:
                 return []
-            return board_display(self.setup_board)
+            return self._drawn(self.setup_board)
         if verb == "=" and len(args) == 1 and args[0] in ("white", "black"):
             self.setup_turn = chess.WHITE if args[0] == "white" else chess.BLACK
-            return []
+            # The spec's setup prints nothing here; a person at a terminal is told.
+            return [self._first_line()] if self.terminal.interactive else []
+        if verb == "board" and not args and not self.options.classic:
+            return [*self._drawn(self.setup_board), self._first_line()]
         if verb == "done" and not args:
             problems = setup_problems(self.setup_board)
             if problems:
@@ -632,6 +751,9 @@ class ConsoleSession:
             return [SETUP_DONE]  # no board: the spec redisplays it only after + and -
         return [SETUP_USAGE]
 
+    def _first_line(self) -> str:
+        return f"{COLOURS[self.setup_turn == chess.BLACK]} moves first."
+
 
 @contextlib.asynccontextmanager
 async def open_console(
@@ -639,12 +761,13 @@ async def open_console(
     *,
     bus: EventBus | None = None,
     think: Think = search_move,
+    terminal: Terminal | None = None,
 ) -> AsyncIterator[ConsoleSession]:
     """A `ConsoleSession` whose games run in a nursery of the block; a game still running
     when the block ends is cancelled (published as ``ABORTED``)."""
     async with trio.open_nursery() as nursery:
         try:
-            yield ConsoleSession(nursery, options, bus=bus, think=think)
+            yield ConsoleSession(nursery, options, bus=bus, think=think, terminal=terminal)
         finally:
             nursery.cancel_scope.cancel()
 
@@ -664,19 +787,29 @@ class _Loop:
     error: BaseException | None = None
     ready: threading.Event = attrs.Factory(threading.Event)
 
-    def serve(self, options: ConsoleOptions | None, bus: EventBus | None, think: Think) -> None:
+    def serve(
+        self,
+        options: ConsoleOptions | None,
+        bus: EventBus | None,
+        think: Think,
+        terminal: Terminal | None = None,
+    ) -> None:
         try:
-            trio.run(self._main, options, bus, think)
+            trio.run(self._main, options, bus, think, terminal)
         except BaseException as exc:  # handed to the caller by `Console`
             self.error = exc
         finally:
             self.ready.set()
 
     async def _main(
-        self, options: ConsoleOptions | None, bus: EventBus | None, think: Think
+        self,
+        options: ConsoleOptions | None,
+        bus: EventBus | None,
+        think: Think,
+        terminal: Terminal | None,
     ) -> None:
         with trio.CancelScope() as self.scope:
-            async with open_console(options, bus=bus, think=think) as session:
+            async with open_console(options, bus=bus, think=think, terminal=terminal) as session:
                 self.session = session
                 self.token = trio.lowlevel.current_trio_token()
                 self.ready.set()
@@ -705,10 +838,14 @@ class Console:
         *,
         bus: EventBus | None = None,
         think: Think = search_move,
+        terminal: Terminal | None = None,
     ) -> None:
         self._loop = _Loop()
         thread = threading.Thread(
-            target=self._loop.serve, args=(options, bus, think), name="chess-console", daemon=True
+            target=self._loop.serve,
+            args=(options, bus, think, terminal),
+            name="chess-console",
+            daemon=True,
         )
         thread.start()
         self._loop.ready.wait()
@@ -847,11 +984,16 @@ def parse_options(args: Sequence[str]) -> ConsoleOptions | None:
 
 
 async def run(
-    options: ConsoleOptions, stream: LineStream, out: Output, *, bus: EventBus | None = None
+    options: ConsoleOptions,
+    stream: LineStream,
+    out: Output,
+    *,
+    bus: EventBus | None = None,
+    terminal: Terminal | None = None,
 ) -> None:
     """Feed every input line to a console session and print its answers, then the final
     score. Its games are published to ``bus`` (``--gui`` will subscribe to it)."""
-    async with open_console(options, bus=bus) as console:
+    async with open_console(options, bus=bus, terminal=terminal) as console:
         try:
             while True:
                 try:
@@ -881,6 +1023,7 @@ async def run_with_gui(
     err: Output,
     *,
     bus: EventBus | None = None,
+    terminal: Terminal | None = None,
 ) -> None:
     """`run` with the graphical display: its URL on its own line on stderr before the first
     command is read; the page follows the console's games until the end of input."""
@@ -890,7 +1033,7 @@ async def run_with_gui(
     async with trio.open_nursery() as nursery:
         url = await open_gui(nursery, bus)
         _print(err, [url])
-        await run(options, stream, out, bus=bus)
+        await run(options, stream, out, bus=bus, terminal=terminal)
         nursery.cancel_scope.cancel()
 
 
@@ -914,17 +1057,19 @@ def main(args: Sequence[str] = ()) -> int:
     if not options.classic and sys.stdin is not None and sys.stdin.isatty():
         _print(out, ["Chess: type help for the commands."])
     stream = LineStream(ThreadedFdReceiveStream(0), None, max_line=MAX_LINE)
-    return run_program(run_recorded, options, stream, out) or 0
+    return run_program(run_recorded, options, stream, out, Terminal.detect()) or 0
 
 
-async def run_recorded(options: ConsoleOptions, stream: LineStream, out: Output) -> None:
+async def run_recorded(
+    options: ConsoleOptions, stream: LineStream, out: Output, terminal: Terminal | None = None
+) -> None:
     """`run` (or `run_with_gui`) with every finished game written to the records database."""
     bus = EventBus()
     async with recording(bus, options.record_path, prog="hub play chess"):
         if options.gui:
-            await run_with_gui(options, stream, out, Output(2), bus=bus)
+            await run_with_gui(options, stream, out, Output(2), bus=bus, terminal=terminal)
         else:
-            await run(options, stream, out, bus=bus)
+            await run(options, stream, out, bus=bus, terminal=terminal)
 
 
 if __name__ == "__main__":
