@@ -139,3 +139,21 @@ def option_strings(parser: argparse.ArgumentParser) -> list[str]:
         if action.help != argparse.SUPPRESS
         for option in action.option_strings
     ]
+
+
+def flag_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings that take no value (``--pie``), ``-h``/``--help`` left out: for the
+    hand-written parsers of spec-fixed command lines, which take their options from a help
+    parser so that the help and the parsing cannot disagree."""
+    return {
+        option
+        for action in parser._actions
+        if action.nargs == 0 and action.help != argparse.SUPPRESS
+        for option in action.option_strings
+        if option not in HELP_OPTIONS
+    }
+
+
+def value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings that take one value (``--listenOn PORT``); see `flag_options`."""
+    return set(option_strings(parser)) - flag_options(parser) - set(HELP_OPTIONS)

@@ -36,6 +36,7 @@ import attrs
 import trio
 
 from hub.chess.engine_client import (
+    ENGINE_ENV,
     EnginePool,
     EngineStartError,
     EngineTerminated,
@@ -63,11 +64,19 @@ from hub.core.serve import Connection, ListenError, ServerStats, bound_port, ope
 from hub.core.serve import serve_lines as _serve_lines
 from hub.core.stdin import ensure_standard_fds
 from hub.core.text import parse_whole_number
+from hub.core.usage import (
+    Parser,
+    flag_options,
+    help_text,
+    show_help,
+    value_options,
+    wants_help,
+)
 from hub.games.uqchess import protocol as p
-from hub.records.options import record_path
+from hub.records.options import add_record_options, record_path
 from hub.records.recording import environment_record_path, start_recording
 from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
-from hub.web.options import web_address, web_from_environment
+from hub.web.options import add_web_option, web_address, web_from_environment
 
 PROGRAM = "uqchessserver"
 USAGE = "Usage: ./uqchessserver [--listenOn portno]"
@@ -97,20 +106,53 @@ class ServerOptions:
     None when unset)."""
 
 
+def help_parser(*, hub_options: bool = False) -> Parser:
+    """The ``--help`` of ``uqchessserver`` (``hub serve uqchess`` with ``hub_options``): it
+    lists the options `parse_args` takes (which keeps the spec's usage error, exit 8)."""
+    parser = Parser(
+        "hub serve uqchess" if hub_options else PROGRAM,
+        description="Serve networked chess on localhost (docs/uqchess.md): each client of "
+        "uqchessclient's protocol plays the computer (Stockfish) or another client. The port "
+        "is printed on stderr once listening. Wrong usage prints the spec's usage line and "
+        "exits 8; --help works as the only argument.",
+        epilog=f"Environment: {ENGINE_ENV}='PROGRAM ARGS' is the engine (default: stockfish on "
+        "PATH, else /usr/games/stockfish"
+        + (
+            ", else our own engine, hub engine)."
+            if hub_options
+            else f"); {WEB_ENVIRONMENT}=[HOST:]PORT serves the live web view and "
+            "HUB_DB=PATH records the games (default: neither)."
+        ),
+    )
+    parser.add_argument(
+        "--listenOn",
+        metavar="portno",
+        help="the port number or service name to listen on; 0: any free port (default: 0)",
+    )
+    parser.add_argument(
+        "--engines",
+        metavar="N",
+        help=f"chess engines shared by the games, 1..{MAX_ENGINES} (default: 1)",
+    )
+    if hub_options:
+        add_web_option(parser)
+        add_record_options(parser)
+    return parser
+
+
 def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptions | None:
     """``[--listenOn portno] [--engines N]``, each at most once with a non-empty value;
     ``hub serve uqchess`` (``hub_options``) also takes ``--web [HOST:]PORT``, ``--db PATH``
-    and ``--no-record``."""
-    allowed: tuple[str, ...] = ("--listenOn", "--engines")
-    if hub_options:
-        allowed += ("--web", "--db")
+    and ``--no-record``. Only the options `help_parser` lists are known."""
+    parser = help_parser(hub_options=hub_options)
+    flags, allowed = flag_options(parser), value_options(parser)
     values: dict[str, str] = {}
-    no_record = False
+    given: set[str] = set()
     rest = list(args)
     while rest:
         option = rest.pop(0)
-        if option == "--no-record" and hub_options and not no_record:
-            no_record = True
+        if option in flags and option not in given:
+            given.add(option)
             continue
         if option not in allowed or option in values or not rest:
             return None
@@ -132,6 +174,7 @@ def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptio
             return None
     record = None
     if hub_options:
+        no_record = "--no-record" in given
         record = record_path(argparse.Namespace(db=values.get("--db"), no_record=no_record))
     return ServerOptions(values.get("--listenOn", "0"), engines, web, record)
 
@@ -694,6 +737,8 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
     (when no Stockfish is found, use ``hub engine`` instead of exiting 4)."""
     args = list(sys.argv[1:] if argv is None else argv)
     err = Output(2)
+    if wants_help(args):
+        return show_help(help_text(help_parser(hub_options=fallback)))
     options = parse_args(args, hub_options=fallback)
     if options is None:
         err.line(USAGE)
