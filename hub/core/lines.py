@@ -77,6 +77,8 @@ class LineStream:
         self._eof = False
         self._outgoing = bytearray()
         self.send_failed = False
+        self.last_line_at = -float("inf")
+        """trio time at which `receive_line` last returned a line (a server's idle timer)."""
 
     # -- receiving ------------------------------------------------------------------------
 
@@ -104,6 +106,7 @@ class LineStream:
                 line = bytes(self._buffer[:index])
                 del self._buffer[: index + 1]
                 self._scanned = 0
+                self.last_line_at = trio.current_time()
                 return line.decode("latin-1")
             self._scanned = len(self._buffer)
             if self._scanned > limit:

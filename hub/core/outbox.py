@@ -3,9 +3,11 @@
 Several tasks may have something to say to one peer (a client's own task, its opponent's,
 a computer's move arriving). `Outbox.send` appends whole lines to a buffer and never blocks,
 so no sender waits behind a slow peer and lines never interleave; `Outbox.run` is the one
-task that writes. The buffer is bounded: a peer that stops reading until ``limit`` bytes are
-queued is cut off (`Outbox.broken`, the writer's cancel scope cancelled) instead of stalling
-everyone who talks to it. `Outbox.drained` waits until everything sent so far is written.
+task that writes. The buffer is bounded: a peer that stops reading until more than ``limit``
+bytes are queued (counting the write in progress) is cut off (`Outbox.broken` and
+`Outbox.overflowed`, the writer's cancel scope cancelled) instead of stalling everyone who
+talks to it. `Outbox.drained` waits until everything sent so far is written. Every TCP
+connection of `hub.core.serve` writes through one.
 """
 
 from __future__ import annotations
@@ -23,22 +25,31 @@ class Outbox:
 
     def __init__(self, stream: trio.abc.SendStream, limit: int = DEFAULT_LIMIT) -> None:
         self._stream = stream
-        self._limit = limit
+        self.limit = limit
         self._buffer = bytearray()
+        self._in_flight = 0  # bytes taken from the buffer by the write in progress
         self._wakeup = trio.Event()
         self._idle = trio.Event()
         self._idle.set()
         self.broken = False
+        self.overflowed = False
+        """Broken because the peer fell more than ``limit`` bytes behind."""
         self._scope: trio.CancelScope | None = None
 
     def send(self, lines: Sequence[str]) -> None:
+        """Queue whole lines (a newline is added to each); never blocks."""
+        self.send_bytes(b"".join(line.encode("latin-1", "replace") + b"\n" for line in lines))
+
+    def send_bytes(self, data: bytes) -> None:
+        """Queue ``data`` as it is; never blocks."""
         if self.broken:
             return
-        for line in lines:
-            self._buffer += line.encode("latin-1", "replace")
-            self._buffer += b"\n"
-        if len(self._buffer) > self._limit:
+        self._buffer += data
+        if len(self._buffer) + self._in_flight > self.limit:
+            self.overflowed = True
             self._break()
+            return
+        if not self._buffer:
             return
         self._idle = trio.Event() if self._idle.is_set() else self._idle
         self._wakeup.set()
@@ -64,11 +75,14 @@ class Outbox:
                 continue
             data = bytes(self._buffer)
             self._buffer.clear()
+            self._in_flight = len(data)
             try:
                 await self._stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 self._break()
                 return
+            finally:
+                self._in_flight = 0
 
     async def drained(self) -> None:
         """Wait until everything sent so far is written (or the client is gone)."""

@@ -28,6 +28,7 @@ from hub.core.lines import (
 from hub.core.output import Output
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
+from hub.core.usage import Parser, help_text, show_help, wants_help
 from hub.games.uqchess import protocol as p
 
 PROGRAM = "uqchessclient"
@@ -49,6 +50,32 @@ class ClientOptions:
     port: str
     versus: p.Against = "computer"
     colour: p.ColourChoice = "white"
+
+
+def help_parser() -> Parser:
+    """``uqchessclient --help`` (as the only argument); `parse_args` keeps the spec's usage
+    error (exit 13) for everything else."""
+    parser = Parser(
+        PROGRAM,
+        description="Play chess on a UQChess server (uqchessserver or hub serve uqchess) on "
+        "localhost, against the computer or another client. Once connected, type help for the "
+        "commands. Wrong usage prints the spec's usage line and exits 13; --help works as the "
+        "only argument.",
+    )
+    parser.add_argument(
+        "portnum", help="the server's port number or service name (required; no default)"
+    )
+    parser.add_argument(
+        "--versus",
+        choices=p.AGAINST,
+        help="play the computer or another client (default: computer)",
+    )
+    parser.add_argument(
+        "--colour",
+        choices=("black", "white"),
+        help="the colour to ask for (default: white against the computer, either against a human)",
+    )
+    return parser
 
 
 def parse_args(args: Sequence[str]) -> ClientOptions | None:
@@ -227,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``uqchessclient`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     out, err = Output(1), Output(2)
+    if wants_help(args):
+        return show_help(help_text(help_parser()))
     options = parse_args(args)
     if options is None:
         err.line(USAGE)
