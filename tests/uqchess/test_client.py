@@ -4,25 +4,31 @@ server and against the real server with Stockfish."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import chess
 import pytest
 import trio
 import trio.testing
 
+from hub.chess.board_art import BoardStyle, board_lines
 from hub.chess.rules import ChessReferee, render_board
 from hub.core.lines import LineStream, PeerClosed
+from hub.core.output import Output
 from hub.core.serve import bound_port, open_listeners
 from hub.games.uqchess.client import (
     NOT_IN_PROGRESS,
     NOT_VALID,
     NOT_YOUR_TURN,
+    TRY_HELP,
     ClientOptions,
     ClientSession,
     UserAction,
     parse_args,
+    run,
 )
 from tests.conftest import need_stockfish, program
 from tests.uqchess.helpers import TIMEOUT, run_program, running_server
@@ -30,6 +36,8 @@ from tests.uqchess.helpers import TIMEOUT, run_program, running_server
 USAGE = b"Usage: uqchessclient portnum [--versus computer|human] [--colour black|white]\n"
 WELCOME = "Welcome to UQChessClient - written by s4800658"
 GONE = "uqchessclient: server has gone away"
+COLOUR = BoardStyle(unicode=True, colour=True, palette=256)
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def test_args() -> None:
@@ -353,3 +361,95 @@ async def test_an_over_long_line_is_reported_whole_or_pending() -> None:
     await send.send_all(b"yy\nnext\n")
     await lines.skip_line()
     assert await lines.receive_line() == "next"
+
+
+# -- for people: help, and boards on a terminal (issue 12) ------------------------------------
+
+
+def test_help_lists_the_commands_at_any_time() -> None:
+    session = ClientSession(ClientOptions("1", "human", "either"))
+    action = session.on_user_line("help")
+    assert action.send is None and action.complaint is None and not action.quit
+    assert action.info[0] == "Commands:"
+    listed = [line.split()[0] for line in action.info[1:]]
+    assert listed == ["newgame", "print", "hint", "possible", "move", "resign", "quit", "help"]
+    assert "--versus human --colour either" in action.info[1]
+    session.on_server_line("started white")
+    assert session.on_user_line("help") == action  # in a game too, whatever the turn
+    for near in ("help ", "Help", "help me", " help"):
+        assert session.on_user_line(near) == UserAction(complaint=NOT_VALID)
+
+
+def test_boards_are_restyled_only_with_a_style() -> None:
+    board = chess.Board()
+    art = board_lines(board)
+    plain = ClientSession(ClientOptions("1"))
+    styled = ClientSession(ClientOptions("1"), style=COLOUR)
+    for session in (plain, styled):
+        assert session.on_server_line("started white") == "started white"
+        assert session.on_server_line("startboard") is None
+    assert [plain.on_server_line(line) for line in art] == art
+    shown = [styled.on_server_line(line) for line in art]
+    assert shown[:2] == art[:2] and shown[-2:] == art[-2:]  # blank, border, files
+    assert shown[3] == art[3]  # a border between ranks
+    rank8 = shown[2]
+    assert rank8 is not None and "\x1b[" in rank8 and "\u265c" in rank8
+    assert (
+        ESCAPE.sub("", rank8)
+        == " | \u265c | \u265e | \u265d | \u265b | \u265a | \u265d | \u265e | \u265c | 8"
+    )
+    assert styled.on_server_line("endboard") is None
+    # Outside a board nothing is restyled, and the game is tracked as before.
+    assert styled.on_server_line(art[2]) == art[2]
+    assert styled.on_server_line("moved e2e4") == "moved e2e4" and styled.turn == "black"
+
+
+async def test_on_a_terminal_boards_are_styled_and_help_is_suggested() -> None:
+    """`run` as `main` starts it for a person at a terminal (faked: the style and the
+    interactive flag are what `main` detects), against a scripted server."""
+    fds = [os.pipe(), os.pipe()]
+    send, receive = trio.testing.memory_stream_pair()
+    try:
+        async with fake_server() as server:
+            options = ClientOptions(str(server.port))
+            async with trio.open_nursery() as nursery:
+                status: list[int] = []
+
+                async def client_side() -> None:
+                    out, err = Output(fds[0][1]), Output(fds[1][1])
+                    status.append(await run(options, out, err, receive, COLOUR, True))
+
+                nursery.start_soon(client_side)
+                await server.expect("start computer white")
+                await server.send("started white", "startboard", *board_lines(chess.Board()))
+                await server.send("endboard")
+                await send.send_all(b"help\nprint\n")
+                await server.expect("board")
+                await send.aclose()
+        assert status == [0]
+        for _, write in fds:
+            os.close(write)
+        out = os.read(fds[0][0], 65536).decode().splitlines()
+        err = os.read(fds[1][0], 65536).decode().splitlines()
+    finally:
+        for read, _ in fds:
+            os.close(read)
+    assert out[:2] == [WELCOME, "started white"]
+    assert "\u2656" in out[-4] and out[-4].startswith(" |\x1b[")  # rank 1, styled
+    assert err[0] == TRY_HELP and err[1] == "Commands:" and len(err) == 10
+
+
+async def test_help_is_on_stderr_and_boards_stay_plain_off_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HUB_BOARD", "unicode,colour")  # asked for, but this is no terminal
+    monkeypatch.setenv("TERM", "xterm-256color")
+    art = board_lines(chess.Board())
+    async with fake_server() as server, client(str(server.port)) as user:
+        await server.expect("start computer white")
+        await server.send("started white", "startboard", *art, "endboard")
+        await user.expect_out(WELCOME, "started white", *art)
+        await user.type("help")
+        await user.expect_err("Commands:")
+        await user.type("quit")
+        assert await user.exit_status() == 0

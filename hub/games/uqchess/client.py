@@ -6,10 +6,17 @@ game, the turn and the colour. `run` is the thin trio adapter: it reads standard
 the socket at the same time, prints server lines as they arrive, and never dies of SIGPIPE
 (a failed write to the server is ignored; the reading side then sees the connection closed
 and reports it).
+
+Our additions, outside the spec's output: ``help`` lists the commands (on standard error,
+where the client's own messages go; the spec would answer ``Try again - command is not
+valid``), and on a terminal (only there) a board is drawn with Unicode pieces and colour
+(`hub.chess.board_art.styled_d_line`) and the welcome is followed by a hint to type ``help``
+(docs/uqchess.md, "The client for people").
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -17,6 +24,7 @@ from collections.abc import Sequence
 import attrs
 import trio
 
+from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_d_line
 from hub.core.lines import (
     LineError,
     LineStream,
@@ -38,6 +46,7 @@ NOT_VALID = "Try again - command is not valid"
 NOT_IN_PROGRESS = "Invalid command - game not in progress"
 NOT_YOUR_TURN = "Invalid command - not your turn"
 GONE_AWAY = f"{PROGRAM}: server has gone away"
+TRY_HELP = "Type help for the commands."
 EXIT_USAGE = 13
 EXIT_CONNECT = 11
 EXIT_GONE = 8
@@ -105,6 +114,8 @@ class UserAction:
     send: str | None = None
     complaint: str | None = None
     quit: bool = False
+    info: tuple[str, ...] = ()
+    """Lines for the user (``help``), printed on standard error."""
 
 
 @attrs.define
@@ -116,6 +127,9 @@ class ClientSession:
     board_kept: bool = False
     colour: p.Colour = "white"
     turn: p.Colour = "white"
+    style: BoardStyle = PLAIN
+    """How boards are shown: the server's lines as they are, or on a terminal restyled."""
+    in_board: bool = False
 
     def newgame(self) -> str:
         self.board_kept = False
@@ -127,6 +141,8 @@ class ClientSession:
             return UserAction(quit=True)
         if line == "newgame":
             return UserAction(send=self.newgame())
+        if line == "help":
+            return UserAction(info=self.help_lines())
         command: p.Command
         needs_turn = True
         match words:
@@ -150,6 +166,21 @@ class ClientSession:
             return UserAction(complaint=NOT_YOUR_TURN)
         return UserAction(send=p.format_command(command))
 
+    def help_lines(self) -> tuple[str, ...]:
+        """``help``: the commands (our addition; the spec's set is unchanged)."""
+        versus, colour = self.options.versus, self.options.colour
+        return (
+            "Commands:",
+            f"  newgame     start a new game (--versus {versus} --colour {colour}), at any time",
+            "  print       show the board (of the game, or of the last one)",
+            "  hint        the best move (on your turn)",
+            "  possible    every legal move (on your turn)",
+            "  move e2e4   make a move: from and to squares, a promotion adds q, r, b or n",
+            "  resign      concede the game",
+            "  quit        leave (so does the end of input)",
+            "  help        this list",
+        )
+
     def on_server_line(self, line: str) -> str | None:
         """Track the state; return the line to print (None for startboard/endboard)."""
         match p.parse_message(line):
@@ -162,9 +193,13 @@ class ClientSession:
                 if self.in_progress:
                     self.board_kept = True
                 self.in_progress = False
-            case p.BoardStart() | p.BoardEnd():
+            case p.BoardStart():
+                self.in_board = True
                 return None
-        return line
+            case p.BoardEnd():
+                self.in_board = False
+                return None
+        return styled_d_line(line, self.style) if self.in_board else line
 
 
 # -- I/O -----------------------------------------------------------------------------------
@@ -199,6 +234,10 @@ async def _read_user(
             if action.complaint is not None:
                 err.line(action.complaint)
                 err.flush()
+            if action.info:
+                for text in action.info:
+                    err.line(text)
+                err.flush()
             if action.send is not None:
                 await server.send_line(action.send)
     except TransportFailed:
@@ -211,8 +250,12 @@ async def run(
     out: Output,
     err: Output,
     stdin: trio.abc.ReceiveStream | None = None,
+    style: BoardStyle = PLAIN,
+    interactive: bool = False,
 ) -> int:
-    """Connect, play until ``quit``/EOF (0) or the server goes away (8)."""
+    """Connect, play until ``quit``/EOF (0) or the server goes away (8). ``style`` draws
+    boards for a terminal; ``interactive`` (a person at a terminal) adds a hint to type
+    ``help`` after the welcome, on standard error."""
     try:
         port = resolve_port(options.port)
         if port == 0:
@@ -223,9 +266,12 @@ async def run(
         return EXIT_CONNECT
     server = LineStream(stream, stream, max_line=MAX_SERVER_LINE, ignore_send_errors=True)
     user = LineStream(stdin or ThreadedFdReceiveStream(0), None, max_line=MAX_STDIN_LINE)
-    session = ClientSession(options)
+    session = ClientSession(options, style=style)
     out.line(WELCOME)
     out.flush()
+    if interactive:
+        err.line(TRY_HELP)
+        err.flush()
     status = EXIT_GONE
     async with stream:
         await server.send_line(session.newgame())
@@ -264,7 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # the original dies of SIGINT (docs/uqchess.md)
     ensure_standard_fds()
     try:
-        return trio.run(run, options, out, err)
+        style = detect_style(os.isatty(1), os.environ)
+        interactive = os.isatty(0) and os.isatty(2)
+        return trio.run(run, options, out, err, None, style, interactive)
     finally:
         out.flush()
         err.flush()
