@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pty
+import select
 import signal
 import subprocess
 
@@ -115,20 +117,62 @@ def test_empty_input_prints_the_final_score() -> None:
 
 
 def test_ctrl_c_during_a_search_exits_130_without_a_traceback() -> None:
-    for args, data in (
-        (["play", "chess", "--movetime", "5000"], b"game computer4 human\nmove\n"),
-        (["engine"], b"go infinite\n"),
+    # Deterministic: the signal is sent once the search has begun (the console says so on a
+    # terminal's stderr: a pty here; the engine answers `go` with `info` lines at once), and
+    # stdin stays open until the program has exited, so that the signal never races the end
+    # of the input (which once let the program run on to exit 0: see tests/test_signals.py).
+    for args, data, ready, final in (
+        (
+            ["play", "chess", "--movetime", "5000"],
+            b"game computer4 human\nmove\n",
+            b"is thinking...",
+            b"Final Score:\nWhite: 0\nBlack: 0\n",
+        ),
+        (["engine"], b"go infinite\n", b"info", b""),
     ):
+        controller, terminal = pty.openpty()
         process = subprocess.Popen(
             [program("hub"), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=terminal,
         )
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(data)
-        process.stdin.flush()
-        process.stdout.readline()  # the search is under way once something is printed
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=TIMEOUT)
-        assert (process.returncode, err) == (130, b""), args
+        os.close(terminal)
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(data)
+            process.stdin.flush()
+            shown = b""
+            source = controller if args[0] == "play" else process.stdout.fileno()
+            while ready not in shown:
+                readable, _, _ = select.select([source], [], [], TIMEOUT)
+                assert readable, f"{args}: no {ready!r} within {TIMEOUT} s"
+                chunk = os.read(source, 4096)
+                assert chunk, f"{args}: ended before {ready!r}"
+                shown += chunk
+            process.send_signal(signal.SIGINT)
+            assert process.wait(TIMEOUT) == 130, args
+            err = _drain(controller)
+            out = process.stdout.read()
+        finally:
+            process.kill()
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()
+            os.close(controller)
+        assert b"Traceback" not in err, args
+        assert out.endswith(final), args
+
+
+def _drain(fd: int) -> bytes:
+    """What a pty holds (its other end is closed: reading ends with EIO or b"")."""
+    data = b""
+    while select.select([fd], [], [], 0)[0]:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data

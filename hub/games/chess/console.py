@@ -65,7 +65,7 @@ from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.match import Match
 from hub.core.output import Output, write_all
 from hub.core.referee import Termination
-from hub.core.running import run_program
+from hub.core.running import only_keyboard_interrupts, run_program
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
 from hub.core.stdin import ThreadedFdReceiveStream
 from hub.core.text import parse_whole_number
@@ -381,6 +381,11 @@ class ConsoleSession:
         """The end of the input: the final score (a game still running is not scored; it
         ends as ``ABORTED``)."""
         await self._stop_game("end of input")
+        return self.final_score()
+
+    def final_score(self) -> list[str]:
+        """The score of the games finished so far (what `finish` prints; a Ctrl-C prints it
+        too, without waiting for the running game, which is not scored)."""
         return [
             "Final Score:",
             f"White: {format_points(self.half_points[WHITE_SEAT])}",
@@ -1013,6 +1018,10 @@ async def run(
                 _print(out, await console.handle(line))
         except LineError:
             pass  # standard input failed: end as at the end of the input
+        except BaseException as exc:
+            if only_keyboard_interrupts(exc):  # Ctrl-C or SIGTERM: the score, as Ctrl-D
+                _print(out, console.final_score())
+            raise
         _print(out, await console.finish())
 
 
