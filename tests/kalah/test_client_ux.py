@@ -1,0 +1,527 @@
+"""The client as a person meets it (issues 11 and 12), all on trio's virtual clock: a dead
+server noticed at once, a silent one given up on, the countdown, type-ahead dropped, results
+in words, and a local game's opening board drawn once."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+import trio
+import trio.testing
+
+from hub.core.lines import LineStream
+from hub.games.kalah.client import (
+    EXIT_GONE,
+    EXIT_RESULT,
+    EXIT_TOO_SLOW,
+    ServerGone,
+    ServerTooSlow,
+    _report,
+    play_local,
+    play_remote,
+    server_wait,
+)
+from hub.games.kalah.options import GameOptions, PlayOptions
+from hub.games.kalah.players import (
+    TYPED_AHEAD,
+    HumanPlayer,
+    Player,
+    PlayerQuit,
+    ScriptedPlayer,
+    TypeAhead,
+    countdown_frame,
+    dropping_type_ahead,
+)
+from hub.games.kalah.printer import Ending, remote_result_line
+from hub.games.kalah.rules import new_game, turn
+from tests.kalah.helpers import DEADLOCK_SECONDS, Keys, RecordingOutput
+
+Server = Callable[[LineStream], Awaitable[None]]
+
+
+class TimedKeys:
+    """A keyboard whose lines arrive at given trio times (then nothing, or end of input)."""
+
+    def __init__(self, *typed: tuple[float, str], eof: bool = False) -> None:
+        self.typed = list(typed)
+        self.eof = eof
+
+    async def receive(self) -> str | None:
+        if not self.typed:
+            if self.eof:
+                return None
+            await trio.sleep_forever()
+        at, line = self.typed[0]
+        await trio.sleep_until(at)
+        self.typed.pop(0)
+        return line
+
+
+class BreakableReceive(trio.abc.ReceiveStream):
+    """A receive stream that breaks (as a reset connection does) once ``broken`` is set."""
+
+    def __init__(self, inner: trio.abc.ReceiveStream) -> None:
+        self.inner = inner
+        self.broken = trio.Event()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data: bytes | None = None
+        async with trio.open_nursery() as nursery:
+
+            async def receive() -> None:
+                nonlocal data
+                data = await self.inner.receive_some(max_bytes)
+                nursery.cancel_scope.cancel()
+
+            async def reset() -> None:
+                await self.broken.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(receive)
+            nursery.start_soon(reset)
+        if data is None:
+            raise trio.BrokenResourceError("connection reset by peer")
+        return data
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def against(
+    server: Server,
+    player: Player,
+    *,
+    human: bool = True,
+    quiet: bool = False,
+    breakable: BreakableReceive | None = None,
+) -> tuple[int, RecordingOutput, RecordingOutput, float]:
+    """`_report` (play, then the words and exit status) against ``server``; the status,
+    stdout, stderr and the trio time at which the client finished."""
+    server_end, client_end = trio.testing.memory_stream_pair()
+    receive: trio.abc.ReceiveStream = client_end
+    if breakable is not None:
+        breakable.inner = client_end
+        receive = breakable
+    out, err = RecordingOutput(), RecordingOutput()
+    options = PlayOptions(game=GameOptions(), human=human, quiet=quiet)
+    status: list[int] = []
+    ended: list[float] = []
+
+    async def serve() -> None:
+        await server(LineStream(server_end, server_end, ignore_send_errors=True))
+
+    async def play(cancel: trio.CancelScope) -> None:
+        lines = LineStream(receive, client_end, ignore_send_errors=True)
+        status.append(await _report(lines, player, options, out, err))
+        ended.append(trio.current_time())
+        cancel.cancel()  # a server that never ends by itself
+
+    with trio.fail_after(DEADLOCK_SECONDS):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve)
+            nursery.start_soon(play, nursery.cancel_scope)
+    return status[0], out, err, ended[0]
+
+
+async def handshake(server: LineStream, info: str) -> None:
+    await server.send_line("WELCOME")
+    await server.send_line(info)
+    assert await server.receive_line() == "READY"
+    await server.send_line("BEGIN")
+
+
+def never_types() -> HumanPlayer:
+    return HumanPlayer(TimedKeys(), RecordingOutput(), ("you", "server"), terminal=False)
+
+
+# -- a server that goes away ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["closed", "reset"])
+async def test_a_dead_server_is_noticed_at_once_while_the_person_thinks(
+    autojump_clock: trio.testing.MockClock, how: str
+) -> None:
+    """The person is to move and types nothing; the server goes away 3 s into the turn: the
+    client says so at that very moment, with exit status 3, without a keystroke."""
+    breakable = BreakableReceive(trio.testing.MemoryReceiveStream()) if how == "reset" else None
+    gone_at: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 F S")
+        await trio.sleep(3)
+        gone_at.append(trio.current_time())
+        if breakable is not None:
+            breakable.broken.set()
+        else:
+            await lines.aclose()
+
+    status, _out, err, ended = await against(server, never_types(), breakable=breakable)
+    assert status == EXIT_GONE
+    assert err.lines == ["hub play kalah: the server has gone away"]
+    assert ended - gone_at[0] < 1.0
+    assert ended == gone_at[0]  # at once, in fact: the socket is read all along
+
+
+async def test_a_dead_server_is_noticed_while_the_ai_thinks(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    gone_at: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 F S")
+        await trio.sleep(1)
+        gone_at.append(trio.current_time())
+        await lines.aclose()
+
+    slow_ai = ScriptedPlayer([turn(1)], delays=[4.0])
+    status, _out, err, ended = await against(server, slow_ai, human=False)
+    assert status == EXIT_GONE and err.lines == ["hub play kalah: the server has gone away"]
+    assert ended == gone_at[0]  # the AI was stopped, not waited for
+
+
+async def test_a_server_gone_while_we_wait_for_its_move(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 S S")
+        await trio.sleep(0.5)
+        await lines.aclose()
+
+    with pytest.raises(ServerGone):
+        await _play_against(server, never_types())
+
+
+async def _play_against(server: Server, player: Player) -> None:
+    """`play_remote` against ``server``, re-raising what it raised (not in a group)."""
+    server_end, client_end = trio.testing.memory_stream_pair()
+    failure: list[Exception] = []
+
+    async def play(cancel: trio.CancelScope) -> None:
+        try:
+            await play_remote(LineStream(client_end, client_end), player, out=RecordingOutput())
+        except Exception as exc:
+            failure.append(exc)
+        cancel.cancel()  # the server may still be waiting
+
+    with trio.fail_after(DEADLOCK_SECONDS):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server, LineStream(server_end, server_end))
+            nursery.start_soon(play, nursery.cancel_scope)
+    if failure:
+        raise failure[0]
+
+
+# -- a server that says nothing -------------------------------------------------------------
+
+
+def test_server_wait_is_twice_the_limit_plus_the_grace() -> None:
+    assert server_wait(1000) == 4.0
+    assert server_wait(5000, grace=0.5) == 10.5
+    assert server_wait(0) == float("inf")
+
+
+async def test_a_silent_server_is_given_up_on_after_its_move_is_overdue(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The server moves first with 1 s per move and never does: 2 * 1 s + 2 s after BEGIN
+    the client reports it too slow (exit 4), and not a moment earlier."""
+    begun: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 S S")
+        begun.append(trio.current_time())
+        await trio.sleep_forever()  # cancelled when the client has gone
+
+    status, _out, err, ended = await against(server, never_types())
+    assert status == EXIT_TOO_SLOW
+    assert err.lines == ["hub play kalah: the server is too slow: nothing from it for 4 s"]
+    assert ended - begun[0] == pytest.approx(4.0)
+
+
+async def test_a_server_that_never_acknowledges_our_move(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    sent: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 F S")
+        assert await lines.receive_line() == "1"
+        sent.append(trio.current_time())
+        await trio.sleep_forever()
+
+    with pytest.raises(ServerTooSlow):
+        await _play_against(server, ScriptedPlayer([turn(1)]))
+    assert trio.current_time() - sent[0] == pytest.approx(4.0)
+
+
+async def test_with_no_limit_the_client_waits_as_long_as_it_takes(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A limit of 0 means wait forever (the spec): an hour's silence is not too slow."""
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 0 S S")
+        await trio.sleep(3600)
+        await lines.send_line("TIE")
+
+    status, out, _err, _ended = await against(server, never_types(), quiet=True)
+    assert (status, out.lines) == (EXIT_RESULT, ["TIE"])
+
+
+# -- the countdown ---------------------------------------------------------------------------
+
+
+async def test_the_countdown_on_a_terminal(autojump_clock: trio.testing.MockClock) -> None:
+    """On a terminal the status line above ``> `` counts down every 0.1 s, rewritten in
+    place; the move typed at 0.35 s ends it."""
+    out, frames = RecordingOutput(), list[str]()
+    start = trio.current_time()
+    keys = TimedKeys((start + 0.35, "1"))
+    human = HumanPlayer(keys, out, ("you", "server"), terminal=True, write=frames.append)
+    assert await human.choose(new_game(4, 1), 5000) == turn(1)
+    prompt = "your move (holes 1-4, q to quit)"
+    assert out.lines[-1] == f"{prompt}, 5.0 s left"
+    assert frames == [
+        "> ",
+        countdown_frame(f"{prompt}, 4.9 s left"),
+        countdown_frame(f"{prompt}, 4.8 s left"),
+        countdown_frame(f"{prompt}, 4.7 s left"),
+    ]
+    assert countdown_frame("x") == "\x1b7\x1b[A\rx\x1b[K\x1b8"
+
+
+async def test_the_countdown_reaches_time_is_up(autojump_clock: trio.testing.MockClock) -> None:
+    """At the deadline the status says so and stops; when the turn is then taken away (the
+    game is over), the input line is ended so that what follows starts on its own line."""
+    frames: list[str] = []
+    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    with trio.move_on_after(1):
+        await human.choose(new_game(4, 1), 300)
+    prompt = "your move (holes 1-4, q to quit)"
+    assert frames == [
+        "> ",
+        countdown_frame(f"{prompt}, 0.2 s left"),
+        countdown_frame(f"{prompt}, 0.1 s left"),
+        countdown_frame(f"{prompt}: time is up"),
+        "\n",
+    ]
+
+
+async def test_no_countdown_when_output_is_not_a_terminal(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A pipe gets the limit once per turn and plain lines: no escapes, no redraws."""
+    out, frames = RecordingOutput(), list[str]()
+    start = trio.current_time()
+    keys = TimedKeys((start + 2.0, "4"), (start + 2.5, "3"))
+    human = HumanPlayer(keys, out, terminal=False, write=frames.append)
+    assert await human.choose(new_game(4, 1), 5000) == turn(4, 3)
+    assert frames == []
+    assert [line for line in out.lines if "5 s" in line] == ["(you have 5 s for the whole turn)"]
+    assert not any("\x1b" in line or "\r" in line for line in out.lines)
+    assert out.lines.count("your move (holes 1-4, q to quit)> ") == 2
+
+
+async def test_no_countdown_without_a_limit(autojump_clock: trio.testing.MockClock) -> None:
+    out, frames = RecordingOutput(), list[str]()
+    keys = TimedKeys((trio.current_time() + 30, "1"))
+    human = HumanPlayer(keys, out, terminal=True, write=frames.append)
+    assert await human.choose(new_game(4, 1), 0) == turn(1)
+    assert frames == ["> "] and out.lines[-1] == "your move (holes 1-4, q to quit)"
+
+
+async def test_a_person_who_runs_out_of_time_reads_so_in_words(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The server's TIME comes while the person is still at the prompt: the prompt is
+    given up at once and the result says why."""
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 F S")
+        await trio.sleep(1)
+        await lines.send_line("TIME")
+        await lines.send_line("LOSER")
+
+    frames: list[str] = []
+    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    start = trio.current_time()
+    status, out, _err, ended = await against(server, human)
+    assert ended == start + 1  # at the server's TIME, not at the next keystroke
+    assert status == EXIT_RESULT and frames[-1] == "\n"
+    assert out.lines[-1] == "you lost on time (stores: you 0, server 0)"
+    assert "LOSER" not in "\n".join(out.lines) and "TIME" not in "\n".join(out.lines)
+
+
+# -- type-ahead -------------------------------------------------------------------------------
+
+
+async def test_lines_typed_while_the_server_thinks_are_dropped(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The server thinks for 2 s; the person types "2" and "3" meanwhile (dropped, said
+    once), then "1" once it is their turn: "1" is the move sent."""
+    received: list[str] = []
+
+    async def server_then_move(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 S S")
+        await trio.sleep(2)
+        await lines.send_line("1")
+        assert await lines.receive_line() == "OK"
+        received.append(await lines.receive_line())
+        await lines.send_line("OK")
+        await lines.send_line("LOSER")
+
+    start = trio.current_time()
+    typed = [(start + 0.5, "2"), (start + 1.0, "3"), (start + 3.0, "1")]
+    human_out = RecordingOutput()
+    async with dropping_type_ahead(TimedKeys(*typed)) as keys:
+        human = HumanPlayer(keys, human_out, ("you", "server"), terminal=False)
+        status, out, _err, _ended = await against(server_then_move, human)
+    assert status == EXIT_RESULT
+    assert received == ["1"]
+    assert human_out.lines.count(TYPED_AHEAD) == 1
+    assert out.lines[-1].startswith("the server ended the game: you lose")
+
+
+async def test_type_ahead_keeps_what_is_typed_in_the_turn_and_the_end_of_input(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    start = trio.current_time()
+    source = TimedKeys((start + 1, "3"), (start + 3, "4"), (start + 3.5, "3"), eof=True)
+    async with dropping_type_ahead(source) as keys:
+        assert isinstance(keys, TypeAhead)
+        await trio.sleep(2)  # "3" arrives before the turn
+        out = RecordingOutput()
+        human = HumanPlayer(keys, out, terminal=False)
+        assert await human.choose(new_game(4, 1), 0) == turn(4, 3)  # typed in the turn
+        assert out.lines.count(TYPED_AHEAD) == 1
+        await trio.sleep(1)  # end of input came meanwhile: never dropped
+        out = RecordingOutput()
+        with pytest.raises(PlayerQuit):
+            await HumanPlayer(keys, out, terminal=False).choose(new_game(4, 1), 0)
+        assert TYPED_AHEAD not in out.lines  # nothing was typed ahead this time
+
+
+async def test_type_ahead_is_bounded(autojump_clock: trio.testing.MockClock) -> None:
+    """A paste of many lines before the turn: all dropped, counted, none kept as moves."""
+    typed = [(trio.current_time(), "1")] * 40 + [(trio.current_time() + 5, "2")]
+    async with dropping_type_ahead(TimedKeys(*typed)) as keys:
+        assert isinstance(keys, TypeAhead)
+        await trio.sleep(1)
+        assert keys.drop_typed_ahead() == 40
+        assert await keys.receive() == "2"
+
+
+# -- results in words --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "ending", "names", "stores", "words"),
+    [
+        ("WINNER", Ending.RULES, ("you", "server"), (16, 5), "you win 16-5"),
+        ("LOSER", Ending.RULES, ("you", "server"), (5, 16), "server wins 16-5"),
+        ("WINNER", Ending.RULES, ("AI", "server"), (16, 5), "AI wins 16-5"),
+        ("TIE", Ending.RULES, ("you", "server"), (8, 8), "tie, 8-8"),
+        (
+            "LOSER",
+            Ending.LATE,
+            ("you", "server"),
+            (0, 3),
+            "you lost on time (stores: you 0, server 3)",
+        ),
+        (
+            "LOSER",
+            Ending.REFUSED,
+            ("AI", "server"),
+            (1, 2),
+            "AI lost: the server refused the move as illegal (stores: AI 1, server 2)",
+        ),
+        (
+            "WINNER",
+            Ending.SERVER_LATE,
+            ("you", "server"),
+            (1, 2),
+            "you win: the server ran out of time (stores: you 1, server 2)",
+        ),
+        (
+            "WINNER",
+            Ending.SERVER_ILLEGAL,
+            ("you", "server"),
+            (1, 2),
+            "you win: the server played an illegal move (stores: you 1, server 2)",
+        ),
+        (
+            "WINNER",
+            Ending.SERVER_ENDED,
+            ("you", "server"),
+            (1, 2),
+            "the server ended the game: you win (stores: you 1, server 2)",
+        ),
+        (
+            "LOSER",
+            Ending.RULES,  # the server's word disagrees with the stores
+            ("AI", "server"),
+            (9, 2),
+            "the server ended the game: AI loses (stores: AI 9, server 2)",
+        ),
+    ],
+)
+def test_remote_results_in_words(
+    word: str, ending: Ending, names: tuple[str, str], stores: tuple[int, int], words: str
+) -> None:
+    assert remote_result_line(word, ending, names, stores) == words
+
+
+async def test_worked_example_1_ends_in_words(autojump_clock: trio.testing.MockClock) -> None:
+    """The spec's first worked example, as a person would read its end: the board, then
+    ``server wins 5-3``; ``--quiet`` keeps the bare protocol word."""
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 F S")
+        assert await lines.receive_line() == "4 3"
+        await lines.send_line("OK")
+        await lines.send_line("P")
+        assert await lines.receive_line() == "OK"
+        assert await lines.receive_line() == "4 3"
+        await lines.send_line("OK")
+        await lines.send_line("2")
+        await lines.send_line("LOSER")
+
+    for quiet, last in ((False, "server wins 5-3"), (True, "LOSER")):
+        player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+        status, out, _err, _ended = await against(server, player, quiet=quiet)
+        assert status == EXIT_RESULT and out.lines[-1] == last
+        assert not quiet or out.lines == ["LOSER"]
+
+
+async def test_a_slow_server_ends_in_words(autojump_clock: trio.testing.MockClock) -> None:
+    """``TIME``, the late move, ``WINNER``: the late move is still read within the server's
+    5 s of grace after its TIME (beyond the usual wait)."""
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 S S")
+        await trio.sleep(1)
+        await lines.send_line("TIME")
+        await trio.sleep(5)
+        await lines.send_line("2")
+        await lines.send_line("WINNER")
+
+    status, out, _err, _ended = await against(server, never_types(), human=False)
+    assert status == EXIT_RESULT
+    assert out.lines[-1] == "AI wins: the server ran out of time (stores: AI 0, server 0)"
+
+
+# -- a local game ------------------------------------------------------------------------------
+
+
+async def test_a_local_game_draws_the_opening_board_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    out = RecordingOutput()
+    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=0), record=None)
+    await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
+    first_prompt = next(i for i, line in enumerate(out.lines) if line.startswith("your move"))
+    boards = [line for line in out.lines[:first_prompt] if line.lstrip().startswith("1 ")]
+    assert len(boards) == 1
+    assert out.lines[-1] == "AI wins 0-0 (quit: you)"
