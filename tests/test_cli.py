@@ -46,10 +46,10 @@ def test_demo_clubs_plays_a_three_player_game() -> None:
     result = hub("demo", "clubs")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("== clubs:")
+    assert lines[1].startswith("== clubs 1/3:")
     assert sum(line.startswith("Player (") for line in lines) % 3 == 0
     assert any(line.startswith("Winner(s): ") for line in lines)
-    assert lines[-1] == "== clubs: clubhub exited with status 0"
+    assert lines[-1] == "   clubhub exited with status 0."
 
 
 @pytest.mark.parametrize(

@@ -38,4 +38,4 @@ def test_demo_shows_a_session_and_the_engine() -> None:
     assert "Black plays " in out
     assert "Final Score:\nWhite: 0\nBlack: 2\n" in out
     assert "\nbestmove " in out
-    assert out.endswith("== chess: hub engine exited with status 0\n")
+    assert out.endswith("   hub engine exited with status 0.\n")

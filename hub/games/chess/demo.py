@@ -1,10 +1,12 @@
-"""``hub demo chess``: a short scripted console session, then one question to ``hub engine``.
+"""``hub demo chess``: a narrated tour of ``hub play chess`` and ``hub engine``.
 
-The session runs the same `Console` that ``hub play chess`` runs (each command is shown after
-``> `` with what the program prints): a fool's mate between two humans, then a game against
-level 4, whose move, the history and a resignation are shown. Level 4 searches a fixed number
-of nodes from a fixed seed, so the demo is the same on every machine. The engine part runs the
-installed ``hub engine`` as a UCI tool would and shows everything it prints.
+The console part runs the same `Console` that ``hub play chess`` runs (each command is shown
+after ``> `` with what the program prints): a fool's mate between two people, then a game
+against level 4, whose move, the history and a resignation are shown, then the session's
+score. Level 4 searches a fixed number of nodes from a fixed seed, so its move is the same on
+every machine. The engine part runs the installed ``hub engine`` as a UCI tool would: each
+command is followed by the engine's replies to it (read up to the line that ends them).
+No Stockfish is needed.
 """
 
 from __future__ import annotations
@@ -12,48 +14,101 @@ from __future__ import annotations
 import subprocess
 import threading
 from collections.abc import Sequence
+from typing import IO
+
+import attrs
 
 from hub.core.output import Output
 from hub.core.programs import find_program
+from hub.core.tour import Tour
 from hub.games.chess.console import Console, ConsoleOptions
 
-SCRIPT = (
-    "game human human",
-    "move f2 f3",
-    "move e7 e5",
-    "move g2 g4",
-    "move Qh4",
-    "game human computer4",
-    "move e2 e4",
-    "move",
-    "history",
-    "resign",
-)
-ENGINE_COMMANDS = ("uci", "isready", "position startpos moves e2e4 e7e5 g1f3", "d", "go depth 4")
+STEPS = 4
+FOOLS_MATE = ("game human human", "move f2 f3", "move e7 e5", "move g2 g4", "move Qh4")
+AGAINST_LEVEL_4 = ("game human computer4", "move e2 e4", "move", "history", "resign")
 ENGINE_TIMEOUT = 20.0
+
+
+@attrs.frozen
+class Exchange:
+    """One UCI command, what it is for, and the reply line that ends its answer (None: the
+    command has no reply)."""
+
+    command: str
+    why: str
+    last: str | None
+
+
+ENGINE_EXCHANGES = (
+    Exchange("uci", "The engine names itself and ends its answer with uciok.", "uciok"),
+    Exchange("isready", "readyok: everything sent so far is done.", "readyok"),
+    Exchange(
+        "position startpos moves e2e4 e7e5 g1f3",
+        "The position after 1. e4 e5 2. Nf3: no reply, the engine only takes it in.",
+        None,
+    ),
+    Exchange(
+        "d", "The board as Stockfish draws it (d is not UCI but Stockfish's own).", "Checkers:"
+    ),
+    Exchange(
+        "go depth 4",
+        "A search four moves deep: one info line per depth (the score in centipawns and the "
+        "best line found), then bestmove with the reply it expects.",
+        "bestmove",
+    ),
+)
 
 
 def main(args: Sequence[str] = ()) -> int:
     out = Output(1)
-    out.line("== chess: a scripted session of `hub play chess` (fool's mate, then level 4)")
+    tour = Tour(out, "chess", STEPS)
     console = Console(ConsoleOptions(seed=2024, nodes=8000))
-    for command in SCRIPT:
-        out.line(f"> {command}")
-        for line in console.handle(command):
-            out.line(line)
+    tour.step(
+        "two people at one keyboard (fool's mate)",
+        "`hub play chess` reads one command a line and draws the board after every move,",
+        "White at the bottom: capitals are White's pieces, _ an empty dark square.",
+        "`game human human` starts a game between two people.",
+        "White weakens the king's diagonal with f3 and g4, and Black's queen mates on h4:",
+        "the shortest game there is.",
+    )
+    _session(console, FOOLS_MATE, out)
+    tour.step(
+        "against the computer",
+        "`game human computer4` plays against level 4, the strongest of the four levels, a",
+        "real search; here it counts a fixed number of positions from a fixed seed, so it",
+        "replies the same on every machine. `move` alone asks the computer to move, `history`",
+        "lists the moves in standard notation and `resign` gives the game up.",
+    )
+    _session(console, AGAINST_LEVEL_4, out)
+    tour.step(
+        "the score of the session",
+        "At the end of its input (Ctrl-D) the console prints the score of the session's",
+        "games, a point for each win: Black won both.",
+    )
     out.line("> (end of input)")
     for line in console.finish():
         out.line(line)
-    out.line("== chess: `hub engine`, our UCI engine, asked for a move after 1. e4 e5 2. Nf3")
-    out.flush()
-    status = _engine(out)
-    out.line(f"== chess: hub engine exited with status {status}")
-    out.flush()
+    tour.step(
+        "`hub engine`: the same search as a UCI engine",
+        "Chess programs and tournament managers talk to engines in UCI, one command a line.",
+        "Here the installed `hub engine` is run as they would run it: after each command",
+        "(shown after >) come the engine's replies to it. On start it prints its name.",
+    )
+    status = _engine(out, tour)
+    tour.say(f"hub engine exited with status {status}.")
     return status
 
 
-def _engine(out: Output) -> int:
-    """Talk to ``hub engine`` until its ``bestmove``, then ``quit`` (killed if it hangs)."""
+def _session(console: Console, commands: Sequence[str], out: Output) -> None:
+    for command in commands:
+        out.line(f"> {command}")
+        for line in console.handle(command):
+            out.line(line)
+    out.flush()
+
+
+def _engine(out: Output, tour: Tour) -> int:
+    """Talk to ``hub engine`` one command at a time, then ``quit`` (killed if it hangs)."""
     try:
         process = subprocess.Popen(
             [find_program("hub"), "engine"],
@@ -62,26 +117,37 @@ def _engine(out: Output) -> int:
             text=True,
         )
     except OSError as exc:
-        out.line(f"== chess: cannot start hub engine: {exc}")
+        tour.say(f"hub engine could not be started: {exc}")
         return 1
     watchdog = threading.Timer(ENGINE_TIMEOUT, process.kill)
     watchdog.start()
     try:
         assert process.stdin is not None and process.stdout is not None
-        for command in ENGINE_COMMANDS:
-            out.line(f"> {command}")
-            process.stdin.write(command + "\n")
-        out.flush()
-        process.stdin.flush()
-        for line in process.stdout:
-            out.line(line.rstrip("\n"))
-            if line.startswith("bestmove"):
-                break
+        out.line(process.stdout.readline().rstrip("\n"))
+        for exchange in ENGINE_EXCHANGES:
+            tour.say(exchange.why)
+            out.line(f"> {exchange.command}")
+            process.stdin.write(exchange.command + "\n")
+            process.stdin.flush()
+            if exchange.last is not None:
+                _replies(process.stdout, exchange.last, out)
+        tour.say("`quit` ends the engine.")
+        out.line("> quit")
         process.stdin.write("quit\n")
         process.stdin.close()
     except (OSError, ValueError) as exc:
-        out.line(f"== chess: hub engine broke the conversation: {exc}")
+        tour.say(f"hub engine broke the conversation: {exc}")
     finally:
+        out.flush()
         status = process.wait()
         watchdog.cancel()
     return status
+
+
+def _replies(stdout: IO[str], last: str, out: Output) -> None:
+    """Show the engine's lines up to the one starting with ``last`` (or its end of output)."""
+    for line in stdout:
+        out.line(line.rstrip("\n"))
+        if line.startswith(last):
+            break
+    out.flush()

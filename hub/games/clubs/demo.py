@@ -1,7 +1,9 @@
-"""``hub demo clubs``: a 3-player game from the packaged ex.decks with the standard players.
+"""``hub demo clubs``: a narrated 3-player game from the packaged ex.decks.
 
-It runs the installed ``clubhub`` and ``clubber`` programs as a user would, so the demo
-shows the real thing: child processes over pipes, the transcript, the winners.
+It runs the installed ``clubhub`` with three standard ``clubber`` players, as a user would:
+child processes over pipes. The transcript is clubhub's own output, shown in three parts (the
+deal, the tricks, the scores and winners) with what each part means. The decks and the
+players are deterministic, so the game is the same every time.
 """
 
 from __future__ import annotations
@@ -12,24 +14,79 @@ from importlib.resources import as_file, files
 
 from hub.core.output import Output
 from hub.core.programs import find_program
+from hub.core.tour import Tour
 
 WINSCORE = "10"
 PLAYERS = 3
+STEPS = 3
+TIMEOUT = 60.0
 
 
 def main(args: Sequence[str] = ()) -> int:
     out = Output(1)
+    tour = Tour(out, "clubs", STEPS)
     deck_resource = files("hub.games.clubs") / "decks" / "ex.decks"
     with as_file(deck_resource) as deck_path:
         clubber = find_program("clubber")
         command = [find_program("clubhub"), str(deck_path), WINSCORE, *[clubber] * PLAYERS]
-        out.line(
-            f"== clubs: {PLAYERS} standard players (clubber) to {WINSCORE} points, "
-            "refereed by clubhub over pipes"
+        tour.step(
+            "the deal",
+            "Clubs is a card game for 2 to 4 players. `clubhub` is the referee: it starts",
+            "each player program as a child process and talks to it over its pipes. Here",
+            "three standard players (`clubber`) play to 10 points:",
         )
-        out.line("$ clubhub decks/ex.decks 10 clubber clubber clubber")
+        out.line(f"$ clubhub decks/ex.decks {WINSCORE} clubber clubber clubber")
         out.flush()
-        result = subprocess.run(command, check=False)
-    out.line(f"== clubs: clubhub exited with status {result.returncode}")
-    out.flush()
+        try:
+            result = subprocess.run(
+                command, check=False, stdout=subprocess.PIPE, text=True, timeout=TIMEOUT
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            tour.say(f"clubhub could not run: {exc}")
+            return 1
+    lines = result.stdout.splitlines()
+    dealt = next((i for i, line in enumerate(lines) if not line.startswith("Player (")), 0)
+    ends = [i for i, line in enumerate(lines) if line.startswith(("scores ", "Winner(s)"))]
+    first_end = ends[0] if ends else len(lines)
+    tour.say(
+        "Each round deals one deck of the file, card by card, A first; with three players",
+        "the two of diamonds is set aside, so each hand has 17 cards:",
+    )
+    _show(out, lines[:dealt])
+    tour.step(
+        "the tricks",
+        "A leads the first trick. Everyone must follow the suit led if they can; the",
+        "highest card of that suit takes the trick, and whoever takes it leads the next.",
+        "There are no trumps: each club in a trick is a point for whoever takes it.",
+    )
+    _show(out, lines[dealt:first_end])
+    tour.step(
+        "the scores: the lowest score wins",
+        "After each round the scores so far are printed, and the game ends after the round",
+        f"in which someone has {WINSCORE} points or more. Points are bad: the lowest score",
+        "wins.",
+    )
+    _show(out, lines[first_end:])
+    tour.say(_verdict(lines), f"clubhub exited with status {result.returncode}.")
     return result.returncode
+
+
+def _show(out: Output, lines: Sequence[str]) -> None:
+    for line in lines:
+        out.line(line)
+    out.flush()
+
+
+def _verdict(lines: Sequence[str]) -> str:
+    """The final scores in words, from clubhub's last ``scores`` and ``Winner(s)`` lines."""
+    scores = [line.removeprefix("scores ") for line in lines if line.startswith("scores ")]
+    winners = [line.removeprefix("Winner(s): ") for line in lines if line.startswith("Winner")]
+    if not scores or not winners:
+        return "The game did not finish."
+    points = scores[-1].split(",")
+    named = ", ".join(f"{chr(ord('A') + i)} {p}" for i, p in enumerate(points))
+    names = winners[-1].split()
+    who = (
+        f"the winner is {names[0]}" if len(names) == 1 else f"the winners are {' and '.join(names)}"
+    )
+    return f"Final scores {named}: {who}, with the fewest points."

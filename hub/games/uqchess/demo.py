@@ -1,7 +1,11 @@
-"""``hub demo uqchess``: the installed ``uqchessserver`` with Stockfish, and ``uqchessclient``s
-typed into by a script: a few moves against the computer, then fool's mate between two
-clients. Everything shown is what the programs really print (client output is indented,
-what the script types is shown after ``>``)."""
+"""``hub demo uqchess``: a narrated tour of the UQChess server and its clients.
+
+It runs the installed ``uqchessserver`` (or, when Stockfish is not installed, ``hub serve
+uqchess``, which falls back to the built-in engine ``hub engine``) and ``uqchessclient``s typed
+into by a script: a few moves against the computer, then fool's mate between two clients.
+Everything shown after ``name|`` is what the programs really print; what the script types is
+shown after ``name>``.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +18,10 @@ from hub.chess.engine_client import find_engine
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
 from hub.core.programs import find_program
+from hub.core.tour import Tour
 
 STEP_TIMEOUT = 15.0
+STEPS = 4
 
 
 class _Client:
@@ -72,17 +78,61 @@ async def _close(clients: Sequence[_Client]) -> None:
             await client.stdin.aclose()
 
 
-async def _demo(out: Output) -> int:
-    server = await trio.lowlevel.open_process(
-        [find_program("uqchessserver")], stderr=subprocess.PIPE
-    )
-    clients: list[_Client] = []
+async def _server(tour: Tour) -> tuple[trio.Process, int]:
+    """Start the server and read its port (after any line it says first, shown)."""
+    if find_engine() is not None:
+        command = [find_program("uqchessserver")]
+        tour.step(
+            "the server",
+            "`uqchessserver` listens on a free TCP port and prints it; each client plays",
+            "a person at another client or the computer, whose moves and hints come from",
+            "Stockfish (half a second a move, so they may differ between runs).",
+        )
+    else:
+        command = [find_program("hub"), "serve", "uqchess"]
+        tour.step(
+            "the server",
+            "Stockfish is not installed, so the demo runs `hub serve uqchess`, which is",
+            "`uqchessserver` but falls back to the built-in engine (`hub engine`) for the",
+            "computer's moves and hints. It listens on a free TCP port and prints it.",
+        )
+    tour.out.line("$ uqchessserver" if len(command) == 1 else "$ hub serve uqchess")
+    tour.out.flush()
+    server = await trio.lowlevel.open_process(command, stderr=subprocess.PIPE)
     try:
         assert server.stderr is not None
+        stderr = LineStream(server.stderr, None)
         with trio.fail_after(STEP_TIMEOUT):
-            port = int(await LineStream(server.stderr, None).receive_line())
-        out.line(f"== uqchess: uqchessserver listening on port {port}, with Stockfish")
-        out.line(f"-- a client against the computer: $ uqchessclient {port}")
+            while not (line := await stderr.receive_line()).isdigit():
+                tour.out.line(line)
+        tour.out.line(line)
+        tour.out.flush()
+        return server, int(line)
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            server.kill()
+            await server.wait()
+        raise
+
+
+async def _demo(out: Output) -> int:
+    tour = Tour(out, "uqchess", STEPS)
+    try:
+        server, port = await _server(tour)
+    except (trio.TooSlowError, LineError, OSError) as exc:
+        tour.say(f"The server did not start: {exc!r}.")
+        return 1
+    clients: list[_Client] = []
+    try:
+        tour.step(
+            "a client against the computer",
+            f"`uqchessclient {port}` connects and starts a game against the computer, with",
+            "white. It turns what the user types into protocol messages and prints the",
+            "server's answers: `ok` for a legal move, then the computer's `moved` reply.",
+            "`hint` asks the engine for the best move, `print` draws the board and `resign`",
+            "gives the game up.",
+        )
+        out.line(f"$ uqchessclient {port}")
         out.flush()
         you = await _client("you", port, [], out)
         clients.append(you)
@@ -98,10 +148,14 @@ async def _demo(out: Output) -> int:
         await you.type("resign")
         await you.until("gameover")
         await you.type("quit")
-        out.line(
-            f"-- fool's mate: $ uqchessclient {port} --versus human --colour white"
-            f"  and  $ uqchessclient {port} --versus human"
+        tour.step(
+            "two people over the network: fool's mate",
+            "Two clients that both ask for a human opponent are paired by the server: one",
+            "asked for white, the other takes black. Each move goes to the server, which",
+            "checks it and tells the mover `ok` and the other client `moved`.",
         )
+        out.line(f"$ uqchessclient {port} --versus human --colour white")
+        out.line(f"$ uqchessclient {port} --versus human")
         out.flush()
         white = await _client("white", port, ["--versus", "human", "--colour", "white"], out)
         clients.append(white)
@@ -115,14 +169,17 @@ async def _demo(out: Output) -> int:
             await mover.type(f"move {move}")
             await mover.until("ok")
             await other.until("moved")
+        tour.step(
+            "checkmate",
+            "The server decides checkmate itself (with python-chess) and tells both clients",
+            "how the game ended and who won.",
+        )
         await white.until("gameover")
         await black.until("gameover")
-        out.line("== uqchess: both clients saw gameover checkmate black")
-        out.flush()
+        tour.say("Both clients saw `gameover checkmate black`.")
         return 0
     except (trio.TooSlowError, LineError, ValueError) as exc:
-        out.line(f"== uqchess: the demo failed: {exc!r}")
-        out.flush()
+        tour.say(f"The demo failed: {exc!r}.")
         return 1
     finally:
         await _close(clients)
@@ -132,9 +189,4 @@ async def _demo(out: Output) -> int:
 
 
 def main(args: Sequence[str] = ()) -> int:
-    out = Output(1)
-    if find_engine() is None:
-        out.line("== uqchess: Stockfish is not installed (apt-get install stockfish): skipped")
-        out.flush()
-        return 0
-    return trio.run(_demo, out)
+    return trio.run(_demo, Output(1))
