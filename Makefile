@@ -9,14 +9,17 @@ export PATH := $(BIN):$(PATH)
 
 venv: $(STAMP)
 
+# Quiet (recipes start with @): one line says what is happening, pip only speaks on errors.
 $(STAMP): pyproject.toml
-	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "hub needs Python 3.11 or newer")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster]'
-	touch $(STAMP)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "hub needs Python 3.11 or newer")'
+	@echo "setting up $(VENV) (hub and its dependencies; once, a minute or two)" >&2
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test,cluster]'
+	@touch $(STAMP)
 
+# The demo alone on stdout: make echoes no recipe line.
 demo: $(STAMP)
-	$(BIN)/hub demo
+	@$(BIN)/hub demo
 
 test: $(STAMP)
 	@if [ ! -x /usr/games/stockfish ] && ! command -v stockfish >/dev/null; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y stockfish; else echo "note: Stockfish is not installed (apt-get install stockfish as root): the UQChess tests that need it will skip"; fi; fi
