@@ -10,8 +10,13 @@
 * `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
   its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
 
+* `PersonSeat`: a person at the terminal who is the one reader of the keyboard: shown the
+  game and asked for a move in words by a game's pure `PersonCodec`, told why a move was
+  refused and asked again (clubs' human seat in ``hub play clubs``).
+
 A UCI engine seat lives in the chess library (`hub.chess`); a person at the terminal is a
-`FedSeat` fed by the program's command reader, or a small `BaseSeat` of the game's own.
+`PersonSeat`, a `FedSeat` fed by the program's command reader, or a small `BaseSeat` of the
+game's own.
 """
 
 from __future__ import annotations
@@ -35,11 +40,14 @@ from hub.core.match import (
     Start,
     Turn,
 )
+from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove, Termination
+from hub.core.stdin import LineInput
 
 S = TypeVar("S")
 M = TypeVar("M")
 T = TypeVar("T")
+S_contra = TypeVar("S_contra", contravariant=True)
 
 
 class BadMoveLine(ValueError):
@@ -339,4 +347,86 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
         if not await wait_unless_finished(self._moved, self.match):
             return False
         await self.match.settle()
+        return True
+
+
+class AskAgain(Exception):
+    """What a person typed is not a move: say ``lines`` and ask again (a typo, ``help``)."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+class PersonCodec(Protocol[S_contra, M]):
+    """A game's side of a conversation with a person at the terminal: pure, in words.
+
+    ``seat`` is the person's seat. What everyone sees (the moves, the scores) is better
+    printed by an `EventBus.listen` callback; the codec says what only this seat sees.
+    """
+
+    def turn_lines(self, seat: int, state: S_contra) -> Sequence[str]:
+        """What to show when the person's turn comes (their hand, the position ...)."""
+        ...
+
+    def prompt(self, seat: int, state: S_contra) -> str:
+        """The question, printed without a newline (the typed answer follows on the line)."""
+        ...
+
+    def read_move(self, seat: int, text: str, state: S_contra) -> M:
+        """The move typed as ``text``; raises `AskAgain` for anything else, or `SeatFailure`
+        (``RESIGNATION``) when the person asks to leave the game."""
+        ...
+
+    def refused_lines(
+        self, seat: int, move: M, error: IllegalMove, state: S_contra
+    ) -> Sequence[str]:
+        """Why the referee refused ``move``, in words (the person is then asked again)."""
+        ...
+
+
+@attrs.define(eq=False)
+class PersonSeat(BaseSeat[S, M], Generic[S, M]):
+    """A person at the terminal, typing moves on ``keyboard`` (its one reader) and reading
+    ``out`` (shared with the program's other output, so the order on screen is the order of
+    events). A refused move is explained and asked again with the clock running; end of
+    input is the person leaving (``RESIGNATION``), as is whatever the codec treats so."""
+
+    keyboard: LineInput
+    out: Output
+    codec: PersonCodec[S, M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("person", "person"))
+    waits_for_input: bool = True
+    seat: int = -1
+    _refused: bool = False
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+
+    def _show(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.out.line(line)
+        self.out.flush()
+
+    async def choose(self, turn: Turn[S]) -> M:
+        state = turn.state
+        lines = [] if self._refused else list(self.codec.turn_lines(self.seat, state))
+        self._refused = False
+        while True:
+            self._show(lines)
+            if not self.out.broken:
+                self.out.broken = not write_all(
+                    self.out.fd, self.codec.prompt(self.seat, state).encode("utf-8", "replace")
+                )
+            text = await self.keyboard.receive()
+            if text is None:
+                raise SeatFailure(Termination.RESIGNATION, "end of input")
+            try:
+                return self.codec.read_move(self.seat, text, state)
+            except AskAgain as exc:
+                lines = list(exc.lines)
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        self._show(self.codec.refused_lines(self.seat, move, error, turn.state))
+        self._refused = True
         return True
