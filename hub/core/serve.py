@@ -177,11 +177,11 @@ def _whole(name: str, low: int, high: int, *, zero_is_none: bool = False) -> Lim
     def convert(text: str) -> int | None:
         value = parse_whole_number(text, max_digits=12)
         if value is None:
-            raise ValueError(f"{name} must be a whole number, not {text!r}")
+            raise ValueError(f"{name} is a whole number, not {text!r}")
         if zero_is_none and value == 0:
             return None
         if not low <= value <= high:
-            raise ValueError(f"{name} must be {low}..{high}, not {value}")
+            raise ValueError(f"{name} is {low}..{high}, not {value}")
         return value
 
     return convert
@@ -201,18 +201,18 @@ LimitParser = Callable[[str], "int | float | None"]
 LIMIT_OPTIONS: dict[str, tuple[str, LimitParser, str]] = {
     "--max-connections": (
         "max_connections",
-        _whole("--max-connections", 1, 1_000_000),
+        _whole("a number of connections", 1, 1_000_000),
         f"most clients served at once (default: {DEFAULT_MAX_CONNECTIONS}; fewer if the "
         "open-file limit is lower)",
     ),
     "--max-per-address": (
         "max_per_address",
-        _whole("--max-per-address", 1, 1_000_000, zero_is_none=True),
+        _whole("a number of connections", 1, 1_000_000, zero_is_none=True),
         f"most clients at once from one IP address; 0: no cap (default: {DEFAULT_MAX_PER_ADDRESS})",
     ),
     "--max-line": (
         "max_line",
-        _whole("--max-line", MIN_MAX_LINE, 1 << 24),
+        _whole("a line length", MIN_MAX_LINE, 1 << 24),
         "longest line a client may send, in bytes (default: the game's own)",
     ),
     "--idle-timeout": (
@@ -223,7 +223,7 @@ LIMIT_OPTIONS: dict[str, tuple[str, LimitParser, str]] = {
     ),
     "--max-output": (
         "max_output",
-        _whole("--max-output", 1024, 1 << 30),
+        _whole("an output cap", 1024, 1 << 30),
         f"bytes queued for a client that does not read before it is dropped (default: "
         f"{DEFAULT_MAX_OUTPUT})",
     ),
@@ -241,19 +241,23 @@ def limits_from_values(values: Mapping[str, str], base: ServerLimits | None = No
     return attrs.evolve(base if base is not None else ServerLimits(), **changes)
 
 
+LIMIT_METAVARS = {"--max-line": "BYTES", "--idle-timeout": "SECONDS", "--max-output": "BYTES"}
+
+
 def add_limit_options(
-    parser: argparse._ActionsContainer, *, idle_default: float | None = DEFAULT_IDLE_TIMEOUT
+    parser: argparse.ArgumentParser,
+    *,
+    idle_default: float | None = DEFAULT_IDLE_TIMEOUT,
+    idle_help: str | None = None,
 ) -> None:
-    """The limit options on an argparse parser; `limits_from_args` reads them back."""
-    group = (
-        parser.add_argument_group("limits")
-        if isinstance(parser, argparse.ArgumentParser)
-        else parser
-    )
+    """The limit options, in a group of their own; `limits_from_args` reads them back.
+    ``idle_default``/``idle_help``: a server whose idle timeout means something else (Kalah:
+    the deadline for its handshake)."""
+    group = parser.add_argument_group("limits (one set for every server, docs/reliability.md)")
     for option, (field, parse, help_text) in LIMIT_OPTIONS.items():
         if option == "--idle-timeout":
             shown = "0" if idle_default is None else f"{idle_default:g}"
-            help_text = f"{help_text} (default: {shown})"  # noqa: PLW2901
+            help_text = f"{idle_help or help_text} (default: {shown})"  # noqa: PLW2901
 
         def convert(text: str, parse: LimitParser = parse) -> int | float | None:
             try:
@@ -262,7 +266,12 @@ def add_limit_options(
                 raise argparse.ArgumentTypeError(str(exc)) from None
 
         group.add_argument(
-            option, dest=f"limit_{field}", type=convert, default=_UNSET, help=help_text
+            option,
+            dest=f"limit_{field}",
+            metavar=LIMIT_METAVARS.get(option, "N"),
+            type=convert,
+            default=_UNSET,
+            help=help_text,
         )
     parser.set_defaults(limit_idle_default=idle_default)
 
@@ -326,7 +335,7 @@ def add_log_options(parser: argparse._ActionsContainer) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="the same as --log-level info",
+        help="the same as --log-level info (default: off)",
     )
 
 

@@ -9,17 +9,27 @@ from typing import NoReturn
 
 import attrs
 
+from hub.core.serve import (
+    ServerLimits,
+    add_limit_options,
+    add_log_options,
+    limits_from_args,
+    log_level_from_args,
+)
 from hub.core.text import parse_whole_number
 from hub.core.usage import Parser
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
-from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, parse_script
+from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, max_line, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
 DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
 DEFAULT_TIME_MS = 5000
-DEFAULT_MAX_CONNECTIONS = 256
+HANDSHAKE_SECONDS = 30.0
+"""How long a client has to answer ``INFO`` with ``READY`` (``--idle-timeout``'s default)."""
+SERVER_LIMITS = ServerLimits(idle_timeout=HANDSHAKE_SECONDS)
+"""``hub serve kalah``'s limits when no option changes them."""
 
 
 class OptionsError(Exception):
@@ -54,7 +64,9 @@ class ServeOptions:
     game: GameOptions
     port: str = "0"
     host: str | None = "localhost"
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    limits: ServerLimits = SERVER_LIMITS
+    """``--max-connections`` ... ``--idle-timeout`` (for Kalah: the deadline for ``READY``)."""
+    log_level: str = "warning"
     games: int | None = None
     """Stop after this many games (tests, demos); None = serve forever."""
     web: tuple[str, int] | None = None
@@ -277,17 +289,15 @@ def serve_parser() -> argparse.ArgumentParser:
         default="localhost",
         help="the address to listen on; '': every interface (default: localhost)",
     )
-    server.add_argument(
-        "--max-connections",
-        metavar="N",
-        type=_ranged("connections", 1, 100_000),
-        default=DEFAULT_MAX_CONNECTIONS,
-        help="clients connected at a time; more are closed at once "
-        f"(default: {DEFAULT_MAX_CONNECTIONS})",
-    )
+    add_log_options(server)
     server.add_argument("--games", type=_ranged("games", 1, 10**9), help=argparse.SUPPRESS)
     add_web_option(server)
     add_record_options(server)
+    add_limit_options(
+        parser,
+        idle_default=HANDSHAKE_SECONDS,
+        idle_help="how long a client has to answer INFO with READY, in seconds; 0: no limit",
+    )
     _add_game_options(parser, serving=True)
     return parser
 
@@ -324,11 +334,17 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
     args = parser.parse_args(list(argv))
     if not args.listenOn:
         raise OptionsError("--listenOn needs a port number or a service name")
+    game = _game(args, DEFAULT_TIME_MS)
+    limits = limits_from_args(args)
+    needed = max_line(game.holes, game.seeds)
+    if limits.max_line is not None and limits.max_line < needed:
+        raise OptionsError(f"--max-line must be at least {needed} for this board")
     return ServeOptions(
-        game=_game(args, DEFAULT_TIME_MS),
+        game=game,
         port=args.listenOn,
         host=args.host or None,
-        max_connections=args.max_connections,
+        limits=limits,
+        log_level=log_level_from_args(args),
         games=args.games,
         web=args.web,
         record=record_path(args),

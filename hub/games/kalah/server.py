@@ -21,6 +21,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import logging
+import math
 import pathlib
 import random
 import sys
@@ -38,8 +40,12 @@ from hub.core.serve import (
     LINGER_SECONDS,
     Connection,
     ListenError,
+    ServerLimits,
     bound_port,
+    configure_logging,
+    fit_open_files,
     linger,
+    log_games,
     open_listeners,
     serve_lines,
 )
@@ -47,7 +53,13 @@ from hub.core.stdin import LineInput, open_line_input
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
-from hub.games.kalah.options import SERVE_PROG, GameOptions, OptionsError, parse_serve
+from hub.games.kalah.options import (
+    SERVE_PROG,
+    SERVER_LIMITS,
+    GameOptions,
+    OptionsError,
+    parse_serve,
+)
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WELCOME, WINNER, Info, max_line, parse_script
@@ -55,8 +67,6 @@ from hub.games.kalah.rules import KalahState, new_game, random_layout
 from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
 from hub.records.recording import start_recording
 
-HANDSHAKE_SECONDS = 30.0
-"""How long a client has to answer ``INFO`` with ``READY``."""
 RECORDS_KEPT = 1000
 
 
@@ -162,7 +172,9 @@ class KalahServer:
     make_player: PlayerFactory | None = None
     """The server's own player per game (tests); default: the AI, after any --script."""
     games_limit: int | None = None
-    handshake_seconds: float = HANDSHAKE_SECONDS
+    limits: ServerLimits = SERVER_LIMITS
+    """Its ``max_line`` (None: the board's own) and ``idle_timeout`` (the deadline for
+    ``READY``, None: none) are the server's; `serve` gives the rest to `serve_lines`."""
     records: collections.deque[tuple[int, GameRecord]] = attrs.Factory(
         lambda: collections.deque(maxlen=RECORDS_KEPT)
     )
@@ -177,7 +189,12 @@ class KalahServer:
 
     @property
     def max_line(self) -> int:
-        return max_line(self.options.holes, self.options.seeds)
+        return self.limits.line_limit(max_line(self.options.holes, self.options.seeds))
+
+    @property
+    def handshake_seconds(self) -> float:
+        timeout = self.limits.idle_timeout
+        return math.inf if timeout is None else timeout
 
     def _player(self, setup: GameSetup) -> Player:
         if self.make_player is not None:
@@ -339,7 +356,7 @@ async def serve(
     port: str | int = 0,
     *,
     host: str | None = "localhost",
-    max_connections: int = 256,
+    limits: ServerLimits = SERVER_LIMITS,
     games: int | None = None,
     out: Output | None = None,
     err: Output | None = None,
@@ -351,12 +368,16 @@ async def serve(
 ) -> int:
     """Serve until cancelled (or ``games`` games are over); reports the port via task_status.
     ``web``: also serve the live web view of the games there (its URL on stderr).
-    ``record``: write every finished game to this database (hub.records)."""
+    ``record``: write every finished game to this database (hub.records).
+    ``limits``: connections, lines, output per client; the idle timeout is the deadline
+    for ``READY`` (a client waiting for its partner or its turn at the terminal is not idle).
+    """
     err = err if err is not None else Output(2)
     try:
         listeners = await open_listeners(port, host)
     except ListenError as exc:
-        err.line(f"hub serve kalah: can't listen on port {str(port)!r}: {exc}")
+        err.line(f'{SERVE_PROG}: can\'t start listening on port "{port}"')
+        err.line(f"{SERVE_PROG}: {exc}; {exc.hint}" if exc.hint else f"{SERVE_PROG}: {exc}")
         err.flush()
         return 1
     server = KalahServer(
@@ -365,6 +386,7 @@ async def serve(
         keyboard=keyboard,
         make_player=make_player,
         games_limit=games,
+        limits=fit_open_files(limits),
     )
     number = bound_port(listeners)
     async with trio.open_nursery() as nursery:
@@ -372,7 +394,8 @@ async def serve(
             lambda task_status: serve_lines(
                 server.handle,
                 listeners,
-                max_connections=max_connections,
+                # The handshake's deadline is the idle timeout; after it, games have clocks.
+                limits=attrs.evolve(server.limits, idle_timeout=None),
                 max_line=server.max_line,
                 task_status=task_status,
             )
@@ -380,14 +403,18 @@ async def serve(
         err.line(str(number))
         err.flush()
         await start_recording(nursery, server.events, record, prog="hub serve kalah")
-        if web is not None and not await _start_web(nursery, server.events, web, err):
+        stop_log = log_games(server.events, logging.getLogger("hub.games.kalah"))
+        try:
+            if web is not None and not await _start_web(nursery, server.events, web, err):
+                nursery.cancel_scope.cancel()
+                return 1
+            task_status.started(number)
+            await server.all_done.wait()
+            with trio.move_on_after(LINGER_SECONDS + 1):
+                await server.wait_idle()  # let the last clients read their results
             nursery.cancel_scope.cancel()
-            return 1
-        task_status.started(number)
-        await server.all_done.wait()
-        with trio.move_on_after(LINGER_SECONDS + 1):
-            await server.wait_idle()  # let the last clients read their results
-        nursery.cancel_scope.cancel()
+        finally:
+            stop_log()
     return 0
 
 
@@ -411,6 +438,8 @@ def main(argv: Sequence[str]) -> int:
         err.flush()
         return 2
 
+    configure_logging("kalah", options.log_level)
+
     async def run() -> int:
         async with contextlib.AsyncExitStack() as stack:
             keyboard = None
@@ -420,7 +449,7 @@ def main(argv: Sequence[str]) -> int:
                 options.game,
                 options.port,
                 host=options.host,
-                max_connections=options.max_connections,
+                limits=options.limits,
                 games=options.games,
                 keyboard=keyboard,
                 web=options.web,

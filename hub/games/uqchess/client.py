@@ -17,7 +17,6 @@ valid``), and on a terminal (only there) a board is drawn with Unicode pieces an
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from collections.abc import Sequence
 
@@ -34,6 +33,7 @@ from hub.core.lines import (
     iter_lines,
 )
 from hub.core.output import Output
+from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
 from hub.core.usage import Parser, help_text, show_help, wants_help
@@ -66,6 +66,7 @@ def help_parser() -> Parser:
     error (exit 13) for everything else."""
     parser = Parser(
         PROGRAM,
+        usage=USAGE.removeprefix("Usage: "),
         description="Play chess on a UQChess server (uqchessserver or hub serve uqchess) on "
         "localhost, against the computer or another client. Once connected, type help for the "
         "commands. Wrong usage prints the spec's usage line and exits 13; --help works as the "
@@ -307,12 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.line(USAGE)
         err.flush()
         return EXIT_USAGE
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the original dies of SIGINT (docs/uqchess.md)
     ensure_standard_fds()
     try:
         style = detect_style(os.isatty(1), os.environ)
         interactive = os.isatty(0) and os.isatty(2)
-        return trio.run(run, options, out, err, None, style, interactive)
+        # Ctrl-C and SIGTERM: exit 130/143 with the output flushed (docs/uqchess.md)
+        return run_program(run, options, out, err, None, style, interactive)
     finally:
         out.flush()
         err.flush()

@@ -59,6 +59,7 @@ from hub.core.outbox import Outbox
 from hub.core.output import Output
 from hub.core.programs import which_program
 from hub.core.referee import IllegalMove, Termination
+from hub.core.running import run_program
 from hub.core.seats import FedSeat
 from hub.core.serve import Connection, ListenError, ServerStats, bound_port, open_listeners
 from hub.core.serve import serve_lines as _serve_lines
@@ -693,7 +694,12 @@ async def _main(options: ServerOptions, err: Output, fallback: bool) -> int:
         return EXIT_ENGINE_START
     err.line(str(bound_port(listeners)))
     err.flush()
-    status = await _serve_watched(listeners, pool, options, err, strict=fallback)
+    try:
+        status = await _serve_watched(listeners, pool, options, err, strict=fallback)
+    finally:  # the pool reaps its engines once it runs; a Ctrl-C may come before it does
+        with trio.CancelScope(shield=True):
+            for engine in pool.engines:
+                await engine.stop()
     if status == EXIT_ENGINE_DIED:
         err.line(f"{PROGRAM}: chess engine exited unexpectedly")
     return status
@@ -751,9 +757,12 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
             err.line(f"{PROGRAM}: ignoring ${WEB_ENVIRONMENT}: {exc}")
     if not fallback:  # uqchessserver records only when asked
         options = attrs.evolve(options, record=environment_record_path())
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # the original does not handle SIGINT
+    if not fallback:  # uqchessserver dies of SIGINT like the original, which ignores it
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     ensure_standard_fds()
     try:
+        if fallback:  # hub serve uqchess, our own command: exit 130/143, engines reaped
+            return run_program(_main, options, err, fallback)
         return trio.run(_main, options, err, fallback)
     finally:
         err.flush()
