@@ -31,7 +31,7 @@ from hub.core.events import EventBus, GameRecord, PlayerInfo
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start
 from hub.core.plugin import GameSpec, draw_distinct
 from hub.core.process import ChildProcess
-from hub.core.programs import which_program
+from hub.core.programs import resolve_program
 from hub.core.text import parse_whole_number
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
 from hub.games.clubs.codec import (
@@ -59,15 +59,6 @@ if TYPE_CHECKING:
 DEFAULT_DECK = "ex.decks"
 OPENING_TRIES = 20
 """Draws per opening before accepting a repeat (a one-deck file has only 52 openings)."""
-
-
-def resolve_player(spec: str) -> str | None:
-    """The executable ``spec`` names (a path if it has a slash, else a program found beside
-    hub's interpreter or on PATH), or None."""
-    if os.sep in spec:
-        ok = os.path.isfile(spec) and os.access(spec, os.X_OK)
-        return spec if ok else None
-    return which_program(spec)
 
 
 def read_decks(path: str) -> tuple[tuple[Card, ...], ...]:
@@ -152,7 +143,7 @@ class ClubsKit:
         return ClubsSettings(decks, winscore, time_ms, name).to_json()
 
     def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
-        if resolve_player(spec) is not None:
+        if resolve_program(spec) is not None:
             return None
         if os.sep in spec:
             return f"{spec}: not an executable file"
@@ -173,7 +164,7 @@ class ClubsKit:
         decks = opening_decks(settings.decks, spec.opening)
         specs = spec.players
         players = [PlayerInfo(name, "program", name) for name in specs]
-        programs = [resolve_player(name) or name for name in specs]
+        programs = [resolve_program(name) or name for name in specs]
         children: list[ChildProcess] = []
         try:
             failure = await start_players(programs, children, DEFAULT_START_TIMEOUT)

@@ -55,23 +55,25 @@ class StartFailure:
 
 
 async def start_players(
-    programs: Sequence[str], children: list[ChildProcess], timeout: float
+    programs: Sequence[str | None], children: list[ChildProcess], timeout: float
 ) -> StartFailure | None:
     """Start ``programs`` in seat order, appending each child to ``children`` at once (the
     caller reaps them whatever happens), then read every ``-`` within ``timeout`` seconds.
-    Stops at the first failure and returns it; None when every player has started."""
+    A seat whose program is None is not a program (a person): no child for it. Stops at the
+    first failure and returns it; None when every player has started."""
     players = len(programs)
-    for seat, program in enumerate(programs):
+    seats = [seat for seat, program in enumerate(programs) if program is not None]
+    for seat in seats:
         try:
             child = await ChildProcess.spawn(
-                [program, str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
+                [str(programs[seat]), str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
             )
         except SpawnFailed as exc:
             return StartFailure(seat, Termination.DISCONNECT, f"could not be started: {exc}")
         children.append(child)
     seat = 0
     with trio.move_on_after(timeout):
-        for seat, child in enumerate(children):
+        for seat, child in zip(seats, children, strict=True):
             try:
                 first = await child.lines.receive_exactly(len(READY))
             except LineError:
@@ -106,7 +108,7 @@ async def end_players(children: Sequence[ChildProcess], grace: float) -> list[Ex
 
 
 async def _say_end(child: ChildProcess, deadline: float) -> None:
-    if child.process.poll() is None:
+    if not child.exited:  # (poll() would reap it, and its group could no longer be killed)
         with trio.move_on_at(deadline):
             child.lines.queue_line(END)
             await child.lines.flush()
