@@ -21,7 +21,10 @@ Layers:
   lines from standard input (any bytes; a line cut by the end of the input still counts),
   EPIPE-safe output, exit status 0 at the end of input and 130 on Ctrl-C;
 * `Console`: the same session for synchronous callers (``hub demo chess``, tests): its
-  games run in a trio loop on a thread of its own, and `Console.handle` waits for the lines.
+  games run in a trio loop on a thread of its own, and `Console.handle` waits for the lines;
+* `Terminal`: what a person at a terminal sees besides the spec's output (``=`` saying who
+  moves first, "... is thinking..." on standard error, Unicode pieces and colour), nothing
+  unless `main` detects a terminal, and nothing with ``--classic`` (docs/chess.md).
 
 Options: ``--classic`` (the assignment alone: no undo, history, SAN input, repetition notice,
 hint, help, nor the line naming a computer's move), ``--seed N`` (every computer level and
