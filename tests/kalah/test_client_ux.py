@@ -22,7 +22,7 @@ from hub.games.kalah.client import (
     play_remote,
     server_wait,
 )
-from hub.games.kalah.options import GameOptions, PlayOptions
+from hub.games.kalah.options import GameOptions, OptionsError, PlayOptions, parse_play
 from hub.games.kalah.players import (
     TYPED_AHEAD,
     HumanPlayer,
@@ -95,6 +95,7 @@ async def against(
     human: bool = True,
     quiet: bool = False,
     breakable: BreakableReceive | None = None,
+    grace_ms: int = 2000,
 ) -> tuple[int, RecordingOutput, RecordingOutput, float]:
     """`_report` (play, then the words and exit status) against ``server``; the status,
     stdout, stderr and the trio time at which the client finished."""
@@ -104,7 +105,7 @@ async def against(
         breakable.inner = client_end
         receive = breakable
     out, err = RecordingOutput(), RecordingOutput()
-    options = PlayOptions(game=GameOptions(), human=human, quiet=quiet)
+    options = PlayOptions(game=GameOptions(), human=human, quiet=quiet, grace_ms=grace_ms)
     status: list[int] = []
     ended: list[float] = []
 
@@ -237,6 +238,23 @@ async def test_a_silent_server_is_given_up_on_after_its_move_is_overdue(
     assert status == EXIT_TOO_SLOW
     assert err.lines == ["hub play kalah: the server is too slow: nothing from it for 4 s"]
     assert ended - begun[0] == pytest.approx(4.0)
+
+
+async def test_the_grace_is_an_option(autojump_clock: trio.testing.MockClock) -> None:
+    assert parse_play([]).grace_ms == 2000
+    assert parse_play(["--connect", "localhost:1", "--grace-ms", "500"]).grace_ms == 500
+    with pytest.raises(OptionsError):
+        parse_play(["--grace-ms", "-1"])
+    begun: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 1000 S S")
+        begun.append(trio.current_time())
+        await trio.sleep_forever()
+
+    status, _out, err, ended = await against(server, never_types(), grace_ms=500)
+    assert status == EXIT_TOO_SLOW and err.lines[0].endswith("nothing from it for 2.5 s")
+    assert ended - begun[0] == pytest.approx(2.5)
 
 
 async def test_a_server_that_never_acknowledges_our_move(

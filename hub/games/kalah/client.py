@@ -54,7 +54,13 @@ from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import open_line_input
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
-from hub.games.kalah.options import PLAY_PROG, OptionsError, PlayOptions, parse_play
+from hub.games.kalah.options import (
+    DEFAULT_GRACE_MS,
+    PLAY_PROG,
+    OptionsError,
+    PlayOptions,
+    parse_play,
+)
 from hub.games.kalah.players import (
     AiPlayer,
     HumanPlayer,
@@ -89,8 +95,9 @@ from hub.records.recording import recording
 BEGIN_WAIT = 1.0
 """Seconds a client moving first waits for ``BEGIN`` before it moves without it."""
 
-GRACE = 2.0
-"""Seconds past the time limit the server gets before our client gives up on it."""
+GRACE = DEFAULT_GRACE_MS / 1000
+"""Seconds past twice the time limit the server gets before our client gives up on it
+(``--grace-ms``)."""
 
 LATE_MOVE_WAIT = 5.0
 """Seconds a slow server may still take, after its ``TIME``, to send its late move (ours
@@ -385,7 +392,12 @@ async def _report(
 ) -> int:
     try:
         result = await play_remote(
-            lines, player, pie=options.game.pie, out=out, quiet=options.quiet
+            lines,
+            player,
+            pie=options.game.pie,
+            out=out,
+            quiet=options.quiet,
+            grace=options.grace_ms / 1000,
         )
     except ServerGone:
         return _fail(err, "the server has gone away", EXIT_GONE)
@@ -464,7 +476,7 @@ def main(argv: Sequence[str]) -> int:
     except OptionsError as exc:
         err.line(hint(PLAY_PROG, str(exc)))
         err.flush()
-        return 2
+        return EXIT_USAGE
 
     async def run() -> int:
         if options.connect is not None:

@@ -26,6 +26,7 @@ from hub.web.options import add_web_option
 
 DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
 DEFAULT_TIME_MS = 5000
+DEFAULT_GRACE_MS = 2000
 HANDSHAKE_SECONDS = 30.0
 """How long a client has to answer ``INFO`` with ``READY`` (``--idle-timeout``'s default)."""
 SERVER_LIMITS = ServerLimits(idle_timeout=HANDSHAKE_SECONDS)
@@ -83,6 +84,8 @@ class PlayOptions:
     quiet: bool = False
     record: pathlib.Path | None = None
     """Where a local game is recorded when it ends (``--db PATH``); None: ``--no-record``."""
+    grace_ms: int = DEFAULT_GRACE_MS
+    """How much longer than twice the time limit the client waits for the server."""
 
 
 class _Parser(Parser):
@@ -323,6 +326,14 @@ def play_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --connect: print only the result word (default: the moves and the board)",
     )
+    client.add_argument(
+        "--grace-ms",
+        metavar="MS",
+        type=_ranged("grace", 0, MAX_TIME_MS),
+        default=DEFAULT_GRACE_MS,
+        help="with --connect: how much longer than twice the time limit to wait for a line "
+        f"from the server before giving up on it as too slow, exit 4 (default: {DEFAULT_GRACE_MS})",
+    )
     add_record_options(client)
     _add_game_options(parser, serving=False)
     return parser
@@ -361,4 +372,5 @@ def parse_play(argv: Sequence[str]) -> PlayOptions:
         human=not args.ai,
         quiet=args.quiet,
         record=record_path(args),
+        grace_ms=args.grace_ms,
     )
