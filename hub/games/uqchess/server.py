@@ -13,10 +13,11 @@ Layers:
   (an `EnginePool`, or a fake in tests); only a hint or a computer move waits for it, so
   replies that need no engine (a move between humans, ``board``, errors) never wait behind
   a search; the board is rendered locally, byte-identical to Stockfish 15.1's ``d``.
-* `Outbox` (`hub.core.outbox`): one writer task per client, so that several tasks (the
-  client's own, its opponent's) can send to it without interleaving; bounded, and a client
-  that stops reading until the bound is reached is disconnected instead of stalling its
-  opponent.
+* `Outbox` (`hub.core.outbox`, each connection's, from `hub.core.serve`): one writer task
+  per client, so that several tasks (the client's own, its opponent's) can send to it
+  without interleaving; bounded (``--max-output``), and a client that stops reading until
+  the bound is reached is disconnected instead of stalling its opponent. A client that
+  is neither in a game nor waiting for one is dropped after ``--idle-timeout`` of silence.
 * `serve`: the socket adapter on `hub.core.serve.serve_lines`, and `main`.
 """
 
@@ -25,8 +26,8 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import logging
 import pathlib
-import resource
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Hashable, Sequence
@@ -55,13 +56,29 @@ from hub.chess.rules import (
 from hub.core.events import JSON, EventBus, PlayerInfo
 from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
-from hub.core.outbox import Outbox
 from hub.core.output import Output
 from hub.core.programs import which_program
 from hub.core.referee import IllegalMove, Termination
 from hub.core.running import run_program
 from hub.core.seats import FedSeat
-from hub.core.serve import Connection, ListenError, ServerStats, bound_port, open_listeners
+from hub.core.serve import (
+    FD_RESERVE,
+    LIMIT_OPTIONS,
+    LOG_LEVELS,
+    UNKNOWN_PEER,
+    Connection,
+    ListenError,
+    ServerLimits,
+    ServerStats,
+    add_limit_options,
+    add_log_options,
+    bound_port,
+    configure_logging,
+    fit_open_files,
+    limits_from_values,
+    log_games,
+    open_listeners,
+)
 from hub.core.serve import serve_lines as _serve_lines
 from hub.core.stdin import ensure_standard_fds
 from hub.core.text import parse_whole_number
@@ -87,7 +104,6 @@ EXIT_ENGINE_START = 4
 EXIT_ENGINE_DIED = 7
 MAX_LINE = 1024
 """Longest client line accepted; a longer one is answered with ``error command``."""
-MAX_CONNECTIONS = 1000
 DRAIN_TIMEOUT = 2.0
 MAX_ENGINES = 64
 
@@ -105,6 +121,11 @@ class ServerOptions:
     """The records database every finished game goes to (``hub serve uqchess``: ``--db PATH``,
     by default hub.records' default, None with ``--no-record``; ``uqchessserver``: ``$HUB_DB``,
     None when unset)."""
+    limits: ServerLimits = attrs.Factory(ServerLimits)
+    """``hub serve uqchess``'s ``--max-connections`` ...; ``uqchessserver`` uses the defaults."""
+    log_level: str | None = None
+    """``hub serve uqchess``: ``warning`` unless ``--log-level``/``--verbose`` say more;
+    ``uqchessserver``: None, nothing is logged (its spec fixes what it prints)."""
 
 
 def help_parser(*, hub_options: bool = False) -> Parser:
@@ -138,13 +159,16 @@ def help_parser(*, hub_options: bool = False) -> Parser:
     if hub_options:
         add_web_option(parser)
         add_record_options(parser)
+        add_limit_options(parser)
+        add_log_options(parser)
     return parser
 
 
 def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptions | None:
     """``[--listenOn portno] [--engines N]``, each at most once with a non-empty value;
-    ``hub serve uqchess`` (``hub_options``) also takes ``--web [HOST:]PORT``, ``--db PATH``
-    and ``--no-record``. Only the options `help_parser` lists are known."""
+    ``hub serve uqchess`` (``hub_options``) also takes ``--web [HOST:]PORT``, ``--db PATH``,
+    ``--no-record``, the limits (`hub.core.serve.LIMIT_OPTIONS`), ``--log-level LEVEL`` and
+    ``-v``/``--verbose``. Only the options `help_parser` lists are known."""
     parser = help_parser(hub_options=hub_options)
     flags, allowed = flag_options(parser), value_options(parser)
     values: dict[str, str] = {}
@@ -174,10 +198,20 @@ def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptio
         except ValueError:
             return None
     record = None
+    limits = ServerLimits()
+    log_level = None
     if hub_options:
         no_record = "--no-record" in given
         record = record_path(argparse.Namespace(db=values.get("--db"), no_record=no_record))
-    return ServerOptions(values.get("--listenOn", "0"), engines, web, record)
+        try:
+            limits = limits_from_values({k: v for k, v in values.items() if k in LIMIT_OPTIONS})
+        except ValueError:
+            return None
+        verbose = bool(given & {"-v", "--verbose"})
+        log_level = values.get("--log-level", "info" if verbose else "warning")
+        if log_level not in LOG_LEVELS:
+            return None
+    return ServerOptions(values.get("--listenOn", "0"), engines, web, record, limits, log_level)
 
 
 # -- matchmaking ---------------------------------------------------------------------------
@@ -256,6 +290,13 @@ class Player:
     colour: p.Colour = "white"
     drained: Callable[[], Awaitable[None]] | None = None
     """Waits until everything sent to the client is written (None: nothing to wait for)."""
+    peer: str = UNKNOWN_PEER
+    """``host:port`` of its socket (logs and records), `UNKNOWN_PEER` if none."""
+
+    @property
+    def name(self) -> str:
+        """``client 3 (127.0.0.1:40000)``, as the records and logs show it."""
+        return f"client {self.number}" + (f" ({self.peer})" if self.peer != UNKNOWN_PEER else "")
 
 
 @attrs.define(eq=False)
@@ -388,10 +429,16 @@ class ChessService:
         send: Send,
         number: int | None = None,
         drained: Callable[[], Awaitable[None]] | None = None,
+        peer: str = UNKNOWN_PEER,
     ) -> Player:
-        player = Player(next(self._numbers) if number is None else number, send, drained=drained)
+        number = next(self._numbers) if number is None else number
+        player = Player(number, send, drained=drained, peer=peer)
         self.players[player.number] = player
         return player
+
+    def busy(self, player: Player) -> bool:
+        """Whether ``player`` is in a game or waiting for an opponent (not idle)."""
+        return player in self.lobby.waiting or self._in_progress(player) is not None
 
     async def disconnect(self, player: Player) -> None:
         """EOF or a failed write: the client resigns its game and is forgotten."""
@@ -468,7 +515,7 @@ class ChessService:
                 seats.append(ComputerSeat(self.engine, game))
                 continue
             seat = ClientSeat(
-                player=PlayerInfo(f"client {client.number}", "remote"),
+                player=PlayerInfo(client.name, "remote"),
                 seat=SEAT_OF[colour],
                 client=client,
                 referee=self.referee,
@@ -584,34 +631,34 @@ async def _read_commands(service: ChessService, player: Player, lines: LineStrea
 
 
 async def handle_connection(service: ChessService, connection: Connection) -> None:
-    outbox = Outbox(connection.stream)
-    player = service.connect(outbox.send, connection.number, outbox.drained)
+    """One client: its commands in order, its replies through the connection's outbox (so
+    that its opponent's moves reach it whatever it is doing); busy for the idle timeout
+    while it plays or waits for an opponent."""
+    outbox = connection.outbox
+    player = service.connect(outbox.send, connection.number, outbox.drained, connection.peer)
+    connection.busy = functools.partial(service.busy, player)
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(outbox.run, nursery.cancel_scope)
-            try:
-                await _read_commands(service, player, connection.lines)
-            except LineError:
-                pass  # EOF or a broken connection: the client has gone
-            except EngineTerminated:
-                await trio.sleep_forever()  # the server reports it to everyone and exits
-            finally:
-                with trio.CancelScope(shield=True):
-                    await service.disconnect(player)  # resigns at once
-                    if not service.failed:
-                        with trio.move_on_after(DRAIN_TIMEOUT):
-                            await outbox.drained()
-                nursery.cancel_scope.cancel()
+        try:
+            await _read_commands(service, player, connection.lines)
+        except LineError:
+            pass  # EOF or a broken connection: the client has gone
+        except EngineTerminated:
+            await trio.sleep_forever()  # the server reports it to everyone and exits
+        finally:
+            with trio.CancelScope(shield=True):
+                await service.disconnect(player)  # resigns at once
+                if not service.failed:
+                    with trio.move_on_after(DRAIN_TIMEOUT):
+                        await outbox.drained()
     finally:
         with trio.CancelScope(shield=True):
             await service.disconnect(player)
 
 
-def max_connections() -> int:
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return MAX_CONNECTIONS
-    return max(1, min(MAX_CONNECTIONS, soft - 64 - MAX_ENGINES * 3))
+def server_limits(limits: ServerLimits) -> ServerLimits:
+    """``limits`` with as many connections as the open-file limit allows beside the engines
+    (raised to the hard limit first)."""
+    return fit_open_files(limits, reserve=FD_RESERVE + MAX_ENGINES * 3)
 
 
 async def serve(
@@ -620,9 +667,11 @@ async def serve(
     *,
     stats: ServerStats | None = None,
     events: EventBus | None = None,
+    limits: ServerLimits | None = None,
     task_status: trio.TaskStatus[ChessService] = trio.TASK_STATUS_IGNORED,
 ) -> int:
-    """Serve until cancelled (returns 0) or until an engine dies (returns 7).
+    """Serve until cancelled (returns 0) or until an engine dies (returns 7), within
+    ``limits`` (default: `ServerLimits`' defaults, lines of at most `MAX_LINE` bytes).
 
     ``pool`` must be started (`EnginePool.start`) but not running: this runs it.
     """
@@ -647,7 +696,7 @@ async def serve(
                 _serve_lines,
                 handler,
                 listeners,
-                max_connections=max_connections(),
+                limits=server_limits(limits if limits is not None else ServerLimits()),
                 max_line=MAX_LINE,
                 stats=stats,
             )
@@ -676,8 +725,10 @@ def builtin_engine() -> list[str] | None:
 async def _main(options: ServerOptions, err: Output, fallback: bool) -> int:
     try:
         listeners = await open_listeners(options.port)
-    except ListenError:
+    except ListenError as exc:
         err.line(f'{PROGRAM}: can\'t start listening on port "{options.port}"')
+        if fallback:  # hub serve uqchess: why, and what to do (the spec fixes only line 1)
+            err.line(f"{PROGRAM}: {exc}; {exc.hint}" if exc.hint else f"{PROGRAM}: {exc}")
         return EXIT_LISTEN
     try:
         argv = find_engine()
@@ -733,7 +784,11 @@ async def _serve_watched(
                 return 1
         err.flush()  # before the records' line, if any
         await start_recording(nursery, events, options.record, prog=PROGRAM)
-        status = await serve(listeners, pool, events=events)
+        stop_log = log_games(events, logging.getLogger("hub.games.uqchess"))
+        try:
+            status = await serve(listeners, pool, events=events, limits=options.limits)
+        finally:
+            stop_log()
         nursery.cancel_scope.cancel()
     return status
 
@@ -760,6 +815,7 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
     if not fallback:  # uqchessserver dies of SIGINT like the original, which ignores it
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     ensure_standard_fds()
+    configure_logging("uqchess", options.log_level)  # uqchessserver: None, silent
     try:
         if fallback:  # hub serve uqchess, our own command: exit 130/143, engines reaped
             return run_program(_main, options, err, fallback)
