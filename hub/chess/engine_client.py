@@ -177,7 +177,7 @@ class EngineClient:
 
     @property
     def alive(self) -> bool:
-        return self.child.process.returncode is None
+        return not self.child.exited
 
     async def _read(self, reader: Reader[T]) -> T:
         """Feed ``reader`` until it is complete; `EngineProtocolError` for an over-long line,
@@ -418,7 +418,7 @@ class EnginePool:
             raise self.failure
 
     async def _watch(self, engine: EngineClient, scope: trio.CancelScope) -> None:
-        await engine.child.process.wait()
+        await engine.child.reap()
         if self.failure is None:
             code = engine.child.status
             self.failure = EngineTerminated(f"engine {engine.index} exited ({code})")

@@ -264,7 +264,7 @@ class UciSeat(ClockedSeat):
             return SeatFailure(Termination.MALFORMED, f"{doing}: {exc}")
         assert self.engine is not None
         with trio.move_on_after(EXIT_WAIT):
-            await self.engine.child.process.wait()
+            await self.engine.child.reap()
         return SeatFailure(Termination.DISCONNECT, f"{doing}: {_status_text(self.engine)}")
 
     async def _setup(self, commands: Sequence[str], what: str) -> None:

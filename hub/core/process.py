@@ -7,11 +7,14 @@ the game in order.
 `stop_all` ends a group of children with one shared deadline: a polite message is the
 caller's business, then each child still running at the deadline gets the escalation
 signals (SIGKILL for clubs; SIGTERM first, then SIGKILL, for a gentler policy). Every
-child is waited for, so none is left as a zombie, even when the caller is cancelled.
+child is waited for, so none is left as a zombie, even when the caller is cancelled, and
+whatever is left of its process group when it exits (a player script's own children, which
+could hold our pipes open) is SIGKILLed before it is reaped (`ChildProcess.reap`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -47,12 +50,18 @@ class ExitStatus:
 
 @attrs.define(eq=False)
 class ChildProcess:
-    """One running child with a `LineStream` over its stdin/stdout pipes."""
+    """One running child with a `LineStream` over its stdin/stdout pipes.
+
+    Ask it, not ``process``, whether the child has exited (`exited`, `status`): trio's
+    ``process.returncode`` and ``poll()`` reap an exited child, after which its process group
+    (a player script's own children) can no longer be killed safely.
+    """
 
     argv: tuple[str, ...]
     process: trio.Process
     lines: LineStream
     own_group: bool = True
+    _returncode: int | None = attrs.field(default=None, init=False)
 
     @classmethod
     async def spawn(
@@ -93,9 +102,20 @@ class ChildProcess:
 
     @property
     def status(self) -> ExitStatus | None:
-        """The exit status once the child has been reaped, else None."""
-        code = self.process.returncode
-        return None if code is None else ExitStatus.from_returncode(code)
+        """The exit status once the child has been reaped, else None (never reaps it)."""
+        if self._returncode is None and not self._unreaped():
+            self._returncode = self.process.returncode  # reaped elsewhere: Popen kept it
+        return None if self._returncode is None else ExitStatus.from_returncode(self._returncode)
+
+    def _unreaped(self) -> bool:
+        """True while the child's pid is still ours (running, or exited and not reaped)."""
+        if self._returncode is not None:
+            return False
+        try:
+            os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped elsewhere (``process.returncode`` reaps)
+            return False
+        return True
 
     def signal(self, signum: int) -> None:
         """Send ``signum`` to the child (and its process group, if it leads one).
@@ -103,7 +123,7 @@ class ChildProcess:
         Nothing is sent once the child has been reaped: until then its pid, and so its
         group id, cannot have been reused.
         """
-        if self.process.returncode is not None:
+        if not self._unreaped():
             return
         try:
             if self.own_group:
@@ -112,6 +132,48 @@ class ChildProcess:
                 self.process.send_signal(signum)
         except ProcessLookupError:  # pragma: no cover - the group is already gone
             pass
+
+    @property
+    def exited(self) -> bool:
+        """Whether the child has exited. Unlike ``process.poll()`` this does not reap it, so
+        its pid (and so its process group's id) stays reserved for `reap`."""
+        if self._returncode is not None:
+            return True
+        try:
+            found = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped elsewhere (``process.returncode`` reaps)
+            return True
+        return found is not None
+
+    async def wait_exited(self) -> None:
+        """Wait until the child has exited, without reaping it (see `exited`)."""
+        if self.exited:
+            return
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):  # pragma: no cover - no pidfd: wait and reap
+            await self.process.wait()
+            return
+        try:
+            await trio.lowlevel.wait_readable(pidfd)
+        finally:
+            os.close(pidfd)
+
+    async def reap(self) -> ExitStatus:
+        """Wait for the child to exit, SIGKILL whatever is left of its process group (a
+        grandchild that would keep our pipes open and outlive the game), then reap it.
+
+        The group is signalled while the exited leader is still a zombie, so its id cannot
+        have been reused.
+        """
+        await self.wait_exited()
+        if self.own_group and self._unreaped():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self._returncode = await self.process.wait()
+        status = self.status
+        assert status is not None
+        return status
 
     async def close_stdin(self) -> None:
         """Close our end of the child's stdin (it reads EOF once it has read the rest)."""
@@ -156,9 +218,8 @@ async def _reap(child: ChildProcess, deadline: float, steps: Sequence[tuple[floa
     for delay, signum in steps:
         when += delay
         with trio.move_on_at(when):
-            await child.process.wait()
+            await child.wait_exited()
             break
         child.signal(signum)
-    else:
-        await child.process.wait()  # SIGKILL cannot be ignored: this returns promptly
+    await child.reap()  # after SIGKILL, which cannot be ignored, this returns promptly
     await child.close_pipes()
