@@ -25,6 +25,8 @@ from hub.games.clubs.cards import (
 from hub.games.clubs.protocol import (
     END,
     MAX_HUB_LINE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     NEWROUND,
     NEWTRICK,
     PLAYED,
@@ -43,6 +45,8 @@ from hub.games.clubs.strategy import choose_card
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
+
+    from hub.core.usage import Parser
 
 ECHO_CHARS = 20
 EXIT_OK, EXIT_LOST_HUB, EXIT_BAD_MESSAGE = 0, 4, 5
@@ -175,8 +179,35 @@ def play(players: int, seat: int, stdin: BinaryIO) -> int:
         write_all(2, echo + player.report().encode())
 
 
+def help_parser() -> Parser:
+    """``clubber --help`` (as the only argument; wrong usage keeps the spec's messages)."""
+    from hub.core.usage import Parser  # only for the help: clubber starts fast
+
+    parser = Parser(
+        "clubber",
+        usage="clubber number_of_players myid",
+        description="The standard clubs player (docs/clubs.md): started by a hub (clubhub, "
+        "hub play clubs, hub match clubs) with its seat, it reads the hub's messages on "
+        "standard input, plays a card per turn on standard output and reports its hand on "
+        "standard error. Wrong usage prints the spec's message (exit 1 usage, 2 invalid player "
+        "count, 3 invalid ID); --help works as the only argument.",
+    )
+    parser.add_argument(
+        "number_of_players",
+        help=f"players at the table, {MIN_PLAYERS}..{MAX_PLAYERS} (required)",
+    )
+    parser.add_argument(
+        "myid", help="this player's seat: A, B, C or D, within the table (required)"
+    )
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 1 and args[0] in ("-h", "--help"):  # hub.core.usage.wants_help
+        from hub.core.usage import help_text, show_help
+
+        return show_help(help_text(help_parser()))
     try:
         players, seat = parse_player_args(args)
     except PlayerArgsError as exc:
