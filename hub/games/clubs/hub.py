@@ -12,6 +12,7 @@ message are printed and the hub exits with the status of clubs.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import os
 import pathlib
@@ -23,21 +24,25 @@ import attrs
 import trio
 
 from hub.core.events import JSON, Event, EventBus, GameEnded, GameStarted, MoveMade, PlayerInfo
-from hub.core.match import Match
+from hub.core.match import Match, Seat
 from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
+from hub.core.programs import resolve_program
 from hub.core.referee import Termination
+from hub.core.seats import LineSeat, PersonSeat
+from hub.core.stdin import LineInput, open_line_input
 from hub.core.text import parse_whole_number
 from hub.core.usage import Parser, help_text, show_help, wants_help
 from hub.games.clubs.cards import Card, DeckError
-from hub.games.clubs.codec import ClubsNotation, ClubsSettings, clubs_forfeit
+from hub.games.clubs.codec import ClubsCodec, ClubsNotation, ClubsSettings, clubs_forfeit
+from hub.games.clubs.person import HUMAN, ClubsPersonCodec, PersonNarrator
 from hub.games.clubs.protocol import LABELS, scores_line
-from hub.games.clubs.rules import ClubsReferee, new_game
+from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.table import (
     DEFAULT_START_TIMEOUT,
     END_GRACE,
+    StartFailure,
     end_players,
-    program_seats,
     read_deck_file,
     start_players,
 )
@@ -46,6 +51,7 @@ from hub.records.recording import environment_record_path, start_recording
 from hub.web.options import ENVIRONMENT, add_web_option, web_address, web_from_environment
 
 USAGE = "Usage: clubhub deckfile winscore prog1 prog2 [prog3 [prog4]]"
+PLAY_PROG = "hub play clubs"
 START_TIMEOUT_ENV = "CLUBHUB_START_TIMEOUT"
 """Overrides `DEFAULT_START_TIMEOUT`, the seconds the players have to send their ``-``."""
 
@@ -77,9 +83,13 @@ MESSAGES = {
 
 
 class CommandLineError(Exception):
-    def __init__(self, status: HubExit) -> None:
+    """``status`` with the spec's message; ``detail`` says what and where, in words (only
+    ``hub play clubs`` prints it: clubhub's stderr is the spec's)."""
+
+    def __init__(self, status: HubExit, detail: str = "") -> None:
         super().__init__(MESSAGES[status])
         self.status = status
+        self.detail = detail
 
 
 @attrs.frozen
@@ -90,6 +100,11 @@ class Config:
     deck_name: str = ""
     start_timeout: float = DEFAULT_START_TIMEOUT
     end_grace: float = END_GRACE
+    person: int | None = None
+    """The seat of a person at the terminal (``hub play clubs``'s ``human``), if any."""
+    explain: bool = False
+    """``hub play clubs``: find programs as ``hub match`` does (beside hub's interpreter,
+    then on PATH) and say in words which player could not start and what to do."""
 
 
 def parse_command_line(args: Sequence[str]) -> Config:
@@ -99,13 +114,18 @@ def parse_command_line(args: Sequence[str]) -> Config:
     deckfile, score_text, *programs = args
     winscore = parse_whole_number(score_text)
     if winscore is None or winscore < 1:
-        raise CommandLineError(HubExit.SCORE)
+        raise CommandLineError(
+            HubExit.SCORE, f"winscore must be a whole number of at least 1, not {score_text!r}"
+        )
     try:
         decks = read_deck_file(deckfile)
-    except OSError:
-        raise CommandLineError(HubExit.DECKFILE) from None
-    except DeckError:
-        raise CommandLineError(HubExit.DECK) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise CommandLineError(
+            HubExit.DECKFILE, f"cannot read deck file {deckfile}: {reason}"
+        ) from None
+    except DeckError as exc:
+        raise CommandLineError(HubExit.DECK, f"deck file {deckfile}: {exc}") from None
     return Config(
         tuple(decks),
         winscore,
@@ -182,6 +202,7 @@ class Narrator:
 
 FAULT_EXITS = {
     Termination.DISCONNECT: HubExit.QUIT,
+    Termination.RESIGNATION: HubExit.QUIT,  # the person in ``hub play clubs`` left
     Termination.MALFORMED: HubExit.MESSAGE,
     Termination.ILLEGAL_MOVE: HubExit.PLAY,
 }
@@ -198,21 +219,60 @@ class Session:
     children: list[ChildProcess] = attrs.Factory(list)
     all_started: bool = False
     interrupted: bool = False
+    keyboard: LineInput | None = None
+    """The person's typing, when ``config.person`` is set."""
+    start_failure: StartFailure | None = None
+
+    @property
+    def program_seats(self) -> list[int]:
+        """The seats played by programs (every seat but the person's), in order."""
+        person = self.config.person
+        return [seat for seat in range(len(self.config.programs)) if seat != person]
+
+    def commands(self) -> list[str | None]:
+        """What to start in each seat (None: the person's)."""
+        config = self.config
+        return [
+            None
+            if seat == config.person
+            else (resolve_program(program) or program)
+            if config.explain
+            else program
+            for seat, program in enumerate(config.programs)
+        ]
+
+    def seats(self) -> list[Seat[ClubsState, Card]]:
+        """A `LineSeat` per started program and a `PersonSeat` for the person."""
+        codec = ClubsCodec()
+        children = iter(self.children)
+        seats: list[Seat[ClubsState, Card]] = []
+        for seat, program in enumerate(self.config.programs):
+            if seat == self.config.person:
+                assert self.keyboard is not None
+                player = PlayerInfo(HUMAN, "person", HUMAN)
+                seats.append(PersonSeat(self.keyboard, self.out, ClubsPersonCodec(), player))
+            else:
+                player = PlayerInfo(program, "program", program)
+                seats.append(LineSeat(next(children).lines, codec, player))
+        return seats
 
     async def play(self) -> HubExit:
         config = self.config
         programs = config.programs
-        failure = await start_players(programs, self.children, config.start_timeout)
+        failure = await start_players(self.commands(), self.children, config.start_timeout)
         if failure is not None:
+            self.start_failure = failure
             return HubExit.START
         self.all_started = True
         bus = self.bus
-        bus.listen(Narrator(self.out))
-        players = [PlayerInfo(program, "program", program) for program in programs]
+        if config.person is None:
+            bus.listen(Narrator(self.out))
+        else:
+            bus.listen(PersonNarrator(self.out, config.person))
         match = Match(
             ClubsReferee(),
             new_game(config.decks, len(programs), config.winscore),
-            program_seats(self.children, players),
+            self.seats(),
             notation=ClubsNotation(),
             events=bus,
             settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
@@ -228,6 +288,21 @@ class Session:
     async def end_players(self) -> list[ExitStatus]:
         """Send ``end`` to every player still running and reap all within ``end_grace``."""
         return await end_players(self.children, self.config.end_grace)
+
+
+def start_failure_text(config: Config, failure: StartFailure) -> str:
+    """Which player could not start and what to do, in words (``hub play clubs``)."""
+    program = config.programs[failure.seat]
+    who = f"player {LABELS[failure.seat]} {program!r}"
+    if failure.termination is Termination.DISCONNECT and "could not be started" in failure.detail:
+        if os.sep in program:
+            return f"cannot start {who}: not an executable file (check the path and its mode)"
+        if resolve_program(program) is None:
+            return f"cannot start {who}: not found on PATH (give a path, or activate the venv)"
+        return f"cannot start {who}: {failure.detail}"
+    if failure.termination is Termination.TIMEOUT:
+        return f"{who} {failure.detail}: is it a clubs player? ({START_TIMEOUT_ENV} allows more)"
+    return f"{who} {failure.detail}: is it a clubs player? (it must send '-' first)"
 
 
 def exit_report(label: str, status: ExitStatus) -> str | None:
@@ -251,7 +326,9 @@ async def run(
     session = Session(config, out)
     status = HubExit.OK
     with trio.open_signal_receiver(signal.SIGINT) as signals:
-        async with trio.open_nursery() as nursery:
+        async with contextlib.AsyncExitStack() as stack, trio.open_nursery() as nursery:
+            if config.person is not None:
+                session.keyboard = await stack.enter_async_context(open_line_input())
             if web is not None:
                 await start_web_view(nursery, session.bus, web, err)
             await start_recording(nursery, session.bus, record, prog="clubhub")
@@ -270,12 +347,14 @@ async def run(
         statuses = await session.end_players()
     out.flush()
     if session.all_started:
-        for seat, child_status in enumerate(statuses):
+        for seat, child_status in zip(session.program_seats, statuses, strict=True):
             report = exit_report(LABELS[seat], child_status)
             if report is not None:
                 err.line(report)
     if status != HubExit.OK:
         err.line(MESSAGES[status])
+    if config.explain and session.start_failure is not None:
+        err.line(f"{PLAY_PROG}: {start_failure_text(config, session.start_failure)}")
     err.flush()
     return status
 
@@ -330,10 +409,12 @@ def main(
     *,
     web: tuple[str, int] | None = None,
     record: Callable[[], pathlib.Path | None] = environment_record_path,
+    explain: bool = False,
 ) -> int:
     """``clubhub``: its arguments are the spec's; ``$HUB_WEB=[HOST:]PORT`` adds the web view,
     ``$HUB_DB=PATH`` records the game there (``record``: where to record, once the arguments
-    are known to be good)."""
+    are known to be good). ``explain`` (``hub play clubs``): a ``human`` player is the person
+    at the terminal, and errors also say in words what went wrong and what to do."""
     args = sys.argv[1:] if argv is None else list(argv)
     if wants_help(args):
         return show_help(help_text(help_parser()))
@@ -343,8 +424,17 @@ def main(
             config = parse_command_line(args)
         except CommandLineError as exc:
             err.line(MESSAGES[exc.status])
+            if explain and exc.detail:
+                err.line(f"{PLAY_PROG}: {exc.detail}")
             err.flush()
             return exc.status
+        if explain:
+            people = [seat for seat, program in enumerate(config.programs) if program == HUMAN]
+            if len(people) > 1:
+                err.line(f"{PLAY_PROG}: only one {HUMAN} can take a seat (each hand is secret)")
+                err.flush()
+                return HubExit.USAGE
+            config = attrs.evolve(config, person=people[0] if people else None, explain=True)
         if web is None:
             try:
                 web = web_from_environment()
@@ -396,7 +486,7 @@ def play_main(argv: Sequence[str]) -> int:
         err.flush()
         return HubExit.USAGE
     path = record_path(argparse.Namespace(db=db, no_record=no_record))
-    return main(args, web=web, record=lambda: path)
+    return main(args, web=web, record=lambda: path, explain=True)
 
 
 if __name__ == "__main__":
