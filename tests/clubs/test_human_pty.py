@@ -92,7 +92,9 @@ class Terminal:
 
 def playable(turn: str) -> tuple[list[str], list[str]]:
     """From the screen of one turn: (the cards it says may be played, the whole hand)."""
-    hand = re.findall(r"\b[2-9TJQKA][SCDH]\b", re.search(r"Your hand: (.*)", turn)[1])  # type: ignore[index]
+    shown = re.search(r"Your hand: (.*)", turn)
+    assert shown is not None, turn
+    hand = re.findall(r"\b[2-9TJQKA][SCDH]\b", shown[1])
     follow = re.search(r"You must follow \w+: ([^.]*)\.", turn)
     return (follow[1].split() if follow else hand), hand
 
