@@ -17,6 +17,7 @@ from hub import __version__
 from hub.core.output import Output
 from hub.core.plugin import Command, GamePlugin, discover
 from hub.core.running import exit_status_on_interrupt
+from hub.core.usage import formatter
 
 PROG = "hub"
 HELP = ("-h", "--help")
@@ -132,6 +133,9 @@ def _game_verb(plugins: Mapping[str, GamePlugin], verb: str, rest: list[str], ou
         out.line(_help(_verb_parser(plugins, verb)))
         return 0
     if verb == "demo":
+        if len(rest) == 2 and rest[1] in HELP and rest[0] in offering:
+            out.line(_help(_demo_parser(plugins[rest[0]])))
+            return 0
         if len(rest) > 1:
             raise UsageError(f"hub demo: takes at most one game, not {' '.join(rest)!r}", where)
         if not rest:
@@ -168,7 +172,7 @@ def _tools(plugins: Mapping[str, GamePlugin]) -> dict[str, tuple[GamePlugin, Com
 
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
-    return argparse.HelpFormatter(prog, max_help_position=32)
+    return formatter(prog)  # every command's help has the same layout (hub.core.usage)
 
 
 def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:
@@ -224,6 +228,16 @@ def _verb_parser(plugins: Mapping[str, GamePlugin], verb: str) -> argparse.Argum
     for name in _offering(plugins, verb):
         games.add_parser(name, help=plugins[name].summary)
     return parser
+
+
+def _demo_parser(plugin: GamePlugin) -> argparse.ArgumentParser:
+    """``hub demo GAME --help``: what the demo shows (a demo takes no arguments)."""
+    return argparse.ArgumentParser(
+        prog=f"hub demo {plugin.name}",
+        description=f"Show {plugin.name} ({plugin.summary}) on its built-in defaults, "
+        "narrated, then exit. It takes no arguments; `hub demo` shows every game.",
+        formatter_class=_formatter,
+    )
 
 
 def _help(parser: argparse.ArgumentParser) -> str:

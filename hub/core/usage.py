@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from hub.core.output import Output
 
 HELP_OPTIONS = ("-h", "--help")
-HELP_TEXT = "show this help and exit"
+HELP_TEXT = "show this help message and exit"  # as argparse says it (hub match, hub games)
 DEFAULT_HELP_POSITION = 32
 
 
