@@ -110,7 +110,8 @@ def deck_file(tmp_path: Path) -> Path:
 
 def test_a_person_plays_a_whole_game_at_a_terminal(tmp_path: Path, deck_file: Path) -> None:
     args = [program("hub"), "play", "clubs", str(deck_file), "1", "human", "clubber", "clubber"]
-    term = Terminal([*args, "--no-record"], tmp_path)
+    database = tmp_path / "games.db"
+    term = Terminal([*args, "--db", str(database)], tmp_path)
     try:
         _, at = term.expect("you are player A; B is clubber, C is clubber.", start=0)
         term.expect("the lowest score wins", start=0)
@@ -164,3 +165,13 @@ def test_a_person_plays_a_whole_game_at_a_terminal(tmp_path: Path, deck_file: Pa
     assert "Traceback" not in screen
     # the person never sees another player's hand
     assert "Player (B)" not in screen and "Player (C)" not in screen
+    # the game is recorded like any other, the person as ``human``
+    history = subprocess.run(
+        [program("hub"), "games", "history", "--db", str(database)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    ).stdout
+    assert "clubs  human vs clubber vs clubber" in history, history
+    assert "normal" in history, history
