@@ -9,6 +9,9 @@ shown after ``name>``.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 from collections.abc import Sequence
 
@@ -98,7 +101,8 @@ async def _server(tour: Tour) -> tuple[trio.Process, int]:
         )
     tour.out.line("$ uqchessserver" if len(command) == 1 else "$ hub serve uqchess")
     tour.out.flush()
-    server = await trio.lowlevel.open_process(command, stderr=subprocess.PIPE)
+    # in a process group of its own, which `_stop_server` kills: its Stockfish goes too
+    server = await trio.lowlevel.open_process(command, stderr=subprocess.PIPE, process_group=0)
     try:
         assert server.stderr is not None
         stderr = LineStream(server.stderr, None)
@@ -109,10 +113,17 @@ async def _server(tour: Tour) -> tuple[trio.Process, int]:
         tour.out.flush()
         return server, int(line)
     except BaseException:
-        with trio.CancelScope(shield=True):
-            server.kill()
-            await server.wait()
+        await _stop_server(server)
         raise
+
+
+async def _stop_server(server: trio.Process) -> None:
+    """Kill the server and its engine (their process group) and reap the server, even
+    when cancelled or interrupted (Ctrl-C reaches only the demo, which ends them)."""
+    with trio.CancelScope(shield=True):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        await server.wait()
 
 
 async def _demo(out: Output) -> int:
@@ -183,9 +194,7 @@ async def _demo(out: Output) -> int:
         return 1
     finally:
         await _close(clients)
-        with trio.CancelScope(shield=True):
-            server.kill()
-            await server.wait()
+        await _stop_server(server)
 
 
 def main(args: Sequence[str] = ()) -> int:
