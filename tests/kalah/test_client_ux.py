@@ -4,6 +4,7 @@ in words, and a local game's opening board drawn once."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -32,6 +33,7 @@ from hub.games.kalah.players import (
     TypeAhead,
     countdown_frame,
     dropping_type_ahead,
+    open_keyboard,
 )
 from hub.games.kalah.printer import Ending, remote_result_line
 from hub.games.kalah.rules import new_game, turn
@@ -419,6 +421,25 @@ async def test_type_ahead_keeps_what_is_typed_in_the_turn_and_the_end_of_input(
         with pytest.raises(PlayerQuit):
             await HumanPlayer(keys, out, terminal=False).choose(new_game(4, 1), 0)
         assert TYPED_AHEAD not in out.lines  # nothing was typed ahead this time
+
+
+async def test_open_keyboard_drops_type_ahead_on_a_terminal_only() -> None:
+    """A pseudo-terminal gets a `TypeAhead`; a pipe (a script) gets its lines in order."""
+    read_fd, write_fd = os.pipe()
+    primary, secondary = os.openpty()
+    try:
+        with trio.fail_after(10):
+            os.write(write_fd, b"3\n")
+            async with open_keyboard(read_fd) as keys:
+                assert not isinstance(keys, TypeAhead)
+                assert await keys.receive() == "3"
+            os.write(primary, b"4\n")
+            async with open_keyboard(secondary) as keys:
+                assert isinstance(keys, TypeAhead)
+                assert await keys.receive() == "4"
+    finally:
+        for fd in (read_fd, write_fd, primary, secondary):
+            os.close(fd)
 
 
 async def test_type_ahead_is_bounded(autojump_clock: trio.testing.MockClock) -> None:

@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 import attrs
@@ -51,7 +49,6 @@ from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
-from hub.core.stdin import open_line_input
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import (
@@ -67,7 +64,7 @@ from hub.games.kalah.players import (
     Keys,
     Player,
     PlayerQuit,
-    dropping_type_ahead,
+    open_keyboard,
 )
 from hub.games.kalah.printer import Ending, GameView, remote_result_line
 from hub.games.kalah.protocol import (
@@ -373,18 +370,6 @@ async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> i
                 return await _report(lines, player, options, out, err)
         player = AiPlayer(level=options.game.level)
         return await _report(lines, player, options, out, err)
-
-
-@asynccontextmanager
-async def open_keyboard(fd: int = 0) -> AsyncIterator[Keys]:
-    """A person's lines from ``fd``: on a terminal through a `TypeAhead` (lines typed before
-    a turn are dropped); from a pipe or file (a script) every line in order."""
-    async with open_line_input(fd) as lines:
-        if not os.isatty(fd):
-            yield lines
-            return
-        async with dropping_type_ahead(lines) as keys:
-            yield keys
 
 
 async def _report(

@@ -24,6 +24,7 @@ import trio
 from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove
 from hub.core.seats import StopFlag, run_in_thread
+from hub.core.stdin import open_line_input
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
@@ -200,6 +201,18 @@ async def dropping_type_ahead(source: Keys) -> AsyncIterator[TypeAhead]:
         nursery.start_soon(keys.run)
         yield keys
         nursery.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def open_keyboard(fd: int = 0) -> AsyncIterator[Keys]:
+    """A person's lines from ``fd``: on a terminal through a `TypeAhead` (lines typed before
+    a turn are dropped); from a pipe or file (a script) every line in order."""
+    async with open_line_input(fd) as lines:
+        if not os.isatty(fd):
+            yield lines
+            return
+        async with dropping_type_ahead(lines) as keys:
+            yield keys
 
 
 def countdown_frame(text: str) -> str:

@@ -49,7 +49,6 @@ from hub.core.serve import (
     open_listeners,
     serve_lines,
 )
-from hub.core.stdin import LineInput, open_line_input
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
@@ -60,7 +59,14 @@ from hub.games.kalah.options import (
     OptionsError,
     parse_serve,
 )
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, ScriptedPlayer
+from hub.games.kalah.players import (
+    AiPlayer,
+    HumanPlayer,
+    Keys,
+    Player,
+    ScriptedPlayer,
+    open_keyboard,
+)
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WELCOME, WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
@@ -166,7 +172,7 @@ class KalahServer:
     options: GameOptions
     out: Output = attrs.Factory(lambda: Output(1))
     limiter: trio.CapacityLimiter = attrs.Factory(lambda: trio.CapacityLimiter(2))
-    keyboard: LineInput | None = None
+    keyboard: Keys | None = None
     events: EventBus = attrs.Factory(EventBus)
     """Every game's events (the person's view listens to its game's)."""
     make_player: PlayerFactory | None = None
@@ -360,7 +366,7 @@ async def serve(
     games: int | None = None,
     out: Output | None = None,
     err: Output | None = None,
-    keyboard: LineInput | None = None,
+    keyboard: Keys | None = None,
     make_player: PlayerFactory | None = None,
     web: tuple[str, int] | None = None,
     record: pathlib.Path | None = None,
@@ -444,7 +450,7 @@ def main(argv: Sequence[str]) -> int:
         async with contextlib.AsyncExitStack() as stack:
             keyboard = None
             if options.game.opponent == "human":  # only a person at the server reads stdin
-                keyboard = await stack.enter_async_context(open_line_input())
+                keyboard = await stack.enter_async_context(open_keyboard())
             return await serve(
                 options.game,
                 options.port,
