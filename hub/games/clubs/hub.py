@@ -29,6 +29,7 @@ from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
+from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat, PersonSeat
 from hub.core.stdin import LineInput, open_line_input
 from hub.core.text import parse_whole_number
@@ -67,6 +68,9 @@ class HubExit(enum.IntEnum):
     MESSAGE = 7
     PLAY = 8
     SIGINT = 9
+    SIGTERM = 143
+    """Ours (the spec is silent): SIGTERM shuts down as SIGINT does, then exits 128 + 15,
+    with no message (it was not a SIGINT)."""
 
 
 MESSAGES = {
@@ -325,7 +329,8 @@ async def run(
     ``record``: write the finished game to this records database (hub.records)."""
     session = Session(config, out)
     status = HubExit.OK
-    with trio.open_signal_receiver(signal.SIGINT) as signals:
+    got: list[int] = []
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with contextlib.AsyncExitStack() as stack, trio.open_nursery() as nursery:
             if config.person is not None:
                 session.keyboard = await stack.enter_async_context(open_line_input())
@@ -334,7 +339,8 @@ async def run(
             await start_recording(nursery, session.bus, record, prog="clubhub")
 
             async def watch_sigint() -> None:
-                async for _ in signals:
+                async for signum in signals:
+                    got.append(signum)
                     session.interrupted = True
                     nursery.cancel_scope.cancel()
                     return
@@ -343,7 +349,7 @@ async def run(
             status = await session.play()
             nursery.cancel_scope.cancel()
         if session.interrupted:
-            status = HubExit.SIGINT
+            status = HubExit.SIGTERM if got == [signal.SIGTERM] else HubExit.SIGINT
         statuses = await session.end_players()
     out.flush()
     if session.all_started:
@@ -351,7 +357,7 @@ async def run(
             report = exit_report(LABELS[seat], child_status)
             if report is not None:
                 err.line(report)
-    if status != HubExit.OK:
+    if status in MESSAGES:
         err.line(MESSAGES[status])
     if config.explain and session.start_failure is not None:
         err.line(f"{PLAY_PROG}: {start_failure_text(config, session.start_failure)}")
@@ -443,8 +449,10 @@ def main(
                 err.flush()
                 return HubExit.USAGE
         return trio.run(run, config, out, err, web, record())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the game's handler (``hub play clubs``'s start-up)
         out.flush()
+        if interrupted_status() == TERMINATED:  # SIGTERM, delivered as Ctrl-C by ``hub``
+            return HubExit.SIGTERM
         err.line(MESSAGES[HubExit.SIGINT])
         err.flush()
         return HubExit.SIGINT
