@@ -8,6 +8,7 @@ players are deterministic, so the game is the same every time.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from collections.abc import Sequence
 from importlib.resources import as_file, files
@@ -20,6 +21,8 @@ WINSCORE = "10"
 PLAYERS = 3
 STEPS = 3
 TIMEOUT = 60.0
+STOP_TIMEOUT = 5.0
+"""Seconds an interrupted clubhub has to end its players (it needs 2 at most)."""
 
 
 def main(args: Sequence[str] = ()) -> int:
@@ -38,9 +41,7 @@ def main(args: Sequence[str] = ()) -> int:
         out.line(f"$ clubhub decks/ex.decks {WINSCORE} clubber clubber clubber")
         out.flush()
         try:
-            result = subprocess.run(
-                command, check=False, stdout=subprocess.PIPE, text=True, timeout=TIMEOUT
-            )
+            result = _run_clubhub(command)
         except (OSError, subprocess.TimeoutExpired) as exc:
             tour.say(f"clubhub could not run: {exc}")
             return 1
@@ -69,6 +70,24 @@ def main(args: Sequence[str] = ()) -> int:
     _show(out, lines[first_end:])
     tour.say(_verdict(lines), f"clubhub exited with status {result.returncode}.")
     return result.returncode
+
+
+def _run_clubhub(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``clubhub`` to its end. Interrupted (a Ctrl-C or SIGTERM that reached only the demo;
+    at a terminal clubhub gets the Ctrl-C too) or out of time, the demo passes on a SIGINT,
+    so that clubhub ends its players in order (exit 9), and waits for it before it ends."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            stdout, _ = process.communicate(timeout=TIMEOUT)
+        except BaseException:
+            process.send_signal(signal.SIGINT)  # nothing once it has exited
+            try:
+                process.communicate(timeout=STOP_TIMEOUT)
+            except BaseException:  # it did not end in time, or another Ctrl-C
+                process.kill()
+                process.wait()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout)
 
 
 def _show(out: Output, lines: Sequence[str]) -> None:
