@@ -22,6 +22,7 @@ import trio
 from hub.core.events import EventBus, GameEnded
 from hub.core.output import Output
 from hub.core.plugin import MatchKit
+from hub.core.running import interrupted_status
 from hub.tournament.progress import ProgressLine, format_table, report_json
 from hub.tournament.runner import (
     Backend,
@@ -356,9 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.line(f"{PROG}: {exc}")
         err.flush()
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before or after the match's own signal handling (play)
         err.flush()
-        return 128 + signal.SIGINT
+        return interrupted_status()
 
 
 def _main(args: list[str], out: Output, err: Output) -> int:
