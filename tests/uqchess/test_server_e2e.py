@@ -356,3 +356,58 @@ async def test_without_stockfish() -> None:
         with trio.CancelScope(shield=True):
             process.kill()
             await process.wait()
+
+
+async def test_hub_servers_say_why_they_cannot_listen_and_what_to_do() -> None:
+    """``hub serve uqchess`` keeps the spec's line (exit 20) and adds the reason;
+    ``hub serve kalah`` says the same (exit 1). ``uqchessserver`` prints only the spec's line
+    (test_usage_and_startup_errors)."""
+    hub = program("hub")
+    with socket.socket() as taken:
+        taken.bind(("localhost", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        reasons = {
+            port: f"port {port} is in use (Address already in use); stop the program that "
+            "uses it, or choose another port, or --listenOn 0 for any free one",
+            "no-such-service": "unknown service 'no-such-service'; give a port number or a "
+            "name from /etc/services",
+            "99999": "port 99999 out of range (0-65535); choose another port, or --listenOn 0 "
+            "for any free one",
+        }
+        for given, reason in reasons.items():
+            for game, prog, status in (
+                ("uqchess", "uqchessserver", 20),
+                ("kalah", "hub serve kalah", 1),
+            ):
+                expected = f'{prog}: can\'t start listening on port "{given}"\n{prog}: {reason}\n'
+                assert await run_program([hub, "serve", game, "--listenOn", given]) == (
+                    status,
+                    b"",
+                    expected.encode(),
+                ), (game, given)
+
+
+async def test_hub_serve_uqchess_limit_and_log_options() -> None:
+    hub = program("hub")
+    usage = b"Usage: ./uqchessserver [--listenOn portno]\n"
+    for bad in (
+        ["--max-connections", "0"],
+        ["--max-line", "10"],
+        ["--idle-timeout", "soon"],
+        ["--log-level", "loud"],
+        ["-v", "-v"],
+    ):
+        assert await run_program([hub, "serve", "uqchess", *bad]) == (8, b"", usage), bad
+    from hub.games.uqchess.server import ServerOptions, parse_args
+
+    options = parse_args(
+        ["--max-per-address", "0", "--idle-timeout", "0", "--max-output", "4096", "-v"],
+        hub_options=True,
+    )
+    assert isinstance(options, ServerOptions)
+    assert options.limits.max_per_address is None
+    assert options.limits.idle_timeout is None
+    assert options.limits.max_output == 4096
+    assert options.log_level == "info"
+    assert parse_args(["--max-line", "2048"]) is None  # uqchessserver: the spec's options only
