@@ -36,7 +36,7 @@ from hub.games.kalah.players import (
     open_keyboard,
 )
 from hub.games.kalah.printer import Ending, remote_result_line
-from hub.games.kalah.rules import new_game, turn
+from hub.games.kalah.rules import Move, new_game, turn
 from tests.kalah.helpers import DEADLOCK_SECONDS, Keys, RecordingOutput
 
 Server = Callable[[LineStream], Awaitable[None]]
@@ -213,6 +213,48 @@ async def _play_against(server: Server, player: Player) -> None:
             nursery.start_soon(play, nursery.cancel_scope)
     if failure:
         raise failure[0]
+
+
+# -- BEGIN ----------------------------------------------------------------------------------
+
+
+class TimedLimits:
+    """A player that notes when it was asked to move and with what limit, then plays 1."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[float, int]] = []
+
+    async def choose(self, state: object, limit_ms: int) -> Move:
+        self.asked.append((trio.current_time(), limit_ms))
+        return turn(1)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.999])
+async def test_moving_first_the_client_moves_as_soon_as_begin_comes(
+    autojump_clock: trio.testing.MockClock, delay: float
+) -> None:
+    """The wait for ``BEGIN`` (at most min(1 s, t/5)) ends when ``BEGIN`` arrives: the
+    client is asked for its move at that instant, with its whole limit (it once skipped the
+    ``BEGIN`` and waited out the full second, eating into its first turn)."""
+    ready_at: list[float] = []
+    moved_at: list[float] = []
+
+    async def server(lines: LineStream) -> None:
+        await lines.send_line("WELCOME")
+        await lines.send_line("INFO 4 1 5000 F S")
+        assert await lines.receive_line() == "READY"
+        ready_at.append(trio.current_time())
+        await trio.sleep(delay)
+        await lines.send_line("BEGIN")
+        assert await lines.receive_line() == "1"
+        moved_at.append(trio.current_time())
+        await lines.send_line("OK")
+        await lines.send_line("WINNER")
+
+    player = TimedLimits()
+    await _play_against(server, player)
+    assert player.asked == [(ready_at[0] + delay, 5000)]
+    assert moved_at == [ready_at[0] + delay]
 
 
 # -- a server that says nothing -------------------------------------------------------------

@@ -155,23 +155,35 @@ class _Session:
             return line
         with trio.move_on_after(wait):
             while True:
-                try:
-                    line = await self.lines.receive_line(self.max_line)
-                except LineTooLong as exc:
-                    raise ProtocolError(f"the server sent a {exc}") from None
-                except LineError as exc:
-                    raise ServerGone(f"the server has gone away ({exc})") from None
-                if line.strip() == BEGIN and not self.begun:
-                    self.begun = True
-                    continue
-                return line
+                line = await self._receive()
+                if not self._is_first_begin(line):
+                    return line
         raise ServerTooSlow(f"the server is too slow: nothing from it for {wait:g} s")
 
+    async def _receive(self) -> str:
+        """The next line, whatever it is; `ProtocolError` or `ServerGone` as in `read`."""
+        try:
+            return await self.lines.receive_line(self.max_line)
+        except LineTooLong as exc:
+            raise ProtocolError(f"the server sent a {exc}") from None
+        except LineError as exc:
+            raise ServerGone(f"the server has gone away ({exc})") from None
+
+    def _is_first_begin(self, line: str) -> bool:
+        """Whether ``line`` is the game's ``BEGIN`` (noted, so that a second one is not)."""
+        if line.strip() == BEGIN and not self.begun:
+            self.begun = True
+            return True
+        return False
+
     async def wait_for_begin(self, seconds: float) -> None:
-        """Wait up to ``seconds`` for ``BEGIN``; a server that omits it sends nothing more."""
+        """Wait up to ``seconds`` for ``BEGIN``, and no longer than it takes to come: the
+        wait ends with the first line, which is kept for the next read unless it is
+        ``BEGIN`` (a server that omits ``BEGIN`` sends nothing more before our move)."""
         with trio.move_on_after(seconds):
-            line = await self.read()
-            self.pending = line  # not BEGIN: keep it for the next read
+            line = await self._receive()
+            if not self._is_first_begin(line):
+                self.pending = line
 
     async def race(self, choose: Callable[[], Awaitable[Move]]) -> Move | None:
         """The player's move, while the connection is watched: None, with the player
