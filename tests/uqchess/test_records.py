@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 
@@ -27,8 +28,9 @@ def test_record_options() -> None:
     assert parse_args(["--db", "x.db"]) is None  # not uqchessserver's
     assert parse_args(["--no-record"]) is None
     assert parse_args([]) == ServerOptions()
-    assert parse_args(["--db", "x.db"], hub_options=True) == ServerOptions(record=Path("x.db"))
-    assert parse_args(["--no-record"], hub_options=True) == ServerOptions(record=None)
+    hub = ServerOptions(log_level="warning")  # hub serve uqchess logs warnings by default
+    assert parse_args(["--db", "x.db"], hub_options=True) == attrs.evolve(hub, record=Path("x.db"))
+    assert parse_args(["--no-record"], hub_options=True) == attrs.evolve(hub, record=None)
     for bad in (["--db"], ["--db", ""], ["--no-record", "--no-record"]):
         assert parse_args(bad, hub_options=True) is None, bad
 
