@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.match import KalahSettings, kit
+from hub.games.kalah.players import TYPED_AHEAD, TypeAhead
 from hub.games.kalah.plugin import plugin
 from hub.games.kalah.protocol import parse_move
 from hub.games.kalah.rules import new_game, play
@@ -324,14 +326,14 @@ async def test_a_broken_program_loses_with_the_reason(
 async def test_a_person_plays_at_the_terminal(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """``human`` reads the keyboard (here a script of lines) and sees the game; quitting
-    loses by resignation."""
+    """``human`` reads the keyboard (here a script of lines, every one used as from a pipe)
+    and sees the game; quitting loses by resignation."""
 
     @asynccontextmanager
     async def keyboard() -> AsyncIterator[Keys]:
         yield Keys("9", "1", "2", "q")
 
-    monkeypatch.setattr("hub.games.kalah.match.open_line_input", keyboard)
+    monkeypatch.setattr("hub.games.kalah.match.open_keyboard", keyboard)
     chosen = settings("--holes", "4", "--seeds", "3", "--time-ms", "0")
     record, _ = await run(["human", "ai:1"], chosen)
     assert record.fault is not None
@@ -341,6 +343,51 @@ async def test_a_person_plays_at_the_terminal(
     out = capfd.readouterr().out
     assert "your move" in out and "no hole 9" in out
     assert "ai:1 (North) sows" in out and "(quit: human)" in out
+
+
+async def test_a_person_at_a_terminal_loses_no_move_to_type_ahead(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """On a terminal, ``human`` reads through `open_keyboard` as ``hub play kalah`` does: a
+    line typed while the AI thought (``1``) is dropped when the person's turn begins, and only
+    what is typed in the turn counts (``q``: no move of theirs is made)."""
+    turn_began = trio.Event()
+    drop = TypeAhead.drop_typed_ahead
+
+    def dropping(self: TypeAhead) -> int:
+        dropped = drop(self)
+        turn_began.set()
+        return dropped
+
+    class Typist:
+        """Types ``1`` at once, before the person's turn, then ``q`` once the turn began."""
+
+        def __init__(self) -> None:
+            self.ahead = ["1"]
+
+        async def receive(self) -> str | None:
+            await trio.lowlevel.checkpoint()
+            if self.ahead:
+                return self.ahead.pop(0)
+            await turn_began.wait()
+            return "q"
+
+    @asynccontextmanager
+    async def stdin(fd: int) -> AsyncIterator[Typist]:
+        assert fd == 0
+        yield Typist()
+
+    isatty = os.isatty
+    monkeypatch.setattr(os, "isatty", lambda fd: fd == 0 or isatty(fd))  # stdin: a terminal
+    monkeypatch.setattr("hub.games.kalah.players.open_line_input", stdin)
+    monkeypatch.setattr(TypeAhead, "drop_typed_ahead", dropping)
+    chosen = settings("--holes", "4", "--seeds", "3", "--time-ms", "0")
+    record, _ = await run(["ai:1", "human"], chosen)
+    assert record.fault is not None
+    assert (record.fault.seat, record.termination) == (1, Termination.RESIGNATION)
+    assert [move.seat for move in record.moves] == [0]  # the typed-ahead 1 was not a move
+    out = capfd.readouterr().out
+    assert TYPED_AHEAD in out and "(quit: human)" in out
 
 
 async def test_a_program_that_cannot_be_started_loses(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Kalah for ``hub match``: the `MatchKit` (`kit`) that plays one game between any players.
 
 * Players: ``ai:N`` (our AI at level N, 1..9, searching in a worker thread; ``ai`` is level
-  9), ``human`` (the person at this terminal; refused when stdin is not one), or a program:
+  9), ``human`` (the person at this terminal, through `open_keyboard`, which drops what was
+  typed before each turn; refused when stdin is not a terminal), or a program:
   a path to an executable or a name found beside hub's interpreter or on PATH. A program is
   a Kalah agent that speaks the *client* side of kalah.md on its stdin/stdout: the hub is
   its server, handshake included (``WELCOME``, ``INFO``, ``READY``, ``BEGIN``), with the same
@@ -34,11 +35,10 @@ from hub.core.plugin import GameSpec, draw_distinct
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
-from hub.core.stdin import LineInput, open_line_input
 from hub.core.text import parse_whole_number
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.options import DEFAULT_TIME_MS, OptionsError, add_board_options, board
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player
+from hub.games.kalah.players import AiPlayer, HumanPlayer, Keys, Player, open_keyboard
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import MAX_TIME_MS, WELCOME, Info, max_line
 from hub.games.kalah.rules import check_settings, new_game, random_layout
@@ -186,7 +186,7 @@ class KalahKit:
             async with contextlib.AsyncExitStack() as stack:
                 keyboard = None
                 if HUMAN in spec.players:
-                    keyboard = await stack.enter_async_context(open_line_input())
+                    keyboard = await stack.enter_async_context(open_keyboard())
                     stack.callback(events.listen(_person_view(spec)))
                 seats = await _seats(spec.players, settings, layout, children, keyboard)
                 match = new_match(
@@ -214,7 +214,7 @@ async def _seats(
     settings: KalahSettings,
     layout: tuple[int, ...] | None,
     children: list[ChildProcess],
-    keyboard: LineInput | None,
+    keyboard: Keys | None,
 ) -> list[KalahSeat]:
     """A seat per player spec; programs are started (appended to ``children`` at once, for
     the caller to reap) and greeted together; one that fails is a `FailedSeat`."""
