@@ -72,3 +72,33 @@ def test_every_relative_link_names_a_file_in_the_repository(page: Path) -> None:
 def test_no_page_names_the_specification_files_outside_the_repository(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     assert not re.findall(r"(?<![\w-])(?:\.\./)*shared/[\w./-]+", text)
+
+
+def _modules(folder: Path) -> set[str]:
+    return {path.name for path in folder.glob("*.py")} - {"__init__.py"}
+
+
+def test_the_architecture_page_lists_every_module_and_no_other() -> None:
+    """docs/architecture.md names every module of ``hub/core/`` in its layer diagram and every
+    module of each plug-in and of ``hub/chess/`` under "Modules of the plug-ins"; every
+    ``core/X.py``, ``chess/X.py`` or ``GAME/X.py`` it names exists."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    hub = ROOT / "hub"
+    diagram = page.split("   hub/core/\n", 1)[1].split("```", 1)[0]
+    named = set(re.findall(r"\b(\w+\.py)\b", diagram))
+    assert sorted(named ^ _modules(hub / "core")) == []  # missing from the page, or gone
+    section = page.split("### Modules of the plug-ins", 1)[1].split("\n### ", 1)[0]
+    for game in sorted(path.name for path in (hub / "games").iterdir() if path.is_dir()):
+        if not _modules(hub / "games" / game):
+            continue
+        (row,) = [line for line in section.splitlines() if line.startswith(f"| `{game}/`")]
+        assert set(re.findall(r"`(\w+\.py)`", row)) == _modules(hub / "games" / game), game
+    library = section.split("The chess library", 1)[1]
+    assert set(re.findall(r"`(\w+\.py)`", library)) == _modules(hub / "chess")
+    folders = {"core": hub / "core", "chess": hub / "chess"}
+    folders |= {path.name: path for path in (hub / "games").iterdir() if path.is_dir()}
+    for folder, module in re.findall(r"\b(\w+)/(\w+\.py)\b", page):
+        if folder in folders and folder != "chess":
+            assert (folders[folder] / module).exists(), f"{folder}/{module}"
+        elif folder == "chess":  # the library or the plug-in
+            assert (hub / "chess" / module).exists() or (hub / "games" / "chess" / module).exists()
