@@ -74,22 +74,21 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def positive(text: str) -> int:
+def _integer(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
+
+
+def positive(text: str) -> int:
+    if (value := _integer(text)) < 1:
         raise argparse.ArgumentTypeError(f"{text} is not at least 1")
     return value
 
 
 def whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
+    if (value := _integer(text)) < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
     return value
 
