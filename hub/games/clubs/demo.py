@@ -74,13 +74,15 @@ def main(args: Sequence[str] = ()) -> int:
 
 def _run_clubhub(command: list[str]) -> subprocess.CompletedProcess[str]:
     """``clubhub`` to its end. Interrupted (a Ctrl-C or SIGTERM that reached only the demo;
-    at a terminal clubhub gets the Ctrl-C too) or out of time, the demo passes on a SIGINT,
-    so that clubhub ends its players in order (exit 9), and waits for it before it ends."""
+    at a terminal clubhub gets the Ctrl-C too) or out of time, the demo passes on a SIGTERM,
+    so that clubhub ends its players in order (exit 143), and waits for it before it ends.
+    (Not SIGINT: during clubhub's own start-up, its imports, SIGINT is a traceback, SIGTERM
+    a silent end, and it has no players yet.)"""
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         try:
             stdout, _ = process.communicate(timeout=TIMEOUT)
         except BaseException:
-            process.send_signal(signal.SIGINT)  # nothing once it has exited
+            process.send_signal(signal.SIGTERM)  # nothing once it has exited
             try:
                 process.communicate(timeout=STOP_TIMEOUT)
             except BaseException:  # it did not end in time, or another Ctrl-C

@@ -1,0 +1,313 @@
+"""Ctrl-C (SIGINT) and SIGTERM end every long-running program cleanly (issue 12).
+
+Each scenario runs an installed program as a user would, waits until it has reached a point
+(start-up, idle, mid-game or mid-search) by reading its output, never by sleeping, sends one
+signal to the program alone (as ``kill`` does; at a terminal a Ctrl-C reaches the whole
+foreground group, but our children run in groups of their own), and checks the exit status,
+that no traceback was printed, the program's final words, and that every process it had
+started is gone. The spec's exceptions: ``uqchessserver`` dies of the signal, ``clubhub``
+catches SIGINT (exit 9, ``SIGINT caught``).
+
+"At start-up" is made deterministic with ``PYTHONPROFILEIMPORTTIME``: Python reports each
+import on stderr as it completes, so the signal is sent once ``trio`` is imported, while the
+program is still importing and discovering plug-ins, before any trio loop runs.
+
+The scenarios run in parallel (a few at a time) once per module; each test checks one.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+import pytest
+import trio
+
+from hub.core import stdin as stdin_module
+from hub.core.running import INTERRUPTED, TERMINATED, run_program
+from tests.conftest import BIN, descendants, need_stockfish, program
+from tests.tournament.helpers import KIT, environment
+
+pytestmark = pytest.mark.e2e
+
+TIMEOUT = 60.0
+"""Seconds for any one wait (a bound for a loaded machine, never reached normally)."""
+GONE_TIMEOUT = 10.0
+"""Seconds the processes a program started have to disappear after it exited."""
+STARTUP = b" trio\n"
+"""The end of the import-time line that marks start-up (``import time: ... |   trio``):
+trio imported, no trio loop yet."""
+
+
+@attrs.frozen
+class Scenario:
+    name: str
+    argv: list[str]
+    signum: int
+    status: int
+    """The expected ``returncode`` (negative: killed by that signal)."""
+    ready: bytes
+    """Output (stdout or stderr) that marks the point where the signal is sent."""
+    words: tuple[bytes, ...] = ()
+    """The final words: each must be in stdout or stderr."""
+    stdin: bytes = b""
+    startup: bool = False
+    then: Callable[[bytes], list[subprocess.Popen[bytes]]] | None = None
+    """After ``ready``, with the output so far: start what makes it mid-game (clients);
+    returns the processes it started, which must end too."""
+    stockfish: bool = False
+
+
+@attrs.define
+class Result:
+    status: int | None = None
+    out: bytes = b""
+    err: bytes = b""
+    started: list[int] = attrs.Factory(list)
+    left: list[int] = attrs.Factory(list)
+    helpers: list[tuple[int | None, bytes]] = attrs.Factory(list)
+    error: str | None = None
+
+
+def _port(output: bytes) -> int:
+    return int(next(line for line in output.splitlines() if line.strip().isdigit()))
+
+
+def kalah_client(output: bytes) -> list[subprocess.Popen[bytes]]:
+    """A `hub play kalah --connect` client whose AI plays the server's AI; returns once the
+    game is on (its first line)."""
+    client = subprocess.Popen(
+        [program("hub"), "play", "kalah", "--connect", f"localhost:{_port(output)}", "--ai"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert client.stdout is not None
+    client.stdout.readline()
+    return [client]
+
+
+def uqchess_game(output: bytes) -> list[subprocess.Popen[bytes]]:
+    """A game against the computer: returns once the engine has answered a move."""
+    with socket.create_connection(("localhost", _port(output)), timeout=TIMEOUT) as client:
+        client.sendall(b"start computer white\nmove e2e4\n")
+        seen = b""
+        while b"moved " not in seen:
+            chunk = client.recv(4096)
+            assert chunk, f"the server closed the connection: {seen!r}"
+            seen += chunk
+    return []
+
+
+def uqchess_client(output: bytes) -> list[subprocess.Popen[bytes]]:
+    """A `uqchessclient` in a game (its first line read)."""
+    client = subprocess.Popen(
+        [program("uqchessclient"), str(_port(output))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert client.stdout is not None
+    client.stdout.readline()
+    return [client]
+
+
+INT, TERM = signal.SIGINT, signal.SIGTERM
+CLUBS = [program("clubhub"), "decks/ex.decks", "100000", *["clubber"] * 3]
+MATCH = [program("hub"), "match", KIT, "busy:20", "busy:20", "--games", "400",
+         "--concurrency", "2", "--no-record"]  # fmt: skip
+SCENARIOS = [
+    # hub serve kalah
+    Scenario("kalah-startup", [program("hub"), "serve", "kalah"], INT, 130, STARTUP,
+             startup=True),
+    Scenario("kalah-idle", [program("hub"), "serve", "kalah"], INT, 130, b"\n"),
+    Scenario("kalah-game", [program("hub"), "serve", "kalah", "--time-ms", "60000"], INT, 130,
+             b"\n", then=kalah_client),
+    Scenario("kalah-term", [program("hub"), "serve", "kalah"], TERM, 143, b"\n",
+             then=kalah_client),
+    # hub serve uqchess, uqchessserver, uqchessclient
+    Scenario("uqchess-startup", [program("hub"), "serve", "uqchess"], INT, 130, STARTUP,
+             startup=True),
+    Scenario("uqchess-idle", [program("hub"), "serve", "uqchess"], INT, 130, b"\n",
+             stockfish=True),
+    Scenario("uqchess-game", [program("hub"), "serve", "uqchess"], INT, 130, b"\n",
+             then=uqchess_game, stockfish=True),
+    Scenario("uqchess-term", [program("hub"), "serve", "uqchess"], TERM, 143, b"\n",
+             then=uqchess_game, stockfish=True),
+    Scenario("uqchessserver-game", [program("uqchessserver")], INT, -INT, b"\n",
+             then=uqchess_game, stockfish=True),
+    Scenario("uqchessserver-term", [program("uqchessserver")], TERM, -TERM, b"\n",
+             stockfish=True),
+    # hub play chess (the console) and hub engine
+    Scenario("console-startup", [program("hub"), "play", "chess"], INT, 130, STARTUP,
+             startup=True),
+    Scenario("console-game", [program("hub"), "play", "chess"], INT, 130,
+             b"Checkmate! Black wins!\n", words=(b"Final Score:\nWhite: 0\nBlack: 1\n",),
+             stdin=b"game human human\nmove f2 f3\nmove e7 e5\nmove g2 g4\nmove d8 h4\n"
+             b"game human human\nmove e2 e4\n"),
+    Scenario("console-term", [program("hub"), "play", "chess"], TERM, 143, b"abcdefgh\n",
+             words=(b"Final Score:\nWhite: 0\nBlack: 0\n",), stdin=b"game human human\n"),
+    Scenario("engine-search", [program("hub"), "engine"], TERM, 143, b"info",
+             stdin=b"go infinite\n"),
+    # hub match: several games in flight in worker processes
+    Scenario("match", MATCH, INT, 130, b"games 0/400", words=(b"interrupted",)),
+    Scenario("match-term", MATCH, TERM, 143, b"games 0/400", words=(b"interrupted",)),
+    # hub demo, each part
+    *[
+        Scenario(f"demo-{game}", [program("hub"), "demo", game], signum, 128 + signum,
+                 f"== {game} 1/".encode(), stockfish=game == "uqchess")
+        for game, signum in (("chess", INT), ("clubs", TERM), ("kalah", INT), ("uqchess", INT))
+    ],
+    # clubhub and hub play clubs with clubber players
+    Scenario("clubhub", CLUBS, INT, 9, b"Player A", words=(b"SIGINT caught\n",)),
+    Scenario("clubhub-term", CLUBS, TERM, 143, b"Player A"),
+    Scenario("play-clubs", [program("hub"), "play", "clubs", *CLUBS[1:], "--no-record"], INT,
+             9, b"Player A", words=(b"SIGINT caught\n",)),
+]  # fmt: skip
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie that init has not reaped yet, here or there, counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _read_until(process: subprocess.Popen[bytes], ready: bytes, result: Result) -> None:
+    """Read stdout and stderr into ``result`` until ``ready`` is in either (or both end)."""
+    selector = selectors.DefaultSelector()
+    assert process.stdout is not None and process.stderr is not None
+    for stream in (process.stdout, process.stderr):
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ)
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while selector.get_map() and (not ready or (ready not in result.out + result.err)):
+            events = selector.select(max(0.0, deadline - time.monotonic()))
+            assert events, f"{ready!r} did not come within {TIMEOUT} s"
+            for key, _ in events:
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is process.stdout:
+                    result.out += chunk
+                else:
+                    result.err += chunk
+    finally:
+        selector.close()
+
+
+def play(scenario: Scenario) -> Result:
+    result = Result()
+    env = environment()
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
+    if scenario.startup:
+        env["PYTHONPROFILEIMPORTTIME"] = "1"
+    process = subprocess.Popen(
+        scenario.argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    helpers: list[subprocess.Popen[bytes]] = []
+    try:
+        assert process.stdin is not None
+        process.stdin.write(scenario.stdin)
+        process.stdin.flush()  # stdin stays open: the signal must not race its end
+        _read_until(process, scenario.ready, result)
+        if scenario.then is not None:
+            helpers = scenario.then(result.out + result.err)
+        result.started = descendants(process.pid)
+        process.send_signal(scenario.signum)
+        _read_until(process, b"", result)  # to the end of both streams
+        result.status = process.wait(TIMEOUT)
+        for helper in helpers:
+            _, err = helper.communicate(timeout=TIMEOUT)
+            result.helpers.append((helper.returncode, err))
+        deadline = time.monotonic() + GONE_TIMEOUT
+        while (left := [pid for pid in result.started if _alive(pid)]) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.02)
+        result.left = left
+    except Exception as exc:  # reported by the scenario's test
+        result.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        for child in (process, *helpers):
+            if child.poll() is None:
+                child.kill()
+            child.communicate()
+    return result
+
+
+@pytest.fixture(scope="module")
+def results() -> Iterator[dict[str, Result]]:
+    need_stockfish()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        yield dict(zip((s.name for s in SCENARIOS), pool.map(play, SCENARIOS), strict=True))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_a_signal_ends_the_program_cleanly(scenario: Scenario, results: dict[str, Result]) -> None:
+    result = results[scenario.name]
+    assert result.error is None, (result.error, result.out[-500:], result.err[-500:])
+    assert result.status == scenario.status, result.err[-500:]
+    assert b"Traceback" not in result.err
+    for words in scenario.words:
+        assert words in result.out + result.err, result.out[-300:]
+    assert not result.left, f"left running: {result.left}"
+    for _, err in result.helpers:
+        assert b"Traceback" not in err
+    if scenario.stockfish:  # a server that serves games has its engine
+        assert result.started or scenario.name.startswith("demo-")
+
+
+def test_a_ctrl_c_handed_to_the_stdin_reader_is_passed_on() -> None:
+    """trio runs the stdin reader's hand-off (``from_thread.run``) unprotected and sends its
+    exceptions to the reader thread: a Ctrl-C that lands there must reach the program, not
+    vanish (the program then ran on to the end of its input and exited 0)."""
+
+    class Handoff:
+        async def send(self, data: bytes) -> None:
+            raise KeyboardInterrupt  # as if the signal came while the chunk was handed over
+
+        def close(self) -> None:  # pragma: no cover - never reached
+            pass
+
+    async def main() -> int:
+        reading, writing = os.pipe()
+        os.write(writing, b"a line\n")
+        token = trio.lowlevel.current_trio_token()
+        thread = threading.Thread(
+            target=stdin_module._read_loop, args=(reading, 1024, Handoff(), token), daemon=True
+        )
+        try:
+            thread.start()
+            with trio.fail_after(TIMEOUT):
+                await trio.sleep_forever()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(thread.join)
+            os.close(reading)
+            os.close(writing)
+        return 0
+
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        assert run_program(main) == INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert TERMINATED == 128 + signal.SIGTERM
