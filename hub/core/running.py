@@ -19,10 +19,10 @@ Every program's trio main runs through `run_program` (``hub play chess``, ``hub 
 the Kalah server and client, ``hub serve uqchess``, ``uqchessclient``; the demos and every
 other ``hub`` command run under `exit_status_on_interrupt` in ``hub``'s main), except
 where a specification says otherwise: ``clubhub`` catches SIGINT itself (its players get
-``end``, exit 9, docs/clubs.md; SIGTERM likewise, exit 143), and ``uqchessserver`` dies of the signal like the original
-(SIG_DFL, docs/uqchess.md). ``hub match`` receives both signals itself to print the
-results so far (docs/matches.md). trio is imported only when a program runs, so that
-``hub`` can install the handlers before its heavy imports.
+``end``, exit 9, docs/clubs.md; SIGTERM likewise, exit 143), and ``uqchessserver`` dies
+of the signal like the original (SIG_DFL, docs/uqchess.md). ``hub match`` receives both
+signals itself to print the results so far (docs/matches.md). trio is imported only when
+a program runs, so that ``hub`` can install the handlers before its heavy imports.
 """
 
 from __future__ import annotations
