@@ -496,9 +496,9 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
     stats: dict[str, Any] = {}
     stream = lines_module.LineStream
     originals = (hub_module.new_game, hub_module.Session.end_players)
-    stream_originals = (stream.queue_line, stream._write, stream.receive_line)
+    stream_originals = (stream.queue_line, stream.queue_lines, stream.flush, stream.receive_line)
     new_game, end_players = originals
-    queue_line, write, receive_line = stream_originals
+    queue_line, queue_lines, flush, receive_line = stream_originals
 
     def timed_new_game(*args: Any, **kwargs: Any) -> Any:
         stats["play_start"] = time.perf_counter()  # every player has sent '-'
@@ -514,9 +514,14 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
         stats["sent"] += 1
         queue_line(self, line)
 
-    async def counted_write(self: Any, data: bytes) -> None:
-        stats["writes"] += 1
-        await write(self, data)
+    def counted_queue_lines(self: Any, lines: Sequence[str]) -> None:
+        stats["sent"] += len(lines)
+        queue_lines(self, lines)
+
+    async def counted_write(self: Any) -> None:
+        if self._outgoing:  # a flush with something queued is one write
+            stats["writes"] += 1
+        await flush(self)
 
     async def counted_receive_line(self: Any, max_line: int | None = None) -> str:
         stats["received"] += 1
@@ -525,13 +530,14 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
     hub_module.new_game = timed_new_game
     hub_module.Session.end_players = timed_end_players
     stream.queue_line = counted_queue_line
-    stream._write = counted_write
+    stream.queue_lines = counted_queue_lines
+    stream.flush = counted_write
     stream.receive_line = counted_receive_line
     try:
         yield stats
     finally:
         hub_module.new_game, hub_module.Session.end_players = originals
-        stream.queue_line, stream._write, stream.receive_line = stream_originals
+        stream.queue_line, stream.queue_lines, stream.flush, stream.receive_line = stream_originals
 
 
 def hub_in_process(deck: Path, players: int, repetitions: int) -> dict[str, float]:

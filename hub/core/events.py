@@ -41,7 +41,7 @@ RECORD_VERSION = 1
 
 
 def _tuple(value: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(value)
+    return value if type(value) is tuple else tuple(value)
 
 
 def _settings(value: Mapping[str, JSON]) -> dict[str, JSON]:

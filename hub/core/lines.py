@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import trio
 
@@ -155,24 +155,23 @@ class LineStream:
         self._outgoing += line.encode("latin-1")
         self._outgoing += b"\n"
 
+    def queue_lines(self, lines: Sequence[str]) -> None:
+        """`queue_line` for each of ``lines`` (at least one), in one step."""
+        self._outgoing += "\n".join(lines).encode("latin-1")
+        self._outgoing += b"\n"
+
     def queue_raw(self, data: bytes) -> None:
         self._outgoing += data
 
     async def flush(self) -> None:
-        """Send everything queued in one write."""
-        if not self._outgoing:
+        """Send everything queued in one write (one function: it runs for every write)."""
+        outgoing = self._outgoing
+        if not outgoing:
             return
-        data = bytes(self._outgoing)
-        self._outgoing.clear()
-        await self._write(data)
-
-    async def send_line(self, line: str) -> None:
-        self.queue_line(line)
-        await self.flush()
-
-    async def _write(self, data: bytes) -> None:
         if self._send is None:
             raise TransportFailed("stream has no sending side")
+        data = bytes(outgoing)
+        outgoing.clear()
         if self.send_failed and self.ignore_send_errors:
             return
         try:
@@ -181,6 +180,10 @@ class LineStream:
             self.send_failed = True
             if not self.ignore_send_errors:
                 raise TransportFailed(str(exc) or type(exc).__name__) from exc
+
+    async def send_line(self, line: str) -> None:
+        self.queue_line(line)
+        await self.flush()
 
     async def aclose(self) -> None:
         """Close both sides (each at most once)."""

@@ -122,9 +122,10 @@ class Start(Generic[S]):
     match: MatchView
 
 
-@attrs.frozen
+@attrs.define
 class Turn(Generic[S]):
-    """A request for a move: the seat, the state, and when its time is up."""
+    """A request for a move: the seat, the state, and when its time is up. Read-only by
+    convention (not frozen: a frozen class costs every move of every game more to build)."""
 
     seat: int
     state: S
@@ -138,9 +139,10 @@ class Turn(Generic[S]):
         return self.deadline - trio.current_time()
 
 
-@attrs.frozen
+@attrs.define
 class Moved(Generic[S, M]):
-    """A move that was made, as every seat is told of it."""
+    """A move that was made, as every seat is told of it. Read-only by convention (see
+    `Turn`)."""
 
     seat: int
     move: M
@@ -403,19 +405,35 @@ class Match(Generic[S, M]):
                 return Fault(index, exc.termination, exc.detail, error=exc)
         count = len(self.seats)
         # who observes a move, in order: the mover first (computed once, not per move)
-        orders = [(mover, *(i for i in range(count) if i != mover)) for mover in range(count)]
-        while (mover := self.referee.to_move(self.state)) is not None:
+        orders = [
+            [(i, self.seats[i]) for i in (mover, *(i for i in range(count) if i != mover))]
+            for mover in range(count)
+        ]
+        # the hot path reads these once: one clock reading at each end of a move
+        to_move, apply, clocks = self.referee.to_move, self.referee.apply, self.clocks.seats
+        now = trio.lowlevel.current_clock().current_time
+        mover = to_move(self.state)
+        while mover is not None:
             seat = self.seats[mover]
-            now = trio.current_time()
-            deadline = self.clocks.start(mover, now)
-            turn = Turn(mover, self.state, deadline, self.clocks[mover], len(self.moves) + 1)
+            clock = clocks[mover]
+            deadline = clock.start(now())
+            turn = Turn(mover, self.state, deadline, clock, len(self.moves) + 1)
             while True:
-                got = await self._ask(mover, seat, turn)
-                if isinstance(got, Fault):
-                    return got
-                move = got[0]
+                if deadline == math.inf:  # the common case inline: no scope, no grace
+                    self.mover = mover
+                    if seat.waits_for_input:
+                        self._rest.set()
+                    try:
+                        move = await seat.choose(turn)
+                    except SeatFailure as exc:
+                        return Fault(mover, exc.termination, exc.detail, error=exc)
+                else:
+                    got = await self._ask(mover, seat, turn)
+                    if isinstance(got, Fault):
+                        return got
+                    move = got[0]
                 try:
-                    after = self.referee.apply(self.state, move)
+                    after = apply(self.state, move)
                 except IllegalMove as exc:
                     if await seat.rejected(turn, move, exc):
                         continue
@@ -424,11 +442,12 @@ class Match(Generic[S, M]):
             self.mover = None
             if self._rest.is_set():
                 self._rest = trio.Event()
-            elapsed = self.clocks.stop(mover, trio.current_time())
-            moved = self._record(mover, move, after, elapsed)
-            for index in orders[mover]:
+            stopped = now()
+            moved = self._record(mover, move, after, clock.stop(stopped), stopped)
+            observers, mover = orders[mover], moved.event.to_move
+            for index, observer in observers:
                 try:
-                    await self.seats[index].observe(moved)
+                    await observer.observe(moved)
                 except SeatFailure as exc:
                     if exc.termination is Termination.TIMEOUT:
                         await self._time_up(index)  # its acknowledgement's deadline passed
@@ -499,25 +518,26 @@ class Match(Generic[S, M]):
 
     # -- records ----------------------------------------------------------------------------
 
-    def _record(self, mover: int, move: M, after: S, elapsed: float) -> Moved[S, M]:
+    def _record(self, mover: int, move: M, after: S, elapsed: float, now: float) -> Moved[S, M]:
         before = self.state
         text = self.notation.move_text(before, move)
         view = self.notation.state_view(after)
         self.moves.append((mover, move))
         self._recorded.append(RecordedMove(mover, text, elapsed, view))
         event = MoveMade(
-            game_id=self.game_id,
-            ply=len(self.moves),
-            seat=mover,
-            move=text,
-            state=view,
-            to_move=self.referee.to_move(after),
-            elapsed=elapsed,
-            clocks=self.clocks.left(trio.current_time()) if self._timed else self._no_clocks,
-            at=time.time(),
+            self.game_id,
+            len(self.moves),
+            mover,
+            text,
+            view,
+            self.referee.to_move(after),
+            elapsed,
+            self.clocks.left(now) if self._timed else self._no_clocks,
+            time.time(),
         )
         self.state = after
-        self._publish(event)
+        if self.events is not None:
+            self.events.publish(event)
         return Moved(mover, move, text, before, after, event)
 
     def _finish(self, fault: Fault | None) -> MatchResult[S, M]:

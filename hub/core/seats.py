@@ -9,7 +9,6 @@
   person's typed command): the host `submit`s them and learns whether they were accepted.
 * `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
   its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
-
 * `PersonSeat`: a person at the terminal who is the one reader of the keyboard: shown the
   game and asked for a move in words by a game's pure `PersonCodec`, told why a move was
   refused and asked again (clubs' human seat in ``hub play clubs``).
@@ -21,7 +20,6 @@ game's own.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
@@ -102,12 +100,11 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
     async def _send(self, lines: Sequence[str]) -> None:
         if not lines:
             return
-        for line in lines:
-            self.lines.queue_line(line)
-        with contextlib.suppress(  # the next read reports the loss
-            TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError
-        ):
+        self.lines.queue_lines(lines)
+        try:  # noqa: SIM105 (contextlib.suppress costs a context manager per line sent)
             await self.lines.flush()
+        except (TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the next read reports the loss
 
     async def _read(self, what: str) -> str:
         try:
@@ -131,7 +128,15 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
             raise SeatFailure(Termination.MALFORMED, str(exc)) from exc
 
     async def observe(self, moved: Moved[S, M]) -> None:
-        await self._send(self.codec.moved_lines(self.seat, moved))
+        # `_send` inlined: this runs for every seat and move, and each frame in the chain of
+        # awaits is paid again at every suspension below it
+        lines = self.codec.moved_lines(self.seat, moved)
+        if lines:
+            self.lines.queue_lines(lines)
+            try:  # noqa: SIM105 (see _send)
+                await self.lines.flush()
+            except (TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the next read reports the loss
         if not self.codec.expects_ack(self.seat, moved):
             return
         limit = self.control_per_move

@@ -73,11 +73,11 @@ def test_moved_lines_carry_the_next_prompt_and_the_round_change() -> None:
     codec = ClubsCodec()
     state = new_game([SORTED_DECK], 2, 10)
     first = moved(state, card("2D"))
-    assert codec.moved_lines(0, first) == ["played 2D"]
-    assert codec.moved_lines(1, first) == ["played 2D", "yourturn"]
+    assert list(codec.moved_lines(0, first)) == ["played 2D"]
+    assert list(codec.moved_lines(1, first)) == ["played 2D", "yourturn"]
     second = moved(first.after, card("3D"))  # B wins the trick and leads
-    assert codec.moved_lines(0, second) == ["played 3D", "trickover"]
-    assert codec.moved_lines(1, second) == ["played 3D", "trickover", "newtrick"]
+    assert list(codec.moved_lines(0, second)) == ["played 3D", "trickover"]
+    assert list(codec.moved_lines(1, second)) == ["played 3D", "trickover", "newtrick"]
     state = second.after
     while True:  # to the last card of the round
         move = legal_cards(state)[0]
@@ -85,7 +85,7 @@ def test_moved_lines_carry_the_next_prompt_and_the_round_change() -> None:
         if last.after.round != state.round or last.after.finished:
             break
         state = last.after
-    lines = codec.moved_lines(last.after.to_move or 0, last)
+    lines = list(codec.moved_lines(last.after.to_move or 0, last))
     assert lines[1:3] == ["trickover", f"scores {','.join(map(str, last.after.scores))}"]
     if not last.after.finished:
         assert lines[3].startswith("newround ")

@@ -17,6 +17,7 @@ Pure functions over states, cards and lines, no I/O:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -85,15 +86,26 @@ class ClubsCodec:
             raise BadMoveLine(f"{line[:20]!r} is not a card")
         return card
 
+    def __init__(self) -> None:
+        self._last: tuple[object, tuple[str, ...], bool, int | None] | None = None
+        """The last move's lines for everyone, whether it began a round, who moves next:
+        worked out once per move, not once per seat (the seats of a table share a codec)."""
+
     def moved_lines(self, seat: int, moved: Moved[ClubsState, Card]) -> Sequence[str]:
-        before, after = moved.before, moved.after
-        lines = broadcast_lines(before, moved.move, after)
-        if after.finished:
-            return lines
-        if after.round != before.round:
-            lines.append(newround_line(after.hands[seat]))
-        if after.to_move == seat:
-            lines.append(prompt_line(after))
+        last = self._last
+        if last is None or last[0] is not moved:
+            before, after = moved.before, moved.after
+            last = self._last = (
+                moved,
+                tuple(broadcast_lines(before, moved.move, after)),
+                not after.finished and after.round != before.round,
+                after.to_move,
+            )
+        _, lines, new_round, to_move = last
+        if new_round:
+            lines = (*lines, newround_line(moved.after.hands[seat]))
+        if to_move == seat:
+            lines = (*lines, prompt_line(moved.after))
         return lines
 
     def expects_ack(self, seat: int, moved: Moved[ClubsState, Card]) -> bool:
@@ -109,13 +121,20 @@ class ClubsCodec:
         return ()  # ``end`` is sent by the shutdown (`table.end_players`), whatever happened
 
 
+@functools.lru_cache(maxsize=1024)
+def hand_texts(hand: tuple[Card, ...]) -> tuple[str, ...]:
+    """A hand's cards as texts, sorted S, C, D, H then rank. Cached: a card changes one
+    hand, so every view of a game repeats the other hands (a third of a view's cost)."""
+    return tuple(CARD_TEXT[card] for card in sorted(hand))
+
+
 def state_view(state: ClubsState) -> JSON:
     """The clubs view of docs/architecture.md; hands sorted S, C, D, H then rank."""
     return {
         "players": state.players,
         "round": state.round,
-        "hands": [[CARD_TEXT[card] for card in sorted(hand)] for hand in state.hands],
-        "trick": [CARD_TEXT[card] for card in state.trick],
+        "hands": list(map(list, map(hand_texts, state.hands))),
+        "trick": list(map(CARD_TEXT.__getitem__, state.trick)),
         "leader": state.leader,
         "to_move": state.to_move,
         "scores": list(state.scores),

@@ -14,13 +14,17 @@ import attrs
 from hub.core.referee import IllegalMove, Outcome
 from hub.games.clubs.cards import CLUBS, DECK_SIZE, Card, card_text, deal, suit_of
 
+_TUPLES_ONLY = frozenset({tuple})
+
 
 def _hands(value: Sequence[Sequence[Card]]) -> tuple[tuple[Card, ...], ...]:
+    if type(value) is tuple and set(map(type, value)) <= _TUPLES_ONLY:
+        return value  # already tuples (every state the rules build): no Python-level loop
     return tuple(tuple(hand) for hand in value)
 
 
 def _ints(value: Sequence[int]) -> tuple[int, ...]:
-    return tuple(value)
+    return value if type(value) is tuple else tuple(value)
 
 
 @attrs.frozen
@@ -129,24 +133,38 @@ def play(state: ClubsState, card: Card) -> ClubsState:
     hands[mover] = hand[:index] + hand[index + 1 :]
     trick = (*state.trick, card)
     players = state.players
+    # (the constructor, not attrs.evolve, which inspects the class on every call: this is
+    # the referee's step for every card)
     if len(trick) < players:
-        return attrs.evolve(state, hands=hands, trick=trick)
+        return ClubsState(
+            state.decks,
+            state.winscore,
+            state.round,
+            tuple(hands),
+            state.leader,
+            trick,
+            state.scores,
+        )
     winner = trick_winner(trick, state.leader, players)
     scores = list(state.scores)
     scores[winner] += sum(1 for played in trick if suit_of(played) == CLUBS)
     if hands[0]:
-        return attrs.evolve(state, hands=hands, trick=(), leader=winner, scores=scores)
+        return ClubsState(
+            state.decks, state.winscore, state.round, tuple(hands), winner, (), tuple(scores)
+        )
     if max(scores) >= state.winscore:
-        return attrs.evolve(
-            state, hands=hands, trick=(), leader=winner, scores=scores, finished=True
+        return ClubsState(
+            state.decks,
+            state.winscore,
+            state.round,
+            tuple(hands),
+            winner,
+            (),
+            tuple(scores),
+            finished=True,
         )
     next_round = state.round + 1
     deck = state.decks[next_round % len(state.decks)]
-    return attrs.evolve(
-        state,
-        round=next_round,
-        hands=deal(deck, players),
-        trick=(),
-        leader=winner,
-        scores=scores,
+    return ClubsState(
+        state.decks, state.winscore, next_round, deal(deck, players), winner, (), tuple(scores)
     )
