@@ -16,6 +16,7 @@ Timing is the core's: each seat has a `TimeControl.per_move_ms` of its limit (0:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -55,9 +56,18 @@ class PlayerSeat(BaseSeat[KalahState, Move]):
     async def begin(self, start: Start[KalahState]) -> None:
         self.limit_ms = limit_ms(start.control)
 
+    def time_left_ms(self, turn: Turn[KalahState]) -> int:
+        """What is left of the limit when the player is asked (at least 1 ms; 0: none).
+        The clock started when the mover's ``OK`` was sent; a loaded server may reach this
+        turn later, and an AI that searched for its share of the whole limit would then
+        answer after the deadline (bench/load.py: 500 games at 100 ms)."""
+        if self.limit_ms == 0:
+            return 0
+        return max(1, min(self.limit_ms, math.floor(turn.time_left() * 1000)))
+
     async def choose(self, turn: Turn[KalahState]) -> Move:
         try:
-            return await self.local.choose(turn.state, self.limit_ms)
+            return await self.local.choose(turn.state, self.time_left_ms(turn))
         except PlayerQuit as exc:
             raise SeatFailure(Termination.RESIGNATION, str(exc)) from None
 

@@ -1,0 +1,52 @@
+"""A local player is asked with what is left of its clock, not the whole limit: a loaded
+server may reach the AI's turn well after the clock started (at the mover's ``OK``), and an
+AI that then searched for its share of the whole limit answered after the deadline
+(bench/load.py, 500 games at 100 ms: found by the load benchmark of issue 11)."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+
+from hub.core.clock import SeatClock, TimeControl
+from hub.core.events import PlayerInfo
+from hub.core.match import Turn
+from hub.games.kalah.ai import budget_seconds
+from hub.games.kalah.rules import KalahState, Move, legal_moves, new_game
+from hub.games.kalah.seats import PlayerSeat
+
+
+class Recorder:
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    async def choose(self, state: KalahState, limit_ms: int) -> Move:
+        self.asked.append(limit_ms)
+        return legal_moves(state)[0]
+
+
+def turn_started(ago: float, limit_ms: int) -> Turn[KalahState]:
+    control = TimeControl.per_move_ms(limit_ms)
+    clock = SeatClock(control)
+    deadline = clock.start(trio.current_time() - ago)
+    return Turn(0, new_game(6, 4), deadline, clock, 1)
+
+
+async def test_the_player_gets_the_time_left(autojump_clock: trio.testing.MockClock) -> None:
+    recorder = Recorder()
+    seat = PlayerSeat(recorder, PlayerInfo("recorder", "ai"), limit_ms=100)
+    for ago, expected in ((0.0, 100), (0.04, 60), (0.0999, 1), (0.5, 1)):
+        await seat.choose(turn_started(ago, 100))
+        assert recorder.asked[-1] == expected
+    # 60 ms left: the AI searches 14 ms, not the 30 ms of a whole 100 ms turn
+    assert budget_seconds(60) < budget_seconds(100) - 0.01
+    assert budget_seconds(1) == 0.0  # nothing left: its one-turn lookahead, at once
+
+
+async def test_no_limit_stays_none(autojump_clock: trio.testing.MockClock) -> None:
+    recorder = Recorder()
+    seat = PlayerSeat(recorder, PlayerInfo("recorder", "ai"), limit_ms=0)
+    await seat.choose(turn_started(5.0, 0))
+    assert recorder.asked == [0]
