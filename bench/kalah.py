@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -147,8 +148,26 @@ def _server_won(state: KalahState, me: int) -> float:
     return float(state.store(1 - me) > state.store(me))
 
 
-async def _load_client(port: int, rng: random.Random, stats: dict[str, list[float]]) -> None:
-    stream = await trio.open_tcp_stream("localhost", port)
+async def _localhost(port: int) -> trio.abc.Stream:
+    return await trio.open_tcp_stream("localhost", port)
+
+
+async def _finish(lines: LineStream, line: str, stats: dict[str, list[float]]) -> None:
+    """After ``TIME``: the next result says who was late (``LOSER``: this client)."""
+    while line not in ("WINNER", "LOSER", "TIE"):
+        line = await lines.receive_line()  # a late move may come before the result
+    stats["client_late" if line == "LOSER" else "server_late"].append(1)
+
+
+async def _load_client(
+    port: int,
+    rng: random.Random,
+    stats: dict[str, list[float]],
+    open_stream: Callable[[int], Awaitable[trio.abc.Stream]] = _localhost,
+) -> None:
+    """One random client for one game: ``latency`` from its ``OK`` to the opponent's move,
+    ``ok`` from its move to the server's ``OK``; who ran out of time, if anyone."""
+    stream = await open_stream(port)
     async with stream:
         lines = LineStream(stream, stream)
         await lines.receive_line()  # WELCOME
@@ -161,8 +180,13 @@ async def _load_client(port: int, rng: random.Random, stats: dict[str, list[floa
         while True:
             if state.mover == me:
                 move = rng.choice(legal_moves(state))
+                sent = trio.current_time()
                 await lines.send_line(format_move(move))
-                await lines.receive_line()  # OK
+                line = await lines.receive_line()
+                if line == "TIME":
+                    await _finish(lines, line, stats)
+                    return
+                stats["ok"].append(trio.current_time() - sent)
                 state = play(state, move)
                 waiting_since = trio.current_time()
                 if state.over:
@@ -171,7 +195,7 @@ async def _load_client(port: int, rng: random.Random, stats: dict[str, list[floa
                 continue
             line = await lines.receive_line()
             if line == "TIME":
-                stats["server_late"].append(1)
+                await _finish(lines, line, stats)
                 return
             if line in ("WINNER", "LOSER", "TIE"):
                 stats["results"].append(float(line == "LOSER"))
@@ -202,7 +226,13 @@ async def _load(
         assert process.stderr is not None
         port = int(process.stderr.readline())
         began = time.perf_counter()
-        stats: dict[str, list[float]] = {"results": [], "server_late": [], "latency": []}
+        stats: dict[str, list[float]] = {
+            "results": [],
+            "server_late": [],
+            "client_late": [],
+            "latency": [],
+            "ok": [],
+        }
         rng = random.Random(concurrency)
         limiter = trio.Semaphore(concurrency)
 
@@ -236,7 +266,8 @@ def bench_load() -> None:
         p99 = latency[min(len(latency) - 1, int(len(latency) * 0.99))] * 1000
         won = sum(stats["results"]) / max(1, len(stats["results"]))
         print(
-            f"{concurrency:>14} {len(stats['results']) + len(stats['server_late']):>6}"
+            f"{concurrency:>14}"
+            f" {len(stats['results']) + len(stats['server_late']) + len(stats['client_late']):>6}"
             f" {wall:>7.1f} {len(stats['server_late']):>5} {won:>7.0%} {p50:>7.0f} {p99:>7.0f}"
             f" {latency[-1] * 1000:>7.0f}"
         )

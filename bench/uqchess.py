@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 # bench/ holds a chess.py of its own: keep it from shadowing the python-chess package.
@@ -57,8 +57,17 @@ async def connect(port: int) -> Conn:
     return Conn(await trio.open_tcp_stream("127.0.0.1", port))
 
 
+Connect = Callable[[int], Awaitable[Conn]]
+"""How a client opens its connection (bench/load.py binds each to its own 127.0.0.x)."""
+
+
 async def computer_player(
-    port: int, rng: random.Random, stop: float, moves: list[float], ready: trio.Event | None
+    port: int,
+    rng: random.Random,
+    stop: float,
+    moves: list[float],
+    ready: trio.Event | None,
+    connect: Connect = connect,
 ) -> None:
     """Play against the computer until ``stop``; record each computer move's latency."""
     conn = await connect(port)
@@ -95,9 +104,16 @@ async def _pair(white: Conn, black: Conn, lock: trio.Lock) -> None:
 
 
 async def human_pair(
-    port: int, rng: random.Random, stop: float, samples: dict[str, list[float]], lock: trio.Lock
+    port: int,
+    rng: random.Random,
+    stop: float,
+    samples: dict[str, list[float]],
+    lock: trio.Lock,
+    connect: Connect = connect,
+    think: float = 0.0,
 ) -> None:
-    """Two clients play each other, measuring board, move and hint all as they go."""
+    """Two clients play each other, measuring board, move and hint all as they go; each
+    ply is preceded by a pause drawn uniformly from 0..2 ``think`` seconds (0: none)."""
     white, black = await connect(port), await connect(port)
     try:
         await _pair(white, black, lock)
@@ -106,6 +122,10 @@ async def human_pair(
         ply = 0
         while time.monotonic() < stop:
             mover, other = players[ply % 2], players[(ply + 1) % 2]
+            if think:
+                await trio.sleep(rng.uniform(0, 2 * think))
+                if time.monotonic() >= stop:
+                    break
             sent = time.monotonic()
             await mover.send("board")
             await mover.until(lambda line: line == "endboard")
