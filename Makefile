@@ -5,7 +5,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: demo test lint bench venv clean
+.PHONY: demo test lint bench soak venv clean
 
 venv: $(STAMP)
 
@@ -33,6 +33,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+# The long soak runs of tests/soak (10,000 cycles per server, 1,000 clubs games; several
+# minutes); make test runs the same tests with short counts.
+soak: $(STAMP)
+	HUB_SOAK=long $(BIN)/python -m pytest -p no:cacheprovider -m soak -s tests/soak
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
