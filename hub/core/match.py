@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -77,8 +77,9 @@ class SeatFailure(Exception):
 
 
 def new_game_id() -> str:
-    """A fresh, globally unique game id (records from many processes and machines merge)."""
-    return uuid.uuid4().hex
+    """A fresh, globally unique game id (records from many processes and machines merge):
+    128 random bits in hex, like a UUID4's (without importing uuid, for start-up time)."""
+    return os.urandom(16).hex()
 
 
 class Notation(Protocol[S_contra, M_contra]):

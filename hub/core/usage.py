@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from hub.core.output import Output
+from hub.core.text import HELP_OPTIONS
 
-HELP_OPTIONS = ("-h", "--help")
 HELP_TEXT = "show this help message and exit"  # as argparse says it (hub match, hub games)
 DEFAULT_HELP_POSITION = 32
 
@@ -122,12 +122,6 @@ def show_help(requested: HelpRequested | str) -> int:
     out.line(requested.text if isinstance(requested, HelpRequested) else requested)
     out.flush()
     return 0
-
-
-def wants_help(args: Sequence[str]) -> bool:
-    """True if ``--help`` or ``-h`` is the only argument: how a program whose command line a spec
-    fixes is asked for its help (anything else keeps the spec's usage error)."""
-    return len(args) == 1 and args[0] in HELP_OPTIONS
 
 
 def option_strings(parser: argparse.ArgumentParser) -> list[str]:

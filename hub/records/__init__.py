@@ -11,16 +11,48 @@
 See docs/records.md.
 """
 
-from hub.records.options import add_db_option, add_record_options, db_path, record_path
-from hub.records.recording import environment_record_path, recording, start_recording
-from hub.records.store import (
-    GameSummary,
-    RecordStore,
-    SchemaTooNew,
-    StoredGame,
-    default_db_path,
-)
-from hub.records.writer import record_games
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hub.records.options import add_db_option, add_record_options, db_path, record_path
+    from hub.records.recording import environment_record_path, recording, start_recording
+    from hub.records.store import (
+        GameSummary,
+        RecordStore,
+        SchemaTooNew,
+        StoredGame,
+        default_db_path,
+    )
+    from hub.records.writer import record_games
+
+_HOME = {
+    "add_db_option": "options",
+    "add_record_options": "options",
+    "db_path": "options",
+    "record_path": "options",
+    "environment_record_path": "recording",
+    "recording": "recording",
+    "start_recording": "recording",
+    "GameSummary": "store",
+    "RecordStore": "store",
+    "SchemaTooNew": "store",
+    "StoredGame": "store",
+    "default_db_path": "store",
+    "record_games": "writer",
+}
+"""Where each name lives: imported on first use, so that a command importing one light module
+(``hub.records.options``) does not pay for sqlite3 and the writer (start-up time)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hub.records' has no attribute {name!r}")
+    return getattr(import_module(f"hub.records.{module}"), name)
+
 
 __all__ = [
     "GameSummary",

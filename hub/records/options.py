@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import pathlib
+from typing import TYPE_CHECKING
 
-from hub.records.store import default_db_path
+if TYPE_CHECKING:  # (argparse and sqlite3 are not imported by a command that only plays)
+    import argparse
 
 DB_HELP = (
     "the records database (default: $HUB_DB if set, else "
@@ -30,8 +31,16 @@ def add_record_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup
 
 def db_path(options: argparse.Namespace) -> pathlib.Path:
     """The database ``--db`` names, else the default one."""
-    chosen: str | None = getattr(options, "db", None)
-    return pathlib.Path(chosen).expanduser() if chosen else default_db_path()
+    return db_path_from(getattr(options, "db", None))
+
+
+def db_path_from(chosen: str | None) -> pathlib.Path:
+    """The database at ``chosen`` (a ``--db`` value), else the default one."""
+    if chosen:
+        return pathlib.Path(chosen).expanduser()
+    from hub.records.store import default_db_path
+
+    return default_db_path()
 
 
 def record_path(options: argparse.Namespace) -> pathlib.Path | None:

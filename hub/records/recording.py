@@ -11,14 +11,12 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
-import sqlite3
 from collections.abc import AsyncIterator, Mapping
 
 import trio
 
 from hub.core.events import EventBus
 from hub.core.output import write_all
-from hub.records.writer import record_games
 
 ENVIRONMENT = "HUB_DB"
 """The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""
@@ -37,6 +35,10 @@ async def start_recording(
     ``nursery``; False, after one line on stderr, if the database cannot be opened."""
     if path is None:
         return False
+    import sqlite3  # (here: a command that does not record never imports the database)
+
+    from hub.records.writer import record_games
+
     try:
         await nursery.start(record_games, bus, path)
     except (sqlite3.Error, OSError) as exc:

@@ -6,8 +6,11 @@ imports nothing heavy; `hub.web.server.start_web` does the serving.
 
 from __future__ import annotations
 
-import argparse
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 DEFAULT_HOST = "127.0.0.1"
 ENVIRONMENT = "HUB_WEB"
@@ -26,6 +29,8 @@ def web_address(text: str) -> tuple[str, int]:
 
 
 def _address_argument(text: str) -> tuple[str, int]:
+    import argparse  # (only a command that parses --web gets here, and it has argparse)
+
     try:
         return web_address(text)
     except ValueError as exc:

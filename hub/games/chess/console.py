@@ -71,8 +71,8 @@ from hub.core.referee import Termination
 from hub.core.running import only_keyboard_interrupts, run_program
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
 from hub.core.stdin import ThreadedFdReceiveStream
-from hub.core.text import parse_whole_number
-from hub.core.usage import Parser, help_text, option_strings, show_help, wants_help
+from hub.core.text import parse_whole_number, wants_help
+from hub.core.usage import Parser, help_text, option_strings, show_help
 from hub.records.options import add_record_options, record_path
 from hub.records.recording import recording
 

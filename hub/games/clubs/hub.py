@@ -11,7 +11,6 @@ message are printed and the hub exits with the status of clubs.md.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import enum
 import os
@@ -19,6 +18,7 @@ import pathlib
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -31,24 +31,27 @@ from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat, PersonSeat
-from hub.core.stdin import LineInput, open_line_input
-from hub.core.text import parse_whole_number
-from hub.core.usage import Parser, help_text, show_help, wants_help
+from hub.core.text import parse_whole_number, wants_help
 from hub.games.clubs.cards import Card, DeckError
 from hub.games.clubs.codec import ClubsCodec, ClubsNotation, ClubsSettings, clubs_forfeit
-from hub.games.clubs.person import HUMAN, ClubsPersonCodec, PersonNarrator
 from hub.games.clubs.protocol import LABELS, scores_line
 from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.table import (
     DEFAULT_START_TIMEOUT,
     END_GRACE,
+    HUMAN,
     StartFailure,
     end_players,
     read_deck_file,
     start_players,
 )
-from hub.records.options import add_record_options, record_path
+from hub.records.options import add_record_options, db_path_from
 from hub.records.recording import environment_record_path, start_recording
+
+if TYPE_CHECKING:
+    from hub.core.stdin import LineInput
+    from hub.core.usage import Parser
+
 from hub.web.options import ENVIRONMENT, add_web_option, web_address, web_from_environment
 
 USAGE = "Usage: clubhub deckfile winscore prog1 prog2 [prog3 [prog4]]"
@@ -253,6 +256,8 @@ class Session:
         for seat, program in enumerate(self.config.programs):
             if seat == self.config.person:
                 assert self.keyboard is not None
+                from hub.games.clubs.person import ClubsPersonCodec  # (only for a person)
+
                 player = PlayerInfo(HUMAN, "person", HUMAN)
                 seats.append(PersonSeat(self.keyboard, self.out, ClubsPersonCodec(), player))
             else:
@@ -272,6 +277,8 @@ class Session:
         if config.person is None:
             bus.listen(Narrator(self.out))
         else:
+            from hub.games.clubs.person import PersonNarrator
+
             bus.listen(PersonNarrator(self.out, config.person))
         match = Match(
             ClubsReferee(),
@@ -333,6 +340,8 @@ async def run(
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with contextlib.AsyncExitStack() as stack, trio.open_nursery() as nursery:
             if config.person is not None:
+                from hub.core.stdin import open_line_input
+
                 session.keyboard = await stack.enter_async_context(open_line_input())
             if web is not None:
                 await start_web_view(nursery, session.bus, web, err)
@@ -378,6 +387,8 @@ async def start_web_view(
 def help_parser(*, play: bool = False) -> Parser:
     """``clubhub --help`` (``hub play clubs --help`` with ``play``), as the only argument; the
     arguments themselves are parsed by hand, with the spec's messages and exit statuses."""
+    from hub.core.usage import Parser  # (argparse only for the help: start-up time)
+
     prog = "hub play clubs" if play else "clubhub"
     extra = " [--web [HOST:]PORT] [--db PATH] [--no-record]" if play else ""
     parser = Parser(
@@ -410,6 +421,12 @@ def help_parser(*, play: bool = False) -> Parser:
     return parser
 
 
+def _show_help(*, play: bool) -> int:
+    from hub.core.usage import help_text, show_help
+
+    return show_help(help_text(help_parser(play=play)))
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -423,7 +440,7 @@ def main(
     at the terminal, and errors also say in words what went wrong and what to do."""
     args = sys.argv[1:] if argv is None else list(argv)
     if wants_help(args):
-        return show_help(help_text(help_parser()))
+        return _show_help(play=False)
     out, err = Output(1), Output(2)
     try:
         try:
@@ -473,7 +490,7 @@ def play_main(argv: Sequence[str]) -> int:
     ``--no-record`` anywhere among them; the game is recorded unless ``--no-record``."""
     args = list(argv)
     if wants_help(args):
-        return show_help(help_text(help_parser(play=True)))
+        return _show_help(play=True)
     no_record = "--no-record" in args
     if no_record:
         args.remove("--no-record")
@@ -493,7 +510,7 @@ def play_main(argv: Sequence[str]) -> int:
         err.line(f"hub play clubs: {problem}")
         err.flush()
         return HubExit.USAGE
-    path = record_path(argparse.Namespace(db=db, no_record=no_record))
+    path = None if no_record else db_path_from(db)
     return main(args, web=web, record=lambda: path, explain=True)
 
 

@@ -27,9 +27,9 @@ from hub.core.seats import AskAgain
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
 from hub.games.clubs.protocol import LABELS
 from hub.games.clubs.rules import ClubsState, legal_cards
+from hub.games.clubs.table import HUMAN
 
-HUMAN = "human"
-"""The player spec of a person at the terminal (as in the other games' match kits)."""
+__all__ = ["HUMAN", "ClubsPersonCodec", "PersonNarrator"]
 SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
 QUIT_WORDS = frozenset({"quit", "q", "exit"})
 HELP_WORDS = frozenset({"help", "h", "?"})

@@ -27,6 +27,9 @@ from hub.games.clubs.codec import ClubsCodec
 from hub.games.clubs.protocol import END, LABELS, MAX_PLAY_LINE, READY
 from hub.games.clubs.rules import ClubsState
 
+HUMAN = "human"
+"""The player spec of a person at the terminal (as in the other games' match kits; the
+seat itself is in `hub.games.clubs.person`, imported only when a person plays)."""
 END_GRACE = 2.0
 """Seconds every player has, in total, to exit after ``end`` before it is SIGKILLed."""
 DEFAULT_START_TIMEOUT = 5.0

@@ -36,7 +36,8 @@ from hub.core.output import Output
 from hub.core.running import run_program
 from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
-from hub.core.usage import Parser, help_text, show_help, wants_help
+from hub.core.text import wants_help
+from hub.core.usage import Parser, help_text, show_help
 from hub.games.uqchess import protocol as p
 
 PROGRAM = "uqchessclient"

@@ -81,14 +81,13 @@ from hub.core.serve import (
 )
 from hub.core.serve import serve_lines as _serve_lines
 from hub.core.stdin import ensure_standard_fds
-from hub.core.text import parse_whole_number
+from hub.core.text import parse_whole_number, wants_help
 from hub.core.usage import (
     Parser,
     flag_options,
     help_text,
     show_help,
     value_options,
-    wants_help,
 )
 from hub.games.uqchess import protocol as p
 from hub.records.options import add_record_options, record_path
