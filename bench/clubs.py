@@ -641,8 +641,8 @@ def player_work(players: int, messages: Sequence[bytes]) -> int:
 
 
 def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
-    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus with the
-    `Narrator` listening), with seats that play the strategy and format their lines in
+    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus, the `Narrator`
+    watching), with seats that play the strategy and format their lines in
     memory."""
     import trio
 
@@ -683,16 +683,15 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
 
     async def main(null: int) -> int:
         seats = [MemorySeat(seat) for seat in range(players)]
-        bus = EventBus()
-        bus.listen(hub_module.Narrator(Output(null)))
         state = new_game(decks, players, WINSCORE)
         match = Match(
             ClubsReferee(),
             state,
             seats,
             notation=ClubsNotation(),
-            events=bus,
+            events=EventBus(),
             forfeit=clubs_forfeit,
+            spectators=[hub_module.Narrator(Output(null))],
         )
         result = await match.run()
         return len(result.moves)

@@ -134,7 +134,7 @@ class ClockedSeat(BaseSeat[ChessState, str]):
         self.clocks = [start.control.base, start.control.base]
 
     async def observe(self, moved: Moved[ChessState, str]) -> None:
-        self.clocks = list(moved.event.clocks)
+        self.clocks = list(moved.clocks)
 
     def go(self, turn: Turn[ChessState]) -> Go:
         clock = turn.clock

@@ -165,7 +165,7 @@ class Clocks:
 
     def left(self, now: float) -> tuple[float | None, ...]:
         """Each seat's time left at ``now`` (None: no limit), for events and displays."""
-        return tuple(clock.left(now) for clock in self.seats)
+        return tuple([clock.left(now) for clock in self.seats])  # (a list: no generator)
 
     @property
     def controls(self) -> tuple[TimeControl, ...]:

@@ -61,6 +61,8 @@ S_contra = TypeVar("S_contra", contravariant=True)
 M_contra = TypeVar("M_contra", contravariant=True)
 
 NO_LIMIT = TimeControl()
+_NO_VIEW: Any = object()
+"""In the moves noted for the record: no state view made yet (nobody listened to that move)."""
 END_TIMEOUT = 5.0
 """Seconds each seat's ``end`` hook may take (telling a peer the result)."""
 
@@ -142,19 +144,24 @@ class Turn(Generic[S]):
 
 @attrs.define
 class Moved(Generic[S, M]):
-    """A move that was made, as every seat is told of it. Read-only by convention (see
-    `Turn`)."""
+    """A move that was made, as every seat and spectator is told of it. Read-only by
+    convention (see `Turn`). ``event`` is the published `MoveMade`, None when the game's
+    event bus has no subscriber (its state view is built only for someone who reads it)."""
 
     seat: int
     move: M
     text: str
     before: S
     after: S
-    event: MoveMade
+    to_move: int | None
+    """The seat to move next (None: the game is over)."""
+    clocks: tuple[float | None, ...]
+    """Each seat's time left after the move (None: no limit)."""
+    event: MoveMade | None = None
 
     @property
     def over(self) -> bool:
-        return self.event.to_move is None
+        return self.to_move is None
 
 
 @attrs.frozen
@@ -173,13 +180,25 @@ class Fault:
 @attrs.define
 class MatchResult(Generic[S, M]):
     """The final state, the moves in order (seat, move), the outcome, the fault if any and
-    the record. ``outcome`` is always set: on a fault the others win (`forfeit_outcome`)."""
+    the record. ``outcome`` is always set: on a fault the others win (`forfeit_outcome`).
+
+    The record (every move's state view) is built on first use: a game nobody records or
+    watches never pays for the views."""
 
     state: S
     moves: list[tuple[int, M]]
     outcome: Outcome
     fault: Fault | None
-    record: GameRecord
+    _build_record: Callable[[], GameRecord] = attrs.field(
+        alias="build_record", repr=False, eq=False
+    )
+    _record: GameRecord | None = attrs.field(default=None, init=False, repr=False, eq=False)
+
+    @property
+    def record(self) -> GameRecord:
+        if self._record is None:
+            self._record = self._build_record()
+        return self._record
 
     @property
     def termination(self) -> Termination:
@@ -204,6 +223,19 @@ class Seat(Protocol[S, M]):
     async def time_up(self, seat: int) -> None: ...
 
     async def end(self, result: MatchResult[S, M]) -> None: ...
+
+
+class Spectator(Protocol[S, M]):
+    """An in-process watcher of one game, told of it with its typed states (a game's own
+    transcript printer): cheaper than an event-bus listener, whose events carry JSON views.
+    Every method is synchronous and must not block; it is called where the matching event
+    is published (start, each move before any seat observes it, the end after the seats)."""
+
+    def started(self, state: S) -> None: ...
+
+    def moved(self, moved: Moved[S, M]) -> None: ...
+
+    def ended(self, result: MatchResult[S, M]) -> None: ...
 
 
 class BaseSeat(Generic[S, M]):
@@ -294,6 +326,7 @@ class Match(Generic[S, M]):
         settings: Mapping[str, JSON] | None = None,
         game_id: str | None = None,
         forfeit: Callable[[S, Fault], Outcome] | None = None,
+        spectators: Sequence[Spectator[S, M]] = (),
     ) -> None:
         count = referee.seats(state)
         if len(seats) != count:
@@ -310,8 +343,11 @@ class Match(Generic[S, M]):
         self.settings = dict(settings or {})
         self.game_id = game_id or new_game_id()
         self._forfeit = forfeit
+        self.spectators = list(spectators)
         self.moves: list[tuple[int, M]] = []
-        self._recorded: list[RecordedMove] = []
+        self._recorded: list[tuple[int, str, float, S, JSON]] = []
+        """(seat, text, elapsed, state after, its view or `_NO_VIEW`) per move; the record's
+        views are made from these when the record is first used."""
         self._first_view: JSON = None
         self._scope: trio.CancelScope | None = None
         self._stop: Fault | None = None
@@ -373,6 +409,8 @@ class Match(Generic[S, M]):
             at=self.started_at,
         )
         self._publish(started)
+        for spectator in self.spectators:
+            spectator.started(self.state)
         fault: Fault | None = None
         try:
             with trio.CancelScope() as self._scope:
@@ -393,7 +431,7 @@ class Match(Generic[S, M]):
                         SeatFailure, trio.BrokenResourceError, trio.ClosedResourceError
                     ):
                         await seat.end(result)
-        self._publish(GameEnded(self.game_id, result.record, time.time()))
+        self._publish_end(result)
         self._done.set()
         return result
 
@@ -429,7 +467,13 @@ class Match(Generic[S, M]):
                     except SeatFailure as exc:
                         return Fault(mover, exc.termination, exc.detail, error=exc)
                 else:
-                    got = await self._ask(mover, seat, turn)
+                    self.mover = mover
+                    if seat.waits_for_input:
+                        self._rest.set()
+                    if seat.late_grace > 0:  # (one coroutine less on this path: a task a move)
+                        got = await self._ask_with_grace(mover, seat, turn)
+                    else:
+                        got = await self._ask(mover, seat, turn)
                     if isinstance(got, Fault):
                         return got
                     move = got[0]
@@ -445,7 +489,7 @@ class Match(Generic[S, M]):
                 self._rest = trio.Event()
             stopped = now()
             moved = self._record(mover, move, after, clock.stop(stopped), stopped)
-            observers, mover = orders[mover], moved.event.to_move
+            observers, mover = orders[mover], moved.to_move
             for index, observer in observers:
                 try:
                     await observer.observe(moved)
@@ -456,24 +500,15 @@ class Match(Generic[S, M]):
         return None
 
     async def _ask(self, mover: int, seat: Seat[S, M], turn: Turn[S]) -> tuple[M] | Fault:
-        """The seat's move (in a 1-tuple), or the fault of not giving one in time."""
-        self.mover = mover
-        if seat.waits_for_input:
-            self._rest.set()
-        if turn.deadline == math.inf:
+        """The move (in a 1-tuple) of a seat without a late grace, or the fault of not giving
+        one by the (finite) deadline. (An unlimited turn is asked in `_play` itself.)"""
+        with trio.move_on_at(turn.deadline):
             try:
                 return (await seat.choose(turn),)
             except SeatFailure as exc:
                 return Fault(mover, exc.termination, exc.detail, error=exc)
-        if seat.late_grace <= 0:
-            with trio.move_on_at(turn.deadline):
-                try:
-                    return (await seat.choose(turn),)
-                except SeatFailure as exc:
-                    return Fault(mover, exc.termination, exc.detail, error=exc)
-            await self._time_up(mover)
-            return Fault(mover, Termination.TIMEOUT, "no move in time")
-        return await self._ask_with_grace(mover, seat, turn)
+        await self._time_up(mover)
+        return Fault(mover, Termination.TIMEOUT, "no move in time")
 
     async def _ask_with_grace(
         self, mover: int, seat: Seat[S, M], turn: Turn[S]
@@ -519,27 +554,30 @@ class Match(Generic[S, M]):
 
     # -- records ----------------------------------------------------------------------------
 
-    def _record(self, mover: int, move: M, after: S, elapsed: float, now: float) -> Moved[S, M]:
+    def _record(
+        self, mover: int, move: M, after: S, elapsed: float, now: float
+    ) -> Moved[S, M]:
+        """Note the move; publish `MoveMade` (with the state view) only if someone listens."""
         before = self.state
         text = self.notation.move_text(before, move)
-        view = self.notation.state_view(after)
+        to_move = self.referee.to_move(after)
+        clocks = self.clocks.left(now) if self._timed else self._no_clocks
         self.moves.append((mover, move))
-        self._recorded.append(RecordedMove(mover, text, elapsed, view))
-        event = MoveMade(
-            self.game_id,
-            len(self.moves),
-            mover,
-            text,
-            view,
-            self.referee.to_move(after),
-            elapsed,
-            self.clocks.left(now) if self._timed else self._no_clocks,
-            time.time(),
-        )
         self.state = after
-        if self.events is not None:
-            self.events.publish(event)
-        return Moved(mover, move, text, before, after, event)
+        events, event, view = self.events, None, _NO_VIEW
+        if events is not None and events.subscribers:
+            view = self.notation.state_view(after)
+            ply = len(self.moves)
+            event = MoveMade(
+                self.game_id, ply, mover, text, view, to_move, elapsed, clocks, time.time()
+            )
+        self._recorded.append((mover, text, elapsed, after, view))
+        moved = Moved(mover, move, text, before, after, to_move, clocks, event)
+        for spectator in self.spectators:
+            spectator.moved(moved)
+        if event is not None and events is not None:
+            events.publish(event)
+        return moved
 
     def _finish(self, fault: Fault | None) -> MatchResult[S, M]:
         outcome = None if fault is not None else self.referee.outcome(self.state)
@@ -550,20 +588,32 @@ class Match(Generic[S, M]):
                 outcome = self._forfeit(self.state, fault)
             else:
                 outcome = forfeit_outcome(len(self.seats), fault)
-        result = MatchResult(
-            self.state, self.moves, outcome, fault, self._make_record(outcome, fault)
-        )
+        ended_at = time.time()
+        thinking = [clock.used for clock in self.clocks.seats]
+        final, fault_seen = outcome, fault
+
+        def build_record() -> GameRecord:
+            return self._make_record(final, fault_seen, ended_at, thinking)
+
+        result = MatchResult(self.state, self.moves, outcome, fault, build_record)
         self.result = result
         self._rest.set()
         return result
 
-    def _make_record(self, outcome: Outcome, fault: Fault | None) -> GameRecord:
+    def _make_record(
+        self, outcome: Outcome, fault: Fault | None, ended_at: float, thinking: list[float]
+    ) -> GameRecord:
         info = None
         if fault is not None and fault.seat is not None:
             move = None
             if fault.move is not None:
                 move = self.notation.move_text(self.state, fault.move)  # type: ignore[arg-type]
             info = FaultInfo(fault.seat, fault.termination, fault.detail, move)
+        state_view = self.notation.state_view
+        moves = [
+            RecordedMove(seat, text, elapsed, state_view(after) if view is _NO_VIEW else view)
+            for seat, text, elapsed, after, view in self._recorded
+        ]
         return GameRecord(
             game_id=self.game_id,
             game=self.notation.game,
@@ -571,15 +621,15 @@ class Match(Generic[S, M]):
             players=[seat.player for seat in self.seats],
             time_controls=[control.describe() for control in self.clocks.controls],
             initial_state=self._initial_view(),
-            moves=self._recorded,
-            final_state=self._recorded[-1].state if self._recorded else self._initial_view(),
+            moves=moves,
+            final_state=moves[-1].state if moves else self._initial_view(),
             scores=outcome.scores,
             winners=sorted(outcome.winners),
             termination=outcome.termination,
             fault=info,
             started_at=self.started_at,
-            ended_at=time.time(),
-            thinking=[clock.used for clock in self.clocks.seats],
+            ended_at=ended_at,
+            thinking=thinking,
             detail=outcome.detail
             or (fault.detail if fault is not None and fault.seat is None else ""),
         )
@@ -595,13 +645,20 @@ class Match(Generic[S, M]):
         if self.finished:
             return
         fault = Fault(None, Termination.ABORTED, detail)
-        result = self._finish(fault)
-        self._publish(GameEnded(self.game_id, result.record, time.time()))
+        self._publish_end(self._finish(fault))
         self._done.set()
 
     def _publish(self, event: Any) -> None:
         if self.events is not None:
             self.events.publish(event)
+
+    def _publish_end(self, result: MatchResult[S, M]) -> None:
+        """Tell the spectators, and publish `GameEnded` if anyone listens (its record is
+        the one thing that makes every move's state view)."""
+        for spectator in self.spectators:
+            spectator.ended(result)
+        if self.events is not None and self.events.subscribers:
+            self.events.publish(GameEnded(self.game_id, result.record, time.time()))
 
 
 async def run_match(

@@ -8,7 +8,7 @@ import json
 import attrs
 import pytest
 
-from hub.core.events import GameStarted, MoveMade
+from hub.core.events import GameStarted
 from hub.core.match import NO_LIMIT, Fault, Moved, Start
 from hub.core.referee import Termination
 from hub.core.seats import BadMoveLine
@@ -27,8 +27,7 @@ def card(text: str) -> int:
 
 def moved(before: ClubsState, move: int) -> Moved[ClubsState, int]:
     after = play(before, move)
-    event = MoveMade("g", 1, before.to_move or 0, "", None, after.to_move, 0.0, (), 0.0)
-    return Moved(before.to_move or 0, move, "", before, after, event)
+    return Moved(before.to_move or 0, move, "", before, after, after.to_move, ())
 
 
 def test_state_view_shape() -> None:

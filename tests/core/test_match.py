@@ -13,7 +13,15 @@ import trio
 import trio.testing
 
 from hub.core.clock import TimeControl
-from hub.core.events import EventBus, GameEnded, GameStarted, MoveMade, PlayerInfo, to_json
+from hub.core.events import (
+    JSON,
+    EventBus,
+    GameEnded,
+    GameStarted,
+    MoveMade,
+    PlayerInfo,
+    to_json,
+)
 from hub.core.match import (
     BaseSeat,
     FailedSeat,
@@ -352,6 +360,84 @@ async def test_events_are_json_serialisable() -> None:
     await run_match(Nim(), NimState(3), seats([1, 1], [1], log=[]), events=bus)
     for event in events:
         json.dumps(to_json(event))  # type: ignore[arg-type]
+
+
+@attrs.define
+class CountingNotation:
+    """Nim's pile as the state view, counting how many views were made."""
+
+    game: str = "nim"
+    views: int = 0
+
+    def move_text(self, state: NimState, move: int) -> str:
+        return f"take {move}"
+
+    def state_view(self, state: NimState) -> JSON:
+        self.views += 1
+        return {"pile": state.pile}
+
+
+@attrs.define
+class Watcher:
+    """A `Spectator` writing what it is told into ``log``."""
+
+    log: list[str]
+    seen: list[Moved[NimState, int]] = attrs.field(factory=list)
+
+    def started(self, state: NimState) -> None:
+        self.log.append(f"watch start {state.pile}")
+
+    def moved(self, moved: Moved[NimState, int]) -> None:
+        self.seen.append(moved)
+        self.log.append(
+            f"watch {moved.seat}:{moved.move} -> {moved.after.pile} next {moved.to_move}"
+        )
+
+    def ended(self, result: MatchResult[NimState, int]) -> None:
+        self.log.append(f"watch end {result.termination.value} {sorted(result.outcome.winners)}")
+
+
+async def test_spectators_see_typed_states_in_order_before_the_seats() -> None:
+    log: list[str] = []
+    match = Match(Nim(), NimState(3), seats([2], [1], log=log), spectators=[Watcher(log)])
+    result = await match.run()
+    assert log.index("watch start 3") < log.index("A begin 3 seat 0")
+    assert log.index("watch 0:2 -> 1 next 1") < log.index("A saw 0:2")
+    assert log.index("watch 1:1 -> 0 next None") < log.index("A saw 1:1")
+    assert log[-1] == f"watch end normal {sorted(result.outcome.winners)}"
+    assert log.index("A end normal") < len(log) - 1
+
+
+async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
+    """Nobody subscribed: no `MoveMade`, no view per move; the record, built when first
+    asked for, still has every move's view. With a subscriber: one view per move, shared by
+    the event and the record."""
+    notation = CountingNotation()
+    watcher = Watcher([])
+    match = Match(
+        Nim(), NimState(3), seats([1, 1], [1], log=[]), notation=notation,
+        events=EventBus(), spectators=[watcher],
+    )  # fmt: skip
+    result = await match.run()
+    assert notation.views == 1  # the initial state, for GameStarted
+    assert len(watcher.seen) == 3 and all(moved.event is None for moved in watcher.seen)
+    record = result.record
+    assert [move.state for move in record.moves] == [{"pile": 2}, {"pile": 1}, {"pile": 0}]
+    assert record.final_state == {"pile": 0} and notation.views == 4
+    assert result.record is record and notation.views == 4  # built once
+
+    notation = CountingNotation()
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    result = await run_match(
+        Nim(), NimState(3), seats([1, 1], [1], log=[]), notation=notation, events=bus
+    )
+    moves = [event for event in events if isinstance(event, MoveMade)]
+    assert [event.state for event in moves] == [{"pile": 2}, {"pile": 1}, {"pile": 0}]
+    assert notation.views == 4  # the initial state and one per move, not two per move
+    [ended] = [event for event in events if isinstance(event, GameEnded)]
+    assert [move.state for move in ended.record.moves] == [event.state for event in moves]
 
 
 # -- seats of the core ------------------------------------------------------------------------

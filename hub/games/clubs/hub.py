@@ -3,7 +3,7 @@
 The thin I/O layer of clubs: it parses the command line and the deck file, starts the
 players as child processes (`hub.games.clubs.table`), and plays the game through the core
 match loop (`hub.core.match.Match`): the pure referee (`hub.games.clubs.rules`), one
-`LineSeat` speaking `ClubsCodec` per player, and a `Narrator` listening to the event stream
+`LineSeat` speaking `ClubsCodec` per player, and a `Narrator` watching the game (a spectator)
 that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
 player is sent ``end`` and reaped within 2 seconds, then the exit reports and the hub's own
 message are printed and the hub exits with the status of clubs.md.
@@ -17,14 +17,14 @@ import os
 import pathlib
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 import trio
 
-from hub.core.events import JSON, Event, EventBus, GameEnded, GameStarted, MoveMade, PlayerInfo
-from hub.core.match import Match, Seat
+from hub.core.events import EventBus, PlayerInfo
+from hub.core.match import Match, MatchResult, Moved, Seat, Spectator
 from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
 from hub.core.programs import resolve_program
@@ -33,7 +33,13 @@ from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat, PersonSeat
 from hub.core.text import parse_whole_number, wants_help
 from hub.games.clubs.cards import Card, DeckError
-from hub.games.clubs.codec import ClubsCodec, ClubsNotation, ClubsSettings, clubs_forfeit
+from hub.games.clubs.codec import (
+    ClubsCodec,
+    ClubsNotation,
+    ClubsSettings,
+    clubs_forfeit,
+    hand_texts,
+)
 from hub.games.clubs.protocol import LABELS, scores_line
 from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.table import (
@@ -150,30 +156,31 @@ def _start_timeout() -> float:
     return value if value > 0 else DEFAULT_START_TIMEOUT
 
 
-# -- the transcript (pure, from the event stream's clubs views) ------------------------------
+# -- the transcript (pure, from the typed states) --------------------------------------------
 
 
-def hand_lines(view: Mapping[str, JSON]) -> list[str]:
+def hand_lines(state: ClubsState) -> list[str]:
     """Every player's hand, as printed at the start of each round."""
-    return [f"Player ({LABELS[seat]}): {','.join(hand)}" for seat, hand in enumerate(view["hands"])]
+    return [
+        f"Player ({LABELS[seat]}): {','.join(hand_texts(hand))}"
+        for seat, hand in enumerate(state.hands)
+    ]
 
 
-def transcript_lines(
-    seat: int, card: str, view: Mapping[str, JSON], round_before: int
-) -> list[str]:
-    """What the hub prints for one card: ``view`` is the state after it, ``round_before``
-    the round it was played in. A card is led if it is the only one in the trick (a trick
-    has at least two cards, so a completed one was not led)."""
-    verb = "led" if len(view["trick"]) == 1 else "played"
+def transcript_lines(seat: int, card: str, before: ClubsState, after: ClubsState) -> list[str]:
+    """What the hub prints for one card (by ``seat``, as text) that took ``before`` to
+    ``after``. A card is led if it is the only one in the trick (a trick has at least two
+    cards, so a completed one was not led)."""
+    verb = "led" if len(after.trick) == 1 else "played"
     lines = [f"Player {LABELS[seat]} {verb} {card}"]
-    if view["finished"] or view["round"] != round_before:
-        lines.append(scores_line(view["scores"]))
-        if not view["finished"]:
-            lines.extend(hand_lines(view))
+    if after.finished or after.round != before.round:
+        lines.append(scores_line(after.scores))
+        if not after.finished:
+            lines.extend(hand_lines(after))
     return lines
 
 
-def winners_line(winners: Sequence[int]) -> str:
+def winners_line(winners: Iterable[int]) -> str:
     return "Winner(s): " + " ".join(LABELS[seat] for seat in sorted(winners))
 
 
@@ -182,29 +189,28 @@ def winners_line(winners: Sequence[int]) -> str:
 
 @attrs.define(eq=False)
 class Narrator:
-    """Prints the game on stdout from its events (an `EventBus.listen` callback), one
-    write per round; at the end, the winners of a game that no player left early."""
+    """Prints the game on stdout, one write per round; at the end, the winners of a game
+    that no player left early. A `hub.core.match.Spectator`: it reads the typed states, so
+    a game nobody else watches never builds the JSON state views of the event stream."""
 
     out: Output
-    round: int = 0
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, MoveMade):
-            view = event.state
-            for line in transcript_lines(event.seat, event.move, view, self.round):
-                self.out.line(line)
-            if view["finished"] or view["round"] != self.round:
-                self.round = view["round"]
-                self.out.flush()
-        elif isinstance(event, GameStarted):
-            self.round = event.state["round"]
-            for line in hand_lines(event.state):
-                self.out.line(line)
-        elif isinstance(event, GameEnded):
+    def started(self, state: ClubsState) -> None:
+        for line in hand_lines(state):
+            self.out.line(line)
+
+    def moved(self, moved: Moved[ClubsState, Card]) -> None:
+        before, after = moved.before, moved.after
+        for line in transcript_lines(moved.seat, moved.text, before, after):
+            self.out.line(line)
+        if after.finished or after.round != before.round:
             self.out.flush()
-            if event.record.termination is Termination.NORMAL:
-                self.out.line(winners_line(event.record.winners))
-                self.out.flush()
+
+    def ended(self, result: MatchResult[ClubsState, Card]) -> None:
+        self.out.flush()
+        if result.outcome.termination is Termination.NORMAL:
+            self.out.line(winners_line(result.outcome.winners))
+            self.out.flush()
 
 
 FAULT_EXITS = {
@@ -274,8 +280,9 @@ class Session:
             return HubExit.START
         self.all_started = True
         bus = self.bus
+        spectators: list[Spectator[ClubsState, Card]] = []
         if config.person is None:
-            bus.listen(Narrator(self.out))
+            spectators.append(Narrator(self.out))
         else:
             from hub.games.clubs.person import PersonNarrator
 
@@ -288,6 +295,7 @@ class Session:
             events=bus,
             settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
             forfeit=clubs_forfeit,
+            spectators=spectators,
         )
         result = await match.run()
         if bus.errors:  # the transcript is the contract: a broken printer is a bug to show
