@@ -554,9 +554,7 @@ class Match(Generic[S, M]):
 
     # -- records ----------------------------------------------------------------------------
 
-    def _record(
-        self, mover: int, move: M, after: S, elapsed: float, now: float
-    ) -> Moved[S, M]:
+    def _record(self, mover: int, move: M, after: S, elapsed: float, now: float) -> Moved[S, M]:
         """Note the move; publish `MoveMade` (with the state view) only if someone listens."""
         before = self.state
         text = self.notation.move_text(before, move)
