@@ -586,51 +586,41 @@ class Match(Generic[S, M]):
                 outcome = self._forfeit(self.state, fault)
             else:
                 outcome = forfeit_outcome(len(self.seats), fault)
-        ended_at = time.time()
-        thinking = [clock.used for clock in self.clocks.seats]
-        final, fault_seen = outcome, fault
-
-        def build_record() -> GameRecord:
-            return self._make_record(final, fault_seen, ended_at, thinking)
-
-        result = MatchResult(self.state, self.moves, outcome, fault, build_record)
-        self.result = result
-        self._rest.set()
-        return result
-
-    def _make_record(
-        self, outcome: Outcome, fault: Fault | None, ended_at: float, thinking: list[float]
-    ) -> GameRecord:
         info = None
         if fault is not None and fault.seat is not None:
             move = None
             if fault.move is not None:
                 move = self.notation.move_text(self.state, fault.move)  # type: ignore[arg-type]
             info = FaultInfo(fault.seat, fault.termination, fault.detail, move)
-        state_view = self.notation.state_view
-        moves = [
-            RecordedMove(seat, text, elapsed, state_view(after) if view is _NO_VIEW else view)
-            for seat, text, elapsed, after, view in self._recorded
-        ]
-        return GameRecord(
-            game_id=self.game_id,
-            game=self.notation.game,
-            settings=self.settings,
-            players=[seat.player for seat in self.seats],
-            time_controls=[control.describe() for control in self.clocks.controls],
-            initial_state=self._initial_view(),
-            moves=moves,
-            final_state=moves[-1].state if moves else self._initial_view(),
-            scores=outcome.scores,
-            winners=sorted(outcome.winners),
-            termination=outcome.termination,
-            fault=info,
-            started_at=self.started_at,
-            ended_at=ended_at,
-            thinking=thinking,
-            detail=outcome.detail
-            or (fault.detail if fault is not None and fault.seat is None else ""),
+        # Everything the record needs, taken now; the maker holds no reference to the Match
+        # (which holds the result): no reference cycle keeps a finished game's states alive.
+        maker = _RecordMaker(
+            GameRecord(
+                game_id=self.game_id,
+                game=self.notation.game,
+                settings=self.settings,
+                players=[seat.player for seat in self.seats],
+                time_controls=[control.describe() for control in self.clocks.controls],
+                initial_state=self._initial_view(),
+                moves=(),
+                final_state=self._initial_view(),
+                scores=outcome.scores,
+                winners=sorted(outcome.winners),
+                termination=outcome.termination,
+                fault=info,
+                started_at=self.started_at,
+                ended_at=time.time(),
+                thinking=[clock.used for clock in self.clocks.seats],
+                detail=outcome.detail
+                or (fault.detail if fault is not None and fault.seat is None else ""),
+            ),
+            self._recorded,
+            self.notation.state_view,
         )
+        result = MatchResult(self.state, self.moves, outcome, fault, maker)
+        self.result = result
+        self._rest.set()
+        return result
 
     def _initial_view(self) -> JSON:
         """The first state's view, computed once (a FEN or a table is not free)."""
@@ -657,6 +647,26 @@ class Match(Generic[S, M]):
             spectator.ended(result)
         if self.events is not None and self.events.subscribers:
             self.events.publish(GameEnded(self.game_id, result.record, time.time()))
+
+
+@attrs.frozen
+class _RecordMaker:
+    """A finished game's record without its moves, and what makes them: each move's state
+    view is made (unless an event made it already) when the record is first asked for."""
+
+    shell: GameRecord
+    recorded: list[tuple[int, str, float, Any, JSON]]
+    state_view: Callable[[Any], JSON]
+
+    def __call__(self) -> GameRecord:
+        state_view = self.state_view
+        moves = [
+            RecordedMove(seat, text, elapsed, state_view(after) if view is _NO_VIEW else view)
+            for seat, text, elapsed, after, view in self.recorded
+        ]
+        if not moves:
+            return self.shell
+        return attrs.evolve(self.shell, moves=moves, final_state=moves[-1].state)
 
 
 async def run_match(

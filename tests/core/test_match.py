@@ -3,8 +3,10 @@ cancellation, and the event stream it publishes."""
 
 from __future__ import annotations
 
+import gc
 import math
 import threading
+import weakref
 from collections.abc import Iterator
 
 import attrs
@@ -505,3 +507,19 @@ async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockC
     seen.clear()
     await run_match(Nim(), NimState(1), [ai2, ai2])
     assert seen == [math.inf]
+
+
+async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:
+    """The result (and its lazily built record) holds no reference back to the `Match`, so a
+    finished game's seats and states go as soon as the host drops it (a server playing
+    thousands of games keeps only their records: docs/reliability.md, soak)."""
+    gc.disable()
+    try:
+        match = Match(Nim(), NimState(3), seats([1, 1], [1], log=[]))
+        result = await match.run()
+        freed = weakref.ref(match)
+        del match
+        assert freed() is None
+        assert [move.move for move in result.record.moves] == ["1", "1", "1"]
+    finally:
+        gc.enable()
