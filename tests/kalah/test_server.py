@@ -9,7 +9,6 @@ import trio
 import trio.testing
 
 from hub.core.referee import Termination
-from hub.games.kalah.ai import budget_seconds
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import AiPlayer
 from hub.games.kalah.rules import legal_moves, new_game
@@ -410,7 +409,8 @@ async def test_ai_without_a_free_worker_answers_inline_in_time(
     state = new_game(6, 4)
     asked = trio.current_time()
     move = await player.choose(state, 100)
-    assert trio.current_time() - asked == pytest.approx(budget_seconds(100))
+    # at once, without waiting for a worker: queued searches starved the event loop
+    assert trio.current_time() == asked
     assert move in legal_moves(state)
     assert player.last is not None and player.last.depth == 1
     limiter.release_on_behalf_of(busy)

@@ -4,12 +4,11 @@ server's resident memory where it was after a warm-up.
 A cycle is one client: the handshake, then random legal moves (seeded by the cycle's
 number), either to the end of the game (one cycle in three) or for three of its turns,
 after which it disconnects mid-game; 8 cycles run at once. The server keeps the records of
-its last 1,000 games (`RECORDS_KEPT`, docs/kalah.md), so the long run warms up with 2,000
-cycles (the deque filled, then wholly replaced once: before that the allocator is still
-settling, RSS growing by half as much with each doubling of cycles, 4% from 1,000 to 2,000
-and under 0.1% per 1,000 from 10,000 on, see docs/reliability.md) and then allows 5%
-alone; the short run (`make test`: 200 cycles after 50) also allows the records it adds,
-at most 20 KiB each (docs/kalah.md's bound)."""
+its last `RECORDS_KEPT` (100) games (docs/kalah.md), so both runs warm up past filling
+that deque and replacing it (the short run with 400 cycles, the long one with 2,000: the
+allocator is still settling early on, RSS growing by half as much with each doubling of
+cycles, see docs/reliability.md) and then allow 5%, plus the records a run adds while the
+deque is still filling (at most 20 KiB each, docs/kalah.md's bound)."""
 
 from __future__ import annotations
 
@@ -79,7 +78,7 @@ async def cycles(port: int, count: int, first: int) -> None:
 
 
 def test_kalah_cycles_return_memory_to_baseline() -> None:
-    warm_up, count = size(50, 2 * RECORDS_KEPT), size(200, 10_000)
+    warm_up, count = size(4 * RECORDS_KEPT, 2000), size(200, 10_000)
     argv = [program("hub"), "serve", "kalah", "--no-record", "--level", "1", "--seed", "1"]
     with server(argv) as (process, port):
         idle = sockets(process.pid)

@@ -95,12 +95,14 @@ class AiPlayer:
         else:
             limiter = self.limiter or trio.to_thread.current_default_thread_limiter()
             thread = False
-            with trio.move_on_after(budget):
-                await limiter.acquire()
+            if limiter.available_tokens > 0:  # a worker is free now: search
+                limiter.acquire_nowait()
                 thread = True
             if not thread:
-                # Every worker is busy past our budget (an overloaded server): a one-turn
-                # lookahead right here costs well under a millisecond and is never late.
+                # Every worker is busy (a loaded server): a one-turn lookahead right here
+                # costs well under a millisecond and is never late. Waiting for a worker
+                # instead queued the searches and starved the event loop of the GIL: games
+                # were lost on time (bench/load.py, docs/reliability.md).
                 result = search.run(state, max_depth=1)
             else:
                 try:

@@ -44,6 +44,7 @@ from hub.core.serve import (
     bound_port,
     configure_logging,
     fit_open_files,
+    freeze_start_up,
     linger,
     log_games,
     open_listeners,
@@ -73,7 +74,10 @@ from hub.games.kalah.rules import KalahState, new_game, random_layout
 from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
 from hub.records.recording import start_recording
 
-RECORDS_KEPT = 1000
+RECORDS_KEPT = 100
+"""Records kept in memory (the database has them all). Every record is some hundred objects
+the cycle collector scans; with 1,000 a loaded server paused for up to 130 ms in its full
+collections and games were lost on time (bench/load.py, docs/reliability.md)."""
 
 
 @attrs.frozen
@@ -134,6 +138,8 @@ class _Waiting:
     lines: LineStream
     peer: str
     watch: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    released: trio.Event = attrs.Factory(trio.Event)
+    """Set once the waiting task has stopped reading its stream (its partner reads it next)."""
     finished: trio.Event = attrs.Factory(trio.Event)
 
 
@@ -171,7 +177,7 @@ class KalahServer:
 
     options: GameOptions
     out: Output = attrs.Factory(lambda: Output(1))
-    limiter: trio.CapacityLimiter = attrs.Factory(lambda: trio.CapacityLimiter(2))
+    limiter: trio.CapacityLimiter = attrs.Factory(lambda: trio.CapacityLimiter(1))
     keyboard: Keys | None = None
     events: EventBus = attrs.Factory(EventBus)
     """Every game's events (the person's view listens to its game's)."""
@@ -299,15 +305,19 @@ class KalahServer:
         slot = _Waiting(lines, peer)
         partner = self.lobby.join(slot)
         if partner is None:
-            with slot.watch:
-                # Nothing may arrive before INFO: a line or EOF means it gave up.
-                with contextlib.suppress(LineError):
-                    await lines.receive_line(self.max_line)
-                self.lobby.leave(slot)
-                return
+            try:
+                with slot.watch:
+                    # Nothing may arrive before INFO: a line or EOF means it gave up.
+                    with contextlib.suppress(LineError):
+                        await lines.receive_line(self.max_line)
+                    self.lobby.leave(slot)
+                    return
+            finally:
+                slot.released.set()
             await slot.finished.wait()  # the partner's task runs the game
             return
         partner.watch.cancel()
+        await partner.released.wait()  # never two readers of one stream
         try:
             await self._run_pair(partner, slot)
         finally:
@@ -445,6 +455,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
     configure_logging("kalah", options.log_level)
+    freeze_start_up()
 
     async def run() -> int:
         async with contextlib.AsyncExitStack() as stack:

@@ -75,6 +75,7 @@ from hub.core.serve import (
     bound_port,
     configure_logging,
     fit_open_files,
+    freeze_start_up,
     limits_from_values,
     log_games,
     open_listeners,
@@ -815,6 +816,7 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     ensure_standard_fds()
     configure_logging("uqchess", options.log_level)  # uqchessserver: None, silent
+    freeze_start_up()
     try:
         if fallback:  # hub serve uqchess, our own command: exit 130/143, engines reaped
             return run_program(_main, options, err, fallback)
