@@ -143,6 +143,10 @@ SCENARIOS = [
              then=uqchess_game, stockfish=True),
     Scenario("uqchess-term", [program("hub"), "serve", "uqchess"], TERM, 143, b"\n",
              then=uqchess_game, stockfish=True),
+    Scenario("uqchessserver-startup", [program("uqchessserver")], INT, -INT, STARTUP,
+             startup=True),
+    Scenario("uqchessclient-startup", [program("uqchessclient"), "1"], INT, 130, STARTUP,
+             startup=True),
     Scenario("uqchessserver-game", [program("uqchessserver")], INT, -INT, b"\n",
              then=uqchess_game, stockfish=True),
     Scenario("uqchessserver-term", [program("uqchessserver")], TERM, -TERM, b"\n",
@@ -168,6 +172,8 @@ SCENARIOS = [
         for game, signum in (("chess", INT), ("clubs", TERM), ("kalah", INT), ("uqchess", INT))
     ],
     # clubhub and hub play clubs with clubber players
+    Scenario("clubhub-startup", CLUBS, INT, 9, STARTUP, words=(b"SIGINT caught\n",),
+             startup=True),  # still importing its code (hub/entry.py)
     Scenario("clubhub", CLUBS, INT, 9, b"Player A", words=(b"SIGINT caught\n",)),
     Scenario("clubhub-term", CLUBS, TERM, 143, b"Player A"),
     Scenario("play-clubs", [program("hub"), "play", "clubs", *CLUBS[1:], "--no-record"], INT,

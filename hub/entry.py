@@ -1,0 +1,59 @@
+"""The console scripts' entry points: Ctrl-C while a program is still importing its code.
+
+A console script imports its ``main``'s module before calling it, and for most of hub's
+programs that import (trio, attrs, the core) is most of their start-up, about 0.1 s. A
+Ctrl-C in it would print a traceback, and nothing in the program could catch it, so each
+entry point here imports its program inside a ``try`` and ends an interrupted import the way
+the program ends an interrupt: ``hub`` and ``uqchessclient`` with 130, ``clubhub`` with its
+spec's ``SIGINT caught`` and 9, ``uqchessserver`` by dying of the signal as its spec says.
+(Nothing is running yet: no child, no socket.) A SIGTERM in that window keeps its default:
+the process dies of it, silently. ``clubber`` imports only the standard library and keeps
+its plain entry point. Only the interpreter's own start-up, before this module, is left.
+
+This module must stay free of imports (see `hub`'s docstring).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+INTERRUPTED = 130
+"""`hub.core.running.INTERRUPTED`, without importing it."""
+CLUBHUB_SIGINT = 9
+"""clubs.md: the hub received SIGINT (``SIGINT caught``)."""
+
+
+def hub() -> int:
+    try:
+        from hub.cli import main
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    return main()
+
+
+def clubhub() -> int:
+    try:
+        from hub.games.clubs.hub import main
+    except KeyboardInterrupt:
+        os.write(2, b"SIGINT caught\n")
+        return CLUBHUB_SIGINT
+    return main()
+
+
+def uqchessserver() -> int:
+    try:
+        from hub.games.uqchess.server import main
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)  # it does not handle SIGINT: it dies of it
+        raise  # (not reached)
+    return main()
+
+
+def uqchessclient() -> int:
+    try:
+        from hub.games.uqchess.client import main
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    return main()
