@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 INTERRUPTED = 130
 """`hub.core.running.INTERRUPTED`, without importing it."""
@@ -33,12 +34,22 @@ def hub() -> int:
 
 
 def clubhub() -> int:
+    """Checks its arguments and starts its players first (`hub.games.clubs.launch`: their
+    start-up overlaps the hub's imports), then imports the game and hands them over."""
+    early = None
     try:
+        from hub.games.clubs.launch import abandon, first_steps
+
+        early = first_steps(sys.argv[1:])
+        if isinstance(early, int):
+            return early  # the spec's message for a refused command line, printed
         from hub.games.clubs.hub import main
     except KeyboardInterrupt:
+        if early is not None and not isinstance(early, int):
+            abandon(early)
         os.write(2, b"SIGINT caught\n")
         return CLUBHUB_SIGINT
-    return main()
+    return main(early=early)
 
 
 def uqchessserver() -> int:

@@ -58,7 +58,7 @@ class ChildProcess:
     """
 
     argv: tuple[str, ...]
-    process: trio.Process
+    process: trio.Process | AdoptedProcess
     lines: LineStream
     own_group: bool = True
     _returncode: int | None = attrs.field(default=None, init=False)
@@ -95,6 +95,22 @@ class ChildProcess:
             process.stdout, process.stdin, max_line=max_line, ignore_send_errors=True
         )
         return cls(tuple(argv), process, lines, new_process_group)
+
+    @classmethod
+    def adopt(
+        cls, popen: subprocess.Popen[bytes], *, max_line: int = DEFAULT_MAX_LINE
+    ) -> ChildProcess:
+        """A child started before trio ran (``subprocess.Popen`` with stdin and stdout pipes,
+        in its own process group, as `spawn` starts one): from now on it is ours to talk to
+        and to reap like any other (``clubhub`` starts its players before importing the
+        engine, `hub.games.clubs.launch`). Call it inside ``trio.run``."""
+        process = AdoptedProcess(popen)
+        lines = LineStream(
+            process.stdout, process.stdin, max_line=max_line, ignore_send_errors=True
+        )
+        args = popen.args
+        argv = tuple(map(str, args)) if isinstance(args, list | tuple) else (str(args),)
+        return cls(argv, process, lines, True)
 
     @property
     def pid(self) -> int:
@@ -187,6 +203,41 @@ class ChildProcess:
             for stream in (self.process.stdin, self.process.stdout):
                 if stream is not None:
                     await stream.aclose()
+
+
+class AdoptedProcess:
+    """What `ChildProcess` uses of a ``trio.Process``, for a ``subprocess.Popen`` started
+    before trio ran: trio streams on (duplicates of) its pipes, its pid, its exit status
+    once reaped, signals, and an ``await wait()`` that waits on a pidfd, then reaps."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        assert popen.stdin is not None and popen.stdout is not None
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin = trio.lowlevel.FdStream(os.dup(popen.stdin.fileno()))
+        self.stdout = trio.lowlevel.FdStream(os.dup(popen.stdout.fileno()))
+        popen.stdin.close()  # the FdStreams own the (duplicated) descriptors now
+        popen.stdout.close()
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once `wait` reaped the child (this never reaps it)."""
+        return self._popen.returncode
+
+    def send_signal(self, signum: int) -> None:
+        self._popen.send_signal(signum)
+
+    async def wait(self) -> int:
+        if self._popen.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                # waitid(WNOWAIT) reports an exit without reaping; then reap at once
+                while os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                    pidfd = os.pidfd_open(self.pid)
+                    try:
+                        await trio.lowlevel.wait_readable(pidfd)
+                    finally:
+                        os.close(pidfd)
+        return self._popen.wait()
 
 
 async def stop_all(

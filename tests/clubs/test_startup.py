@@ -10,7 +10,9 @@ import pytest
 HEAVY = ("trio", "attr", "attrs", "typing", "hypothesis", "chess")
 
 
-@pytest.mark.parametrize("module", ["hub", "hub.games.clubs.player"])
+@pytest.mark.parametrize(
+    "module", ["hub", "hub.games.clubs.player", "hub.games.clubs.launch", "hub.entry"]
+)
 def test_no_heavy_imports(module: str) -> None:
     code = (
         f"import sys, {module}\n"

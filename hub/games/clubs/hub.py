@@ -12,7 +12,6 @@ message are printed and the hub exits with the status of clubs.md.
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import pathlib
 import signal
@@ -31,14 +30,23 @@ from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat, PersonSeat
-from hub.core.text import parse_whole_number, wants_help
-from hub.games.clubs.cards import Card, DeckError
+from hub.core.text import wants_help
+from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import (
     ClubsCodec,
     ClubsNotation,
     ClubsSettings,
     clubs_forfeit,
     hand_texts,
+)
+from hub.games.clubs.launch import (
+    MESSAGES,
+    Arguments,
+    CommandLineError,
+    EarlyStart,
+    HubExit,
+    abandon,
+    check_arguments,
 )
 from hub.games.clubs.protocol import LABELS, scores_line
 from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
@@ -47,8 +55,8 @@ from hub.games.clubs.table import (
     END_GRACE,
     HUMAN,
     StartFailure,
+    adopt_players,
     end_players,
-    read_deck_file,
     start_players,
 )
 from hub.records.options import add_record_options, db_path_from
@@ -60,49 +68,9 @@ if TYPE_CHECKING:
 
 from hub.web.options import ENVIRONMENT, add_web_option, web_address, web_from_environment
 
-USAGE = "Usage: clubhub deckfile winscore prog1 prog2 [prog3 [prog4]]"
 PLAY_PROG = "hub play clubs"
 START_TIMEOUT_ENV = "CLUBHUB_START_TIMEOUT"
 """Overrides `DEFAULT_START_TIMEOUT`, the seconds the players have to send their ``-``."""
-
-
-class HubExit(enum.IntEnum):
-    OK = 0
-    USAGE = 1
-    SCORE = 2
-    DECKFILE = 3
-    DECK = 4
-    START = 5
-    QUIT = 6
-    MESSAGE = 7
-    PLAY = 8
-    SIGINT = 9
-    SIGTERM = 143
-    """Ours (the spec is silent): SIGTERM shuts down as SIGINT does, then exits 128 + 15,
-    with no message (it was not a SIGINT)."""
-
-
-MESSAGES = {
-    HubExit.USAGE: USAGE,
-    HubExit.SCORE: "Invalid score",
-    HubExit.DECKFILE: "Unable to access deckfile",
-    HubExit.DECK: "Error reading deck",
-    HubExit.START: "Unable to start subprocess",
-    HubExit.QUIT: "Player quit",
-    HubExit.MESSAGE: "Invalid message received from player",
-    HubExit.PLAY: "Invalid play by player",
-    HubExit.SIGINT: "SIGINT caught",
-}
-
-
-class CommandLineError(Exception):
-    """``status`` with the spec's message; ``detail`` says what and where, in words (only
-    ``hub play clubs`` prints it: clubhub's stderr is the spec's)."""
-
-    def __init__(self, status: HubExit, detail: str = "") -> None:
-        super().__init__(MESSAGES[status])
-        self.status = status
-        self.detail = detail
 
 
 @attrs.frozen
@@ -122,28 +90,15 @@ class Config:
 
 def parse_command_line(args: Sequence[str]) -> Config:
     """Check the arguments in the order of the exit table; raises `CommandLineError`."""
-    if not 4 <= len(args) <= 6:
-        raise CommandLineError(HubExit.USAGE)
-    deckfile, score_text, *programs = args
-    winscore = parse_whole_number(score_text)
-    if winscore is None or winscore < 1:
-        raise CommandLineError(
-            HubExit.SCORE, f"winscore must be a whole number of at least 1, not {score_text!r}"
-        )
-    try:
-        decks = read_deck_file(deckfile)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise CommandLineError(
-            HubExit.DECKFILE, f"cannot read deck file {deckfile}: {reason}"
-        ) from None
-    except DeckError as exc:
-        raise CommandLineError(HubExit.DECK, f"deck file {deckfile}: {exc}") from None
+    return config_of(check_arguments(args))
+
+
+def config_of(arguments: Arguments) -> Config:
     return Config(
-        tuple(decks),
-        winscore,
-        tuple(programs),
-        deck_name=os.path.basename(deckfile),
+        arguments.decks,
+        arguments.winscore,
+        arguments.programs,
+        deck_name=arguments.deck_name,
         start_timeout=_start_timeout(),
     )
 
@@ -235,6 +190,8 @@ class Session:
     keyboard: LineInput | None = None
     """The person's typing, when ``config.person`` is set."""
     start_failure: StartFailure | None = None
+    early: EarlyStart | None = None
+    """The players `hub.games.clubs.launch` started before the engine was imported."""
 
     @property
     def program_seats(self) -> list[int]:
@@ -274,7 +231,9 @@ class Session:
     async def play(self) -> HubExit:
         config = self.config
         programs = config.programs
-        failure = await start_players(self.commands(), self.children, config.start_timeout)
+        failure = await start_players(
+            self.commands(), self.children, config.start_timeout, early=self.early
+        )
         if failure is not None:
             self.start_failure = failure
             return HubExit.START
@@ -338,11 +297,14 @@ async def run(
     err: Output,
     web: tuple[str, int] | None = None,
     record: pathlib.Path | None = None,
+    early: EarlyStart | None = None,
 ) -> HubExit:
     """Play the game and shut everything down; print reports and the error; return the status.
     ``web``: serve the live web view of the game there (its URL first on stderr).
     ``record``: write the finished game to this records database (hub.records)."""
-    session = Session(config, out)
+    session = Session(config, out, early=early)
+    if early is not None:  # ours to reap from here on, whatever happens
+        session.children.extend(adopt_players(early))
     status = HubExit.OK
     got: list[int] = []
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -441,18 +403,22 @@ def main(
     web: tuple[str, int] | None = None,
     record: Callable[[], pathlib.Path | None] = environment_record_path,
     explain: bool = False,
+    early: EarlyStart | None = None,
 ) -> int:
     """``clubhub``: its arguments are the spec's; ``$HUB_WEB=[HOST:]PORT`` adds the web view,
     ``$HUB_DB=PATH`` records the game there (``record``: where to record, once the arguments
     are known to be good). ``explain`` (``hub play clubs``): a ``human`` player is the person
-    at the terminal, and errors also say in words what went wrong and what to do."""
+    at the terminal, and errors also say in words what went wrong and what to do.
+    ``early``: the arguments were checked and the players started before this module was
+    imported (`hub.games.clubs.launch`, the ``clubhub`` script); the game adopts them."""
     args = sys.argv[1:] if argv is None else list(argv)
     if wants_help(args):
         return _show_help(play=False)
     out, err = Output(1), Output(2)
+    handed = False  # whether the players started early were handed to the game
     try:
         try:
-            config = parse_command_line(args)
+            config = config_of(early.arguments) if early else parse_command_line(args)
         except CommandLineError as exc:
             err.line(MESSAGES[exc.status])
             if explain and exc.detail:
@@ -473,7 +439,9 @@ def main(
                 err.line(f"clubhub: {ENVIRONMENT}: {exc}")
                 err.flush()
                 return HubExit.USAGE
-        return trio.run(run, config, out, err, web, record())
+        path = record()
+        handed = True
+        return trio.run(run, config, out, err, web, path, early)
     except KeyboardInterrupt:  # before the game's handler (``hub play clubs``'s start-up)
         out.flush()
         if interrupted_status() == TERMINATED:  # SIGTERM, delivered as Ctrl-C by ``hub``
@@ -481,6 +449,9 @@ def main(
         err.line(MESSAGES[HubExit.SIGINT])
         err.flush()
         return HubExit.SIGINT
+    finally:
+        if early is not None and not handed:
+            abandon(early)  # the game never began: end and reap them here
 
 
 def _take_value(args: list[str], option: str) -> str | None:

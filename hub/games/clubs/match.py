@@ -41,6 +41,7 @@ from hub.games.clubs.codec import (
     ClubsSettings,
     clubs_forfeit,
 )
+from hub.games.clubs.launch import read_deck_file
 from hub.games.clubs.protocol import MAX_PLAYERS, MIN_PLAYERS
 from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.table import (
@@ -49,7 +50,6 @@ from hub.games.clubs.table import (
     StartFailure,
     end_players,
     program_seats,
-    read_deck_file,
     start_players,
 )
 

@@ -5,7 +5,7 @@ Shared by ``clubhub`` (`hub.games.clubs.hub`) and ``hub match`` (`hub.games.club
 * `start_players` starts each program as ``prog N ID`` (no shell) and waits, under one
   deadline for all, for every player's ``-``; it says which seat failed and how;
 * `program_seats` puts each child in a `LineSeat` speaking `ClubsCodec`;
-* `read_deck_file` reads a deck file (bounded) for `cards.parse_deck_file`;
+* `adopt_players` takes over the players `launch.start_early` started before the engine;
 * `end_players` sends ``end`` to every player still running, closes its stdin and reaps
   every child within one shared grace period (SIGKILL after it), even when cancelled.
 """
@@ -22,8 +22,9 @@ from hub.core.lines import LineError
 from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
-from hub.games.clubs.cards import Card, DeckError, parse_deck_file
+from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import ClubsCodec
+from hub.games.clubs.launch import EarlyStart
 from hub.games.clubs.protocol import END, LABELS, MAX_PLAY_LINE, READY
 from hub.games.clubs.rules import ClubsState
 
@@ -34,17 +35,6 @@ END_GRACE = 2.0
 """Seconds every player has, in total, to exit after ``end`` before it is SIGKILLed."""
 DEFAULT_START_TIMEOUT = 5.0
 """Seconds the players have, together, to send their ``-``."""
-MAX_DECK_FILE = 16 * 1024 * 1024
-
-
-def read_deck_file(path: str) -> list[tuple[Card, ...]]:
-    """Every deck of the file at ``path``. Raises `OSError` if it cannot be read and
-    `DeckError` if it is not a deck file (or is larger than `MAX_DECK_FILE` bytes)."""
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_DECK_FILE + 1)
-    if len(data) > MAX_DECK_FILE:
-        raise DeckError(f"larger than {MAX_DECK_FILE} bytes")
-    return parse_deck_file(data.decode("latin-1"))
 
 
 @attrs.frozen
@@ -57,23 +47,38 @@ class StartFailure:
     detail: str
 
 
+def adopt_players(early: EarlyStart) -> list[ChildProcess]:
+    """The players `launch.start_early` started, as children of this game (inside trio)."""
+    return [ChildProcess.adopt(player, max_line=MAX_PLAY_LINE) for player in early.players]
+
+
 async def start_players(
-    programs: Sequence[str | None], children: list[ChildProcess], timeout: float
+    programs: Sequence[str | None],
+    children: list[ChildProcess],
+    timeout: float,
+    *,
+    early: EarlyStart | None = None,
 ) -> StartFailure | None:
     """Start ``programs`` in seat order, appending each child to ``children`` at once (the
     caller reaps them whatever happens), then read every ``-`` within ``timeout`` seconds.
     A seat whose program is None is not a program (a person): no child for it. Stops at the
-    first failure and returns it; None when every player has started."""
+    first failure and returns it; None when every player has started. With ``early`` the
+    players were started already and ``children`` holds them (`adopt_players`)."""
     players = len(programs)
     seats = [seat for seat, program in enumerate(programs) if program is not None]
-    for seat in seats:
-        try:
-            child = await ChildProcess.spawn(
-                [str(programs[seat]), str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
-            )
-        except SpawnFailed as exc:
-            return StartFailure(seat, Termination.DISCONNECT, f"could not be started: {exc}")
-        children.append(child)
+    if early is not None:
+        if early.failure is not None:
+            seat, reason = early.failure
+            return StartFailure(seat, Termination.DISCONNECT, f"could not be started: {reason}")
+    else:
+        for seat in seats:
+            try:
+                child = await ChildProcess.spawn(
+                    [str(programs[seat]), str(players), LABELS[seat]], max_line=MAX_PLAY_LINE
+                )
+            except SpawnFailed as exc:
+                return StartFailure(seat, Termination.DISCONNECT, f"could not be started: {exc}")
+            children.append(child)
     seat = 0
     with trio.move_on_after(timeout):
         for seat, child in zip(seats, children, strict=True):
