@@ -350,6 +350,7 @@ class Match(Generic[S, M]):
         views are made from these when the record is first used."""
         self._first_view: JSON = None
         self._scope: trio.CancelScope | None = None
+        self._watch: _Watch | None = None
         self._stop: Fault | None = None
         self._rest = trio.Event()
         self._done = trio.Event()
@@ -436,6 +437,25 @@ class Match(Generic[S, M]):
         return result
 
     async def _play(self, started: GameStarted) -> Fault | None:
+        if not (self._timed and any(seat.late_grace > 0 for seat in self.seats)):
+            return await self._turns(started)
+        # One task for the whole game tells everyone when a graced seat's deadline passes
+        # while it thinks on (instead of a task per move: `_Watch`).
+        try:
+            async with trio.open_nursery() as nursery:
+                self._watch = _Watch(self)
+                nursery.start_soon(self._watch.run)
+                fault = await self._turns(started)
+                nursery.cancel_scope.cancel()
+                return fault
+        except BaseExceptionGroup as group:  # the game's own error, not a group of one
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        finally:
+            self._watch = None
+
+    async def _turns(self, started: GameStarted) -> Fault | None:
         for index, seat in enumerate(self.seats):
             control = self.clocks[index].control
             try:
@@ -513,30 +533,26 @@ class Match(Generic[S, M]):
     async def _ask_with_grace(
         self, mover: int, seat: Seat[S, M], turn: Turn[S]
     ) -> tuple[M] | Fault:
-        box: list[tuple[M] | SeatFailure] = []
-        done = trio.Event()
-
-        async def work() -> None:
+        """The move of a seat that keeps thinking after its deadline (``late_grace``): it is
+        asked in this task; at the deadline the game's `_Watch` tells everyone ``time_up``
+        while it thinks on, and a move within the grace is kept as the late move."""
+        watch = self._watch
+        assert watch is not None
+        deadline = turn.deadline
+        watch.arm(mover, deadline)
+        got: tuple[M] | SeatFailure | None = None
+        with trio.move_on_at(deadline + seat.late_grace):
             try:
-                box.append((await seat.choose(turn),))
+                got = (await seat.choose(turn),)
             except SeatFailure as exc:
-                box.append(exc)
-            done.set()
-
-        late = False
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(work)
-            with trio.move_on_at(turn.deadline):
-                await done.wait()
-            if not done.is_set():
-                late = True
-                await self._time_up(mover)
-                with trio.move_on_after(seat.late_grace):
-                    await done.wait()
-            nursery.cancel_scope.cancel()
-        if not box:
+                got = exc
+        late = trio.current_time() >= deadline
+        if late:
+            await watch.announced()  # everyone hears time_up before any late move
+        else:
+            watch.disarm()
+        if got is None:
             return Fault(mover, Termination.TIMEOUT, "no move in time")
-        got = box[0]
         if isinstance(got, SeatFailure):
             return Fault(mover, got.termination, got.detail, error=got)
         if late:
@@ -647,6 +663,59 @@ class Match(Generic[S, M]):
             spectator.ended(result)
         if self.events is not None and self.events.subscribers:
             self.events.publish(GameEnded(self.game_id, result.record, time.time()))
+
+
+class _Watch:
+    """The deadline of a graced seat's turn, watched by one task for the whole game.
+
+    The turn's deadline is the deadline of the task's cancel scope, so arming and disarming
+    a turn costs no switch between tasks: the task wakes only when a deadline passes, and
+    then tells every seat ``time_up`` (the others first) while the mover thinks on. The
+    loop's task takes the announcement over if it finds the deadline passed first (a move
+    that came just at the deadline), so it is made exactly once and always before a late
+    move is shown."""
+
+    def __init__(self, match: Match[Any, Any]) -> None:
+        self._match = match
+        self._mover = -1
+        self._deadline = math.inf
+        self._scope: trio.CancelScope | None = None
+        self._started = False  # the announcement for the armed turn has begun
+        self._done = trio.Event()
+
+    def arm(self, mover: int, deadline: float) -> None:
+        self._mover, self._deadline = mover, deadline
+        self._started, self._done = False, trio.Event()
+        if self._scope is not None:
+            self._scope.deadline = deadline
+
+    def disarm(self) -> None:
+        self._deadline = math.inf
+        if self._scope is not None:
+            self._scope.deadline = math.inf
+
+    async def announced(self) -> None:
+        """Return once everyone has been told ``time_up`` for the armed turn (telling
+        them now unless the watching task already is)."""
+        if not self._started:
+            self._started = True
+            self.disarm()
+            await self._match._time_up(self._mover)
+            self._done.set()
+        await self._done.wait()
+
+    async def run(self) -> None:
+        while True:
+            with trio.CancelScope(deadline=self._deadline) as scope:
+                self._scope = scope
+                await trio.sleep_forever()
+            self._scope = None
+            if self._started or trio.current_time() < self._deadline:
+                continue  # disarmed, re-armed for a later turn, or taken over
+            self._started = True
+            self._deadline = math.inf
+            await self._match._time_up(self._mover)
+            self._done.set()
 
 
 @attrs.frozen

@@ -243,6 +243,72 @@ async def test_late_grace_gives_up_after_the_grace(autojump_clock: trio.testing.
     assert trio.current_time() == pytest.approx(6.0)
 
 
+@pytest.mark.parametrize("think", [4.999, 5.0, 5.001])
+async def test_late_grace_at_the_deadline_announces_once_and_first(
+    autojump_clock: trio.testing.MockClock, think: float
+) -> None:
+    """A graced seat whose move comes just before, at or just after its deadline: time is
+    up at the deadline or later (exactly once, to the others first, before the move is
+    judged), never before it; one task watches every turn's deadline."""
+    log: list[str] = []
+    table = seats([(think, 2), 1], [(1.0, 1), 1], log=log)
+    for seat in table:
+        seat.late_grace = 5.0
+    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    ups = [line for line in log if "time up" in line]
+    if think < 5.0:
+        assert ups == [] and result.termination is Termination.NORMAL
+    else:
+        assert ups == ["B time up 0 at 5.000", "A time up 0 at 5.000"]
+        assert result.termination is Termination.TIMEOUT and result.fault is not None
+        assert result.fault.move == 2 and log.index(ups[-1]) < log.index("A end timeout")
+
+
+async def test_many_graced_turns_in_time_never_announce(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    log: list[str] = []
+    table = seats([(0.5, 1)] * 10, [(0.5, 1)] * 10, log=log)
+    for seat in table:
+        seat.late_grace = 5.0
+    result = await run_match(Nim(), NimState(20), table, time_control=TimeControl.per_move_ms(1000))
+    assert result.termination is Termination.NORMAL and len(result.moves) == 20
+    assert not [line for line in log if "time up" in line]
+
+
+async def test_a_graced_seat_that_raises_propagates_its_own_error(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Not an exception group: the watching task is the game's own business."""
+
+    @attrs.define(eq=False)
+    class Broken(BaseSeat[NimState, int]):
+        late_grace: float = 5.0
+
+        async def choose(self, turn: Turn[NimState]) -> int:
+            raise RuntimeError("bug in a seat")
+
+    with pytest.raises(RuntimeError, match="bug in a seat"):
+        await run_match(
+            Nim(), NimState(5), [Broken(), Broken()], time_control=TimeControl.per_move_ms(100)
+        )
+
+
+async def test_stop_during_a_graced_turn_is_a_resignation(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    log: list[str] = []
+    table = seats([(60.0, 1)], [], log=log)
+    table[0].late_grace = 5.0
+    match = Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(10_000))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await trio.sleep(1.0)
+        match.stop(0, Termination.RESIGNATION)
+    assert match.result is not None and match.result.termination is Termination.RESIGNATION
+    assert not [line for line in log if "time up" in line]
+
+
 async def test_game_clock_with_increment(autojump_clock: trio.testing.MockClock) -> None:
     log: list[str] = []
     # A: 5 - 2 + 1 = 4 left, then 4 - 2 + 1 = 3, then 3.5 s is too long; B spends 1 s each
