@@ -29,7 +29,7 @@ from hub.core.process import ChildProcess, ExitStatus
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.running import TERMINATED, interrupted_status
-from hub.core.seats import LineSeat, PersonSeat
+from hub.core.seats import LineSeat
 from hub.core.text import wants_help
 from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import (
@@ -219,7 +219,8 @@ class Session:
         for seat, program in enumerate(self.config.programs):
             if seat == self.config.person:
                 assert self.keyboard is not None
-                from hub.games.clubs.person import ClubsPersonCodec  # (only for a person)
+                from hub.core.local_seats import PersonSeat  # (only for a person)
+                from hub.games.clubs.person import ClubsPersonCodec
 
                 player = PlayerInfo(HUMAN, "person", HUMAN)
                 seats.append(PersonSeat(self.keyboard, self.out, ClubsPersonCodec(), player))

@@ -1,0 +1,325 @@
+"""Seats whose player lives in this process, behind the one `hub.core.match.Seat` interface.
+
+* `ThreadSeat`: a built-in AI whose synchronous search runs in a worker thread with a stop
+  flag (`run_in_thread`, `StopFlag`), so the event loop keeps serving and Ctrl-C
+  (cancellation) returns at once.
+* `FedSeat`: moves that arrive from elsewhere (a UQChess client's ``move`` command, a
+  person's typed command): the host `submit`s them and learns whether they were accepted.
+* `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
+  its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
+* `PersonSeat`: a person at the terminal who is the one reader of the keyboard: shown the
+  game and asked for a move in words by a game's pure `PersonCodec`, told why a move was
+  refused and asked again (clubs' human seat in ``hub play clubs``).
+
+Apart from `hub.core.seats` (a peer over a line stream) so that a program whose seats are all
+peers, such as ``clubhub``, does not build these classes at start-up; `hub.core.seats` still
+offers every name.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Generic, Protocol, TypeVar
+
+import attrs
+import trio
+
+from hub.core.events import PlayerInfo
+from hub.core.match import (
+    BaseSeat,
+    MatchView,
+    Moved,
+    SeatFailure,
+    Start,
+    Turn,
+)
+from hub.core.output import Output, write_all
+from hub.core.referee import IllegalMove, Termination
+from hub.core.stdin import LineInput
+
+S = TypeVar("S")
+M = TypeVar("M")
+T = TypeVar("T")
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+class StopFlag:
+    """Set when the search should give up (the seat was cancelled); poll `is_set`."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block the (worker) thread until the flag is set or ``timeout`` seconds have passed;
+        True if it is set. For searches that sleep between steps, and for test stubs."""
+        return self._event.wait(timeout)
+
+
+async def run_in_thread(
+    work: Callable[[StopFlag], T], *, limiter: trio.CapacityLimiter | None = None
+) -> T:
+    """Run ``work(stop)`` in a worker thread; on cancellation set ``stop`` and return at once
+    (the thread notices the flag and ends by itself). The one way hub runs a search."""
+    stop = StopFlag()
+    try:
+        return await trio.to_thread.run_sync(work, stop, abandon_on_cancel=True, limiter=limiter)
+    finally:
+        stop.set()
+
+
+@attrs.define(eq=False)
+class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
+    """A built-in AI: ``think(state, seconds, stop)`` runs in a worker thread.
+
+    ``seconds`` is the time left for the move (``inf`` without a limit): the AI budgets
+    from it. ``late_grace`` lets the loop still record a move that comes after the
+    deadline (Kalah shows it to the opponent).
+    """
+
+    think: Callable[[S, float, StopFlag], M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("AI", "ai"))
+    limiter: trio.CapacityLimiter | None = None
+    late_grace: float = 0.0
+    threaded: bool = True
+    """False: think inline (deterministic tests, or a search that is known to be instant)."""
+
+    async def choose(self, turn: Turn[S]) -> M:
+        seconds = turn.time_left()
+        if not self.threaded:
+            return self.think(turn.state, seconds, StopFlag())
+        return await run_in_thread(
+            lambda stop: self.think(turn.state, seconds, stop), limiter=self.limiter
+        )
+
+
+async def wait_unless_finished(event: trio.Event, match: MatchView) -> bool:
+    """Wait until ``event`` is set (True) or ``match`` has finished (False), whichever comes
+    first: a host waiting for a seat's move must not wait for a game that ended meanwhile."""
+    async with trio.open_nursery() as nursery:
+
+        async def until_over() -> None:
+            await match.wait_finished()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(until_over)
+        await event.wait()
+        nursery.cancel_scope.cancel()
+    return event.is_set()
+
+
+@attrs.frozen
+class Verdict:
+    """What became of a submitted move: accepted, or rejected with the referee's reason."""
+
+    accepted: bool
+    error: IllegalMove | None = None
+    over: bool = False
+    """The game had already ended (or ended before the move could be taken)."""
+
+
+@attrs.define(eq=False)
+class FedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat whose moves are handed in from outside with `submit`.
+
+    ``retry_illegal``: an illegal move is refused (`submit` returns the error) and the
+    seat is asked again with its clock running; otherwise it loses the game.
+    ``resign`` is `MatchView.stop` for this seat.
+    """
+
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("person", "person"))
+    retry_illegal: bool = True
+    waits_for_input: bool = True
+    seat: int = -1
+    match: MatchView | None = None
+    _slot: trio.MemorySendChannel[M] | None = None
+    _inbox: trio.MemoryReceiveChannel[M] | None = None
+    _answer: trio.Event = attrs.Factory(trio.Event)
+    _verdict: Verdict | None = None
+    asked: bool = False
+    """True while the loop waits for this seat's move."""
+
+    def __attrs_post_init__(self) -> None:
+        self._slot, self._inbox = trio.open_memory_channel(1)
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.match = start.match
+
+    async def choose(self, turn: Turn[S]) -> M:
+        assert self._inbox is not None
+        self.asked = True
+        try:
+            return await self._inbox.receive()
+        finally:
+            self.asked = False
+
+    async def submit(self, move: M) -> Verdict:
+        """Hand in a move and wait until the loop has judged it and come to rest again
+        (after any computer reply). Call it only while `asked`; otherwise the move waits."""
+        assert self._slot is not None
+        if self.match is None or self.match.finished:
+            return Verdict(False, over=True)
+        self._answer = trio.Event()
+        self._verdict = None
+        try:
+            self._slot.send_nowait(move)
+        except trio.WouldBlock:
+            return Verdict(False)  # a move is already waiting to be taken
+        done = self.match
+        await wait_unless_finished(self._answer, done)
+        verdict = self._verdict or Verdict(False, over=True)
+        if verdict.accepted:
+            await done.settle()
+        return verdict
+
+    def resign(self, termination: Termination = Termination.RESIGNATION, detail: str = "") -> None:
+        if self.match is not None:
+            self.match.stop(self.seat, termination, detail)
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        self._verdict = Verdict(False, error)
+        self._answer.set()
+        return self.retry_illegal
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        if moved.seat == self.seat:
+            self._verdict = Verdict(True, over=moved.over)
+            self._answer.set()
+
+
+@attrs.define(eq=False)
+class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
+    """A built-in AI that moves only when its host prompts it (`play`).
+
+    While it waits for the prompt the loop rests, as for a person (``waits_for_input``): the
+    chess console's computers move when the user types a bare ``move``. Once prompted it
+    thinks like a `ThreadSeat`: in a worker thread, with a stop flag set on cancellation.
+    """
+
+    waits_for_input: bool = True
+    seat: int = -1
+    match: MatchView | None = None
+    asked: bool = False
+    """True while the loop waits for this seat's move (and so for a prompt)."""
+    _go: trio.Event = attrs.Factory(trio.Event)
+    _moved: trio.Event = attrs.Factory(trio.Event)
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.match = start.match
+
+    async def choose(self, turn: Turn[S]) -> M:
+        self.asked = True
+        try:
+            await self._go.wait()
+        finally:
+            self.asked = False
+        self._go = trio.Event()
+        return await super().choose(turn)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        if moved.seat == self.seat:
+            self._moved.set()
+
+    async def play(self) -> bool:
+        """Think now and wait until the move is made and the loop rests again, as
+        `FedSeat.submit` does (if the move ended the game, `MatchView.wait_finished` waits
+        for the end's event); False if the game ended without the move. Call it only while
+        `asked`."""
+        if self.match is None or self.match.finished:
+            return False
+        self._moved = trio.Event()
+        self._go.set()
+        if not await wait_unless_finished(self._moved, self.match):
+            return False
+        await self.match.settle()
+        return True
+
+
+class AskAgain(Exception):
+    """What a person typed is not a move: say ``lines`` and ask again (a typo, ``help``)."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+class PersonCodec(Protocol[S_contra, M]):
+    """A game's side of a conversation with a person at the terminal: pure, in words.
+
+    ``seat`` is the person's seat. What everyone sees (the moves, the scores) is better
+    printed by an `EventBus.listen` callback; the codec says what only this seat sees.
+    """
+
+    def turn_lines(self, seat: int, state: S_contra) -> Sequence[str]:
+        """What to show when the person's turn comes (their hand, the position ...)."""
+        ...
+
+    def prompt(self, seat: int, state: S_contra) -> str:
+        """The question, printed without a newline (the typed answer follows on the line)."""
+        ...
+
+    def read_move(self, seat: int, text: str, state: S_contra) -> M:
+        """The move typed as ``text``; raises `AskAgain` for anything else, or `SeatFailure`
+        (``RESIGNATION``) when the person asks to leave the game."""
+        ...
+
+    def refused_lines(
+        self, seat: int, move: M, error: IllegalMove, state: S_contra
+    ) -> Sequence[str]:
+        """Why the referee refused ``move``, in words (the person is then asked again)."""
+        ...
+
+
+@attrs.define(eq=False)
+class PersonSeat(BaseSeat[S, M], Generic[S, M]):
+    """A person at the terminal, typing moves on ``keyboard`` (its one reader) and reading
+    ``out`` (shared with the program's other output, so the order on screen is the order of
+    events). A refused move is explained and asked again with the clock running; end of
+    input is the person leaving (``RESIGNATION``), as is whatever the codec treats so."""
+
+    keyboard: LineInput
+    out: Output
+    codec: PersonCodec[S, M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("person", "person"))
+    waits_for_input: bool = True
+    seat: int = -1
+    _refused: bool = False
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+
+    def _show(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.out.line(line)
+        self.out.flush()
+
+    async def choose(self, turn: Turn[S]) -> M:
+        state = turn.state
+        lines = [] if self._refused else list(self.codec.turn_lines(self.seat, state))
+        self._refused = False
+        while True:
+            self._show(lines)
+            if not self.out.broken:
+                self.out.broken = not write_all(
+                    self.out.fd, self.codec.prompt(self.seat, state).encode("utf-8", "replace")
+                )
+            text = await self.keyboard.receive()
+            if text is None:
+                raise SeatFailure(Termination.RESIGNATION, "end of input")
+            try:
+                return self.codec.read_move(self.seat, text, state)
+            except AskAgain as exc:
+                lines = list(exc.lines)
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        self._show(self.codec.refused_lines(self.seat, move, error, turn.state))
+        self._refused = True
+        return True
