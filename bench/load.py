@@ -368,7 +368,6 @@ def uqchess_scenario(seconds: float) -> dict[str, Any]:
 
 def kalah_scenario(seconds: float, pairs: bool, games: int = 500) -> dict[str, Any]:
     argv = [str(BIN / "hub"), "serve", "kalah", "--time-ms", "100", "--no-record"]
-    argv += os.environ.get("KALAH_EXTRA", "").split()
     if pairs:
         argv += ["--opponent", "client"]
     clients = 2 * games if pairs else games
