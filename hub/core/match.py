@@ -478,19 +478,16 @@ class Match(Generic[S, M]):
             deadline = clock.start(now())
             turn = Turn(mover, self.state, deadline, clock, len(self.moves) + 1)
             while True:
+                self.mover = mover
+                if seat.waits_for_input:
+                    self._rest.set()
                 if deadline == math.inf:  # the common case inline: no scope, no grace
-                    self.mover = mover
-                    if seat.waits_for_input:
-                        self._rest.set()
                     try:
                         move = await seat.choose(turn)
                     except SeatFailure as exc:
                         return Fault(mover, exc.termination, exc.detail, error=exc)
                 else:
-                    self.mover = mover
-                    if seat.waits_for_input:
-                        self._rest.set()
-                    if seat.late_grace > 0:  # (one coroutine less on this path: a task a move)
+                    if seat.late_grace > 0:
                         got = await self._ask_with_grace(mover, seat, turn)
                     else:
                         got = await self._ask(mover, seat, turn)
@@ -521,7 +518,7 @@ class Match(Generic[S, M]):
 
     async def _ask(self, mover: int, seat: Seat[S, M], turn: Turn[S]) -> tuple[M] | Fault:
         """The move (in a 1-tuple) of a seat without a late grace, or the fault of not giving
-        one by the (finite) deadline. (An unlimited turn is asked in `_play` itself.)"""
+        one by the (finite) deadline. (An unlimited turn is asked in `_turns` itself.)"""
         with trio.move_on_at(turn.deadline):
             try:
                 return (await seat.choose(turn),)

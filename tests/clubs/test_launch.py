@@ -13,7 +13,14 @@ import pytest
 import trio
 
 from hub.core.process import ChildProcess
-from hub.games.clubs.launch import CommandLineError, HubExit, abandon, check_arguments, start_early
+from hub.games.clubs.launch import (
+    CommandLineError,
+    EarlyStart,
+    HubExit,
+    abandon,
+    check_arguments,
+    first_steps,
+)
 from hub.games.clubs.table import adopt_players, start_players
 from tests.conftest import program
 
@@ -35,16 +42,16 @@ def test_arguments_are_checked_in_the_order_of_the_exit_table(
     with pytest.raises(CommandLineError) as caught:
         check_arguments(args)
     assert caught.value.status is status
-    assert start_early(args) is None  # nothing is started for a command line the hub refuses
+    assert first_steps(args) == status  # the spec's status, and nothing is started
 
 
 def test_help_starts_nothing() -> None:
-    assert start_early(["--help"]) is None
+    assert first_steps(["--help"]) is None  # argparse renders it, in the engine's module
 
 
 def test_players_start_at_once_and_the_game_adopts_them() -> None:
     clubber = program("clubber")
-    early = start_early([DECKS, "10", clubber, clubber, clubber])
+    early = started([DECKS, "10", clubber, clubber, clubber])
     assert early is not None and early.failure is None
     assert [player.args for player in early.players] == [[clubber, "3", label] for label in "ABC"]
 
@@ -63,7 +70,7 @@ def test_players_start_at_once_and_the_game_adopts_them() -> None:
 
 def test_a_program_that_cannot_start_is_the_start_failure_of_its_seat() -> None:
     clubber = program("clubber")
-    early = start_early([DECKS, "10", clubber, "/nonexistent/player"])
+    early = started([DECKS, "10", clubber, "/nonexistent/player"])
     assert early is not None and len(early.players) == 1
     assert early.failure is not None and early.failure[0] == 1
 
@@ -83,7 +90,7 @@ def test_abandon_ends_and_reaps_players_that_never_played(tmp_path: Path) -> Non
     deaf = tmp_path / "deaf"
     deaf.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(60)\n")
     deaf.chmod(0o755)
-    early = start_early([DECKS, "10", program("clubber"), str(deaf)])
+    early = started([DECKS, "10", program("clubber"), str(deaf)])
     assert early is not None and early.failure is None
     abandon(early, grace=0.5)
     assert early.players[0].returncode == 0  # it read end
@@ -116,3 +123,9 @@ def test_a_refused_command_line_is_answered_before_the_engine_is_imported() -> N
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
     assert (done.returncode, done.stderr) == (HubExit.SCORE, b"Invalid score\n")
+
+
+def started(args: list[str]) -> EarlyStart:
+    early = first_steps(args)
+    assert isinstance(early, EarlyStart)
+    return early

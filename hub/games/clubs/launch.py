@@ -1,7 +1,7 @@
 """``clubhub``'s first steps, before its game engine (trio, attrs, the core) is imported.
 
 `check_arguments` checks the command line in the order of the spec's exit table (usage,
-score, deck file, deck); `start_early` then starts the player programs at once, so that
+score, deck file, deck); `spawn_players` then starts the player programs at once, so that
 their start-up (about 45 ms of CPU each) overlaps the hub's own imports instead of following
 them: a whole game is that much shorter (docs/performance.md). The started children are
 adopted by the game (`hub.core.process.ChildProcess.adopt`, `hub.games.clubs.table`), which
@@ -138,7 +138,7 @@ def first_steps(args: Sequence[str]) -> EarlyStart | int | None:
     """What ``clubhub`` does before importing its engine: None for ``--help`` (argparse
     renders it, in the engine's module); a refused command line is the spec's message on
     stderr and its exit status, with nothing imported beyond this module; else the players,
-    started (`start_early`)."""
+    started (`spawn_players`)."""
     if wants_help(args):
         return None
     try:
@@ -146,25 +146,13 @@ def first_steps(args: Sequence[str]) -> EarlyStart | int | None:
     except CommandLineError as exc:
         os.write(2, f"{MESSAGES[exc.status]}\n".encode())
         return int(exc.status)
-    return start_players(arguments)
+    return spawn_players(arguments)
 
 
-def start_early(args: Sequence[str]) -> EarlyStart | None:
-    """Check ``args`` and start the players (``prog N ID``, no shell, pipes for stdin and
-    stdout, stderr to /dev/null, each in its own process group, as `ChildProcess.spawn`
-    does). None if there is nothing to start (``--help``, or arguments the hub will refuse
-    with the spec's message once it has started)."""
-    if wants_help(args):
-        return None
-    try:
-        arguments = check_arguments(args)
-    except CommandLineError:
-        return None
-    return start_players(arguments)
-
-
-def start_players(arguments: Arguments) -> EarlyStart:
-    """Start the players of a checked command line (see `start_early`)."""
+def spawn_players(arguments: Arguments) -> EarlyStart:
+    """Start the players of a checked command line (``prog N ID``, no shell, pipes for stdin
+    and stdout, stderr to /dev/null, each in its own process group, as `ChildProcess.spawn`
+    does); a program that cannot be started ends the starting (`EarlyStart.failure`)."""
     early = EarlyStart(arguments)
     try:
         _start(early)

@@ -5,7 +5,7 @@ Shared by ``clubhub`` (`hub.games.clubs.hub`) and ``hub match`` (`hub.games.club
 * `start_players` starts each program as ``prog N ID`` (no shell) and waits, under one
   deadline for all, for every player's ``-``; it says which seat failed and how;
 * `program_seats` puts each child in a `LineSeat` speaking `ClubsCodec`;
-* `adopt_players` takes over the players `launch.start_early` started before the engine;
+* `adopt_players` takes over the players `launch.first_steps` started before the engine;
 * `end_players` sends ``end`` to every player still running, closes its stdin and reaps
   every child within one shared grace period (SIGKILL after it), even when cancelled.
 """
@@ -48,7 +48,7 @@ class StartFailure:
 
 
 def adopt_players(early: EarlyStart) -> list[ChildProcess]:
-    """The players `launch.start_early` started, as children of this game (inside trio)."""
+    """The players `launch.first_steps` started, as children of this game (inside trio)."""
     return [ChildProcess.adopt(player, max_line=MAX_PLAY_LINE) for player in early.players]
 
 

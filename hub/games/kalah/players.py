@@ -4,10 +4,11 @@ A `Player` is awaited for one turn with that turn's limit; it returns a `Move` (
 not: the referee judges) or raises `PlayerQuit`. In a refereed game a player sits in a
 `hub.games.kalah.seats.PlayerSeat` of the core match loop; our client asks it directly.
 The AI runs its search in a worker thread (`hub.core.seats.run_in_thread`: the event loop
-keeps serving every other game, and a cancelled search is told to stop by its flag) through
-a shared capacity limiter, and budgets its time from the moment it was asked, so waiting for
-a thread counts too. A person (`HumanPlayer`) sees the board and a countdown of the time
-left, and with a `TypeAhead` keyboard loses no move to lines typed before their turn.
+keeps serving every other game, and a cancelled search is told to stop by its flag) if the
+shared capacity limiter has a worker free, else it plays a one-turn lookahead at once; it
+budgets its time from the moment it was asked. A person (`HumanPlayer`) sees the board and
+a countdown of the time left, and with a `TypeAhead` keyboard loses no move to lines typed
+before their turn.
 """
 
 from __future__ import annotations
