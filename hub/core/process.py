@@ -165,15 +165,8 @@ class ChildProcess:
         """Wait until the child has exited, without reaping it (see `exited`)."""
         if self.exited:
             return
-        try:
-            pidfd = os.pidfd_open(self.pid)
-        except (AttributeError, OSError):  # pragma: no cover - no pidfd: wait and reap
+        if not await _wait_exit(self.pid):  # pragma: no cover - no pidfd: wait and reap
             await self.process.wait()
-            return
-        try:
-            await trio.lowlevel.wait_readable(pidfd)
-        finally:
-            os.close(pidfd)
 
     async def reap(self) -> ExitStatus:
         """Wait for the child to exit, SIGKILL whatever is left of its process group (a
@@ -228,16 +221,24 @@ class AdoptedProcess:
         self._popen.send_signal(signum)
 
     async def wait(self) -> int:
+        """Wait for the child to exit, then reap it; its exit status."""
         if self._popen.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                # waitid(WNOWAIT) reports an exit without reaping; then reap at once
-                while os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-                    pidfd = os.pidfd_open(self.pid)
-                    try:
-                        await trio.lowlevel.wait_readable(pidfd)
-                    finally:
-                        os.close(pidfd)
+            await _wait_exit(self.pid)
         return self._popen.wait()
+
+
+async def _wait_exit(pid: int) -> bool:
+    """Wait until our child ``pid`` has exited, without reaping it (its pidfd becomes
+    readable); False at once where the kernel has no pidfd."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # pragma: no cover - a kernel before 5.3
+        return False
+    try:
+        await trio.lowlevel.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
+    return True
 
 
 async def stop_all(
