@@ -18,6 +18,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from importlib import import_module
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 INTERRUPTED = 130
 """`hub.core.running.INTERRUPTED`, without importing it."""
@@ -25,12 +30,18 @@ CLUBHUB_SIGINT = 9
 """clubs.md: the hub received SIGINT (``SIGINT caught``)."""
 
 
-def hub() -> int:
+def _main_of(module: str) -> Callable[[], int] | None:
+    """``module.main``, or None if a Ctrl-C came while ``module`` was being imported."""
     try:
-        from hub.cli import main
+        main: Callable[[], int] = import_module(module).main
     except KeyboardInterrupt:
-        return INTERRUPTED
-    return main()
+        return None
+    return main
+
+
+def hub() -> int:
+    main = _main_of("hub.cli")
+    return INTERRUPTED if main is None else main()
 
 
 def clubhub() -> int:
@@ -53,18 +64,14 @@ def clubhub() -> int:
 
 
 def uqchessserver() -> int:
-    try:
-        from hub.games.uqchess.server import main
-    except KeyboardInterrupt:
+    main = _main_of("hub.games.uqchess.server")
+    if main is None:  # it does not handle SIGINT: it dies of it
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)  # it does not handle SIGINT: it dies of it
-        raise  # (not reached)
+        os.kill(os.getpid(), signal.SIGINT)
+        return INTERRUPTED  # (not reached)
     return main()
 
 
 def uqchessclient() -> int:
-    try:
-        from hub.games.uqchess.client import main
-    except KeyboardInterrupt:
-        return INTERRUPTED
-    return main()
+    main = _main_of("hub.games.uqchess.client")
+    return INTERRUPTED if main is None else main()
