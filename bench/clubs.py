@@ -646,7 +646,7 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
     memory."""
     import trio
 
-    from hub.core.events import EventBus
+    from hub.core.bus import EventBus
     from hub.core.match import BaseSeat, Match, Moved, Start, Turn
     from hub.core.output import Output
     from hub.games.clubs import hub as hub_module

@@ -25,7 +25,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import chess  # noqa: E402
 import trio  # noqa: E402
 
-from hub.core.events import EventBus, GameStarted, MoveMade, PlayerInfo  # noqa: E402
+from hub.core.bus import EventBus  # noqa: E402
+from hub.core.events import GameStarted, MoveMade  # noqa: E402
+from hub.core.values import PlayerInfo  # noqa: E402
 from hub.web.client import follow  # noqa: E402
 from hub.web.server import WebServer, serve_web  # noqa: E402
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.events import EventBus, GameEnded, GameRecord, to_json
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, GameRecord, to_json
 from hub.core.plugin import GameSpec, discover
 
 

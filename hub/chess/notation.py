@@ -11,7 +11,7 @@ import attrs
 import chess
 
 from hub.chess.rules import ChessState, normalise
-from hub.core.events import JSON
+from hub.core.values import JSON
 
 GAME = "chess"
 

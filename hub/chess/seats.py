@@ -45,11 +45,11 @@ from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_comman
 from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
-from hub.core.events import PlayerInfo
 from hub.core.match import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import StopFlag, run_in_thread
+from hub.core.values import PlayerInfo
 
 UNLIMITED_MOVETIME_MS = 1000
 """A move's time (``go movetime``) when the game has no time limit at all."""

@@ -88,21 +88,27 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-@attrs.define
+# SeatClock and Clocks are the loop's machinery, plain classes with __slots__: an attrs
+# class costs about 0.3 ms to build at import, and every program that plays a game
+# imports these (see hub/core/match.py).
+
+
 class SeatClock:
-    """One seat's clock. ``remaining`` is the game clock (None without one)."""
+    """One seat's clock under ``control``. ``remaining`` is the game clock (None without
+    one); ``used`` the seconds this seat has thought in the whole game; ``deadline`` when the
+    running turn's time is up (inf: never, or not running)."""
 
-    control: TimeControl
-    remaining: float | None = None
-    started_at: float | None = None
-    used: float = 0.0
-    """Seconds this seat has thought in the whole game."""
-    deadline: float = math.inf
-    """When the running turn's time is up (inf: never, or not running)."""
+    __slots__ = ("control", "deadline", "remaining", "started_at", "used")
 
-    def __attrs_post_init__(self) -> None:
-        if self.remaining is None:
-            self.remaining = self.control.base
+    def __init__(self, control: TimeControl, remaining: float | None = None) -> None:
+        self.control = control
+        self.remaining = control.base if remaining is None else remaining
+        self.started_at: float | None = None
+        self.used = 0.0
+        self.deadline = math.inf
+
+    def __repr__(self) -> str:
+        return f"SeatClock({self.control!r}, remaining={self.remaining!r}, used={self.used!r})"
 
     @property
     def running(self) -> bool:
@@ -140,11 +146,13 @@ class SeatClock:
         return self.control.per_move
 
 
-@attrs.define
 class Clocks:
     """One `SeatClock` per seat; only the match loop starts and stops them."""
 
-    seats: list[SeatClock]
+    __slots__ = ("seats",)
+
+    def __init__(self, seats: list[SeatClock]) -> None:
+        self.seats = seats
 
     @classmethod
     def of(cls, controls: TimeControl | Sequence[TimeControl], seats: int) -> Clocks:

@@ -25,7 +25,6 @@ from typing import Generic, Protocol, TypeVar
 import attrs
 import trio
 
-from hub.core.events import PlayerInfo
 from hub.core.match import (
     BaseSeat,
     MatchView,
@@ -37,6 +36,7 @@ from hub.core.match import (
 from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove, Termination
 from hub.core.stdin import LineInput
+from hub.core.values import PlayerInfo
 
 S = TypeVar("S")
 M = TypeVar("M")

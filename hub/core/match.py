@@ -36,24 +36,20 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 import trio
 
 from hub.core.clock import Clocks, SeatClock, TimeControl
-from hub.core.events import (
-    JSON,
-    EventBus,
-    FaultInfo,
-    GameEnded,
-    GameRecord,
-    GameStarted,
-    MoveMade,
-    PlayerInfo,
-    RecordedMove,
-)
 from hub.core.referee import IllegalMove, Outcome, Referee, Termination
+from hub.core.values import JSON, PlayerInfo
+
+if TYPE_CHECKING:
+    # hub.core.events is imported where an event or a record is made, not here: a game that
+    # nobody watches or records builds none of its classes (clubhub's start-up).
+    from hub.core.bus import EventBus
+    from hub.core.events import GameRecord, GameStarted, MoveMade
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -101,11 +97,13 @@ class Notation(Protocol[S_contra, M_contra]):
         ...
 
 
-@attrs.frozen
 class PlainNotation:
     """``str(move)`` and no state view: enough for tests and tiny games."""
 
-    game: str = "game"
+    __slots__ = ("game",)
+
+    def __init__(self, game: str = "game") -> None:
+        self.game = game
 
     def move_text(self, state: object, move: object) -> str:
         return str(move)
@@ -114,50 +112,76 @@ class PlainNotation:
         return None
 
 
-@attrs.frozen
+# The loop's own objects below (Start, Turn, Moved, MatchResult, the record's maker) are
+# plain classes with __slots__, not attrs classes: an attrs class costs about 0.3 ms to
+# build at import (its methods are generated and compiled), and every program that plays a
+# game imports these (clubhub starts a process per game). They are read-only by convention.
+
+
 class Start(Generic[S]):
-    """What a seat is told at ``begin``."""
+    """What a seat is told at ``begin``: its index, the first state, its time control, and
+    the match (whose `GameStarted` event is ``event``, made when first read)."""
 
-    seat: int
-    state: S
-    control: TimeControl
-    event: GameStarted
-    match: MatchView
+    __slots__ = ("control", "match", "seat", "state")
+
+    def __init__(self, seat: int, state: S, control: TimeControl, match: MatchView) -> None:
+        self.seat = seat
+        self.state = state
+        self.control = control
+        self.match = match
+
+    @property
+    def event(self) -> GameStarted:
+        return self.match.started_event()
 
 
-@attrs.define
 class Turn(Generic[S]):
-    """A request for a move: the seat, the state, and when its time is up. Read-only by
-    convention (not frozen: a frozen class costs every move of every game more to build)."""
+    """A request for a move: the seat, the state, when its time is up (``deadline``, in
+    trio time; ``math.inf``: no limit), the seat's clock, and ``ply``, the number the move
+    will have (1 for the game's first)."""
 
-    seat: int
-    state: S
-    deadline: float
-    """trio time when the move must have arrived (``math.inf``: no limit)."""
-    clock: SeatClock
-    ply: int
-    """The number the move will have (1 for the game's first)."""
+    __slots__ = ("clock", "deadline", "ply", "seat", "state")
+
+    def __init__(self, seat: int, state: S, deadline: float, clock: SeatClock, ply: int) -> None:
+        self.seat = seat
+        self.state = state
+        self.deadline = deadline
+        self.clock = clock
+        self.ply = ply
 
     def time_left(self) -> float:
         return self.deadline - trio.current_time()
 
 
-@attrs.define
 class Moved(Generic[S, M]):
-    """A move that was made, as every seat and spectator is told of it. Read-only by
-    convention (see `Turn`). ``event`` is the published `MoveMade`, None when the game's
-    event bus has no subscriber (its state view is built only for someone who reads it)."""
+    """A move that was made, as every seat and spectator is told of it: the seat, the move
+    and its ``text`` in the game's notation, the states ``before`` and ``after``,
+    ``to_move`` (the seat to move next; None: the game is over), ``clocks`` (each seat's
+    time left after the move; None: no limit) and ``event``, the published `MoveMade`, or
+    None when the game's event bus has no subscriber (its state view is built only for
+    someone who reads it)."""
 
-    seat: int
-    move: M
-    text: str
-    before: S
-    after: S
-    to_move: int | None
-    """The seat to move next (None: the game is over)."""
-    clocks: tuple[float | None, ...]
-    """Each seat's time left after the move (None: no limit)."""
-    event: MoveMade | None = None
+    __slots__ = ("after", "before", "clocks", "event", "move", "seat", "text", "to_move")
+
+    def __init__(
+        self,
+        seat: int,
+        move: M,
+        text: str,
+        before: S,
+        after: S,
+        to_move: int | None,
+        clocks: tuple[float | None, ...],
+        event: MoveMade | None = None,
+    ) -> None:
+        self.seat = seat
+        self.move = move
+        self.text = text
+        self.before = before
+        self.after = after
+        self.to_move = to_move
+        self.clocks = clocks
+        self.event = event
 
     @property
     def over(self) -> bool:
@@ -177,7 +201,6 @@ class Fault:
     """The `IllegalMove` or `SeatFailure` behind it, if any."""
 
 
-@attrs.define
 class MatchResult(Generic[S, M]):
     """The final state, the moves in order (seat, move), the outcome, the fault if any and
     the record. ``outcome`` is always set: on a fault the others win (`forfeit_outcome`).
@@ -185,14 +208,26 @@ class MatchResult(Generic[S, M]):
     The record (every move's state view) is built on first use: a game nobody records or
     watches never pays for the views."""
 
-    state: S
-    moves: list[tuple[int, M]]
-    outcome: Outcome
-    fault: Fault | None
-    _build_record: Callable[[], GameRecord] = attrs.field(
-        alias="build_record", repr=False, eq=False
-    )
-    _record: GameRecord | None = attrs.field(default=None, init=False, repr=False, eq=False)
+    __slots__ = ("_build_record", "_record", "fault", "moves", "outcome", "state")
+
+    def __init__(
+        self,
+        state: S,
+        moves: list[tuple[int, M]],
+        outcome: Outcome,
+        fault: Fault | None,
+        build_record: Callable[[], GameRecord],
+    ) -> None:
+        self.state = state
+        self.moves = moves
+        self.outcome = outcome
+        self.fault = fault
+        self._build_record = build_record
+        self._record: GameRecord | None = None
+
+    def __repr__(self) -> str:
+        moves = len(self.moves)
+        return f"MatchResult(outcome={self.outcome!r}, fault={self.fault!r}, moves={moves})"
 
     @property
     def record(self) -> GameRecord:
@@ -264,15 +299,15 @@ class BaseSeat(Generic[S, M]):
         return None
 
 
-@attrs.define(eq=False)
 class FailedSeat(BaseSeat[S, M], Generic[S, M]):
     """A seat whose player never got as far as the game (a program that could not be run or
     did not answer its handshake): ``begin`` raises its `SeatFailure`, so even that game
     ends through the loop, with a record saying who and why."""
 
-    player: PlayerInfo
-    termination: Termination
-    detail: str = ""
+    def __init__(self, player: PlayerInfo, termination: Termination, detail: str = "") -> None:
+        self.player = player
+        self.termination = termination
+        self.detail = detail
 
     async def begin(self, start: Start[S]) -> None:
         raise SeatFailure(self.termination, self.detail)
@@ -286,6 +321,8 @@ class MatchView(Protocol):
 
     @property
     def finished(self) -> bool: ...
+
+    def started_event(self) -> GameStarted: ...
 
     def stop(
         self, seat: int | None, termination: Termination = Termination.ABORTED, detail: str = ""
@@ -348,7 +385,8 @@ class Match(Generic[S, M]):
         self._recorded: list[tuple[int, str, float, S, JSON]] = []
         """(seat, text, elapsed, state after, its view or `_NO_VIEW`) per move; the record's
         views are made from these when the record is first used."""
-        self._first_view: JSON = None
+        self._first_view: JSON = _NO_VIEW
+        self._started: GameStarted | None = None
         self._scope: trio.CancelScope | None = None
         self._watch: _Watch | None = None
         self._stop: Fault | None = None
@@ -390,6 +428,24 @@ class Match(Generic[S, M]):
     def ply(self) -> int:
         return len(self.moves)
 
+    def started_event(self) -> GameStarted:
+        """The game's `GameStarted` event (published when the game starts if the bus has a
+        subscriber), made on first use."""
+        if self._started is None:
+            from hub.core.events import GameStarted
+
+            self._started = GameStarted(
+                game_id=self.game_id,
+                game=self.notation.game,
+                settings=self.settings,
+                players=[seat.player for seat in self.seats],
+                time_controls=[control.describe() for control in self.clocks.controls],
+                state=self._initial_view(),
+                to_move=self.referee.to_move(self.initial),
+                at=self.started_at,
+            )
+        return self._started
+
     # -- the loop -------------------------------------------------------------------------
 
     async def run(self) -> MatchResult[S, M]:
@@ -399,24 +455,15 @@ class Match(Generic[S, M]):
         cancellation end the game as ``ABORTED`` (published) and propagate.
         """
         self.started_at = time.time()
-        started = GameStarted(
-            game_id=self.game_id,
-            game=self.notation.game,
-            settings=self.settings,
-            players=[seat.player for seat in self.seats],
-            time_controls=[control.describe() for control in self.clocks.controls],
-            state=self._initial_view(),
-            to_move=self.referee.to_move(self.state),
-            at=self.started_at,
-        )
-        self._publish(started)
+        if self.events is not None and self.events.subscribers:
+            self.events.publish(self.started_event())
         for spectator in self.spectators:
             spectator.started(self.state)
         fault: Fault | None = None
         try:
             with trio.CancelScope() as self._scope:
                 if self._stop is None:
-                    fault = await self._play(started)
+                    fault = await self._play()
         except BaseException as exc:
             self._abort(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
             raise
@@ -436,16 +483,16 @@ class Match(Generic[S, M]):
         self._done.set()
         return result
 
-    async def _play(self, started: GameStarted) -> Fault | None:
+    async def _play(self) -> Fault | None:
         if not (self._timed and any(seat.late_grace > 0 for seat in self.seats)):
-            return await self._turns(started)
+            return await self._turns()
         # One task for the whole game tells everyone when a graced seat's deadline passes
         # while it thinks on (instead of a task per move: `_Watch`).
         try:
             async with trio.open_nursery() as nursery:
                 self._watch = _Watch(self)
                 nursery.start_soon(self._watch.run)
-                fault = await self._turns(started)
+                fault = await self._turns()
                 nursery.cancel_scope.cancel()
                 return fault
         except BaseExceptionGroup as group:  # the game's own error, not a group of one
@@ -455,11 +502,11 @@ class Match(Generic[S, M]):
         finally:
             self._watch = None
 
-    async def _turns(self, started: GameStarted) -> Fault | None:
+    async def _turns(self) -> Fault | None:
         for index, seat in enumerate(self.seats):
             control = self.clocks[index].control
             try:
-                await seat.begin(Start(index, self.state, control, started, self))
+                await seat.begin(Start(index, self.state, control, self))
             except SeatFailure as exc:
                 return Fault(index, exc.termination, exc.detail, error=exc)
         count = len(self.seats)
@@ -577,6 +624,8 @@ class Match(Generic[S, M]):
         self.state = after
         events, event, view = self.events, None, _NO_VIEW
         if events is not None and events.subscribers:
+            from hub.core.events import MoveMade
+
             view = self.notation.state_view(after)
             ply = len(self.moves)
             event = MoveMade(
@@ -604,29 +653,27 @@ class Match(Generic[S, M]):
             move = None
             if fault.move is not None:
                 move = self.notation.move_text(self.state, fault.move)  # type: ignore[arg-type]
-            info = FaultInfo(fault.seat, fault.termination, fault.detail, move)
+            info = (fault.seat, fault.termination, fault.detail, move)
         # Everything the record needs, taken now; the maker holds no reference to the Match
         # (which holds the result): no reference cycle keeps a finished game's states alive.
         maker = _RecordMaker(
-            GameRecord(
-                game_id=self.game_id,
-                game=self.notation.game,
-                settings=self.settings,
-                players=[seat.player for seat in self.seats],
-                time_controls=[control.describe() for control in self.clocks.controls],
-                initial_state=self._initial_view(),
-                moves=(),
-                final_state=self._initial_view(),
-                scores=outcome.scores,
-                winners=sorted(outcome.winners),
-                termination=outcome.termination,
-                fault=info,
-                started_at=self.started_at,
-                ended_at=time.time(),
-                thinking=[clock.used for clock in self.clocks.seats],
-                detail=outcome.detail
+            {
+                "game_id": self.game_id,
+                "game": self.notation.game,
+                "settings": self.settings,
+                "players": [seat.player for seat in self.seats],
+                "time_controls": [control.describe() for control in self.clocks.controls],
+                "scores": outcome.scores,
+                "winners": sorted(outcome.winners),
+                "termination": outcome.termination,
+                "started_at": self.started_at,
+                "ended_at": time.time(),
+                "thinking": [clock.used for clock in self.clocks.seats],
+                "detail": outcome.detail
                 or (fault.detail if fault is not None and fault.seat is None else ""),
-            ),
+            },
+            info,
+            (self.initial, self._first_view),
             self._recorded,
             self.notation.state_view,
         )
@@ -637,7 +684,7 @@ class Match(Generic[S, M]):
 
     def _initial_view(self) -> JSON:
         """The first state's view, computed once (a FEN or a table is not free)."""
-        if self._first_view is None:
+        if self._first_view is _NO_VIEW:
             self._first_view = self.notation.state_view(self.initial)
         return self._first_view
 
@@ -649,16 +696,14 @@ class Match(Generic[S, M]):
         self._publish_end(self._finish(fault))
         self._done.set()
 
-    def _publish(self, event: Any) -> None:
-        if self.events is not None:
-            self.events.publish(event)
-
     def _publish_end(self, result: MatchResult[S, M]) -> None:
         """Tell the spectators, and publish `GameEnded` if anyone listens (its record is
         the one thing that makes every move's state view)."""
         for spectator in self.spectators:
             spectator.ended(result)
         if self.events is not None and self.events.subscribers:
+            from hub.core.events import GameEnded
+
             self.events.publish(GameEnded(self.game_id, result.record, time.time()))
 
 
@@ -715,24 +760,45 @@ class _Watch:
             self._done.set()
 
 
-@attrs.frozen
 class _RecordMaker:
-    """A finished game's record without its moves, and what makes them: each move's state
-    view is made (unless an event made it already) when the record is first asked for."""
+    """What a finished game's `GameRecord` is made of, and the making, done when the record
+    is first asked for: each state view (unless an event made it already) and the record's
+    classes (hub.core.events, imported only then)."""
 
-    shell: GameRecord
-    recorded: list[tuple[int, str, float, Any, JSON]]
-    state_view: Callable[[Any], JSON]
+    __slots__ = ("fault", "fields", "initial", "recorded", "state_view")
+
+    def __init__(
+        self,
+        fields: dict[str, Any],
+        fault: tuple[int, Termination, str, str | None] | None,
+        initial: tuple[Any, JSON],
+        recorded: list[tuple[int, str, float, Any, JSON]],
+        state_view: Callable[[Any], JSON],
+    ) -> None:
+        self.fields = fields
+        self.fault = fault
+        self.initial = initial
+        self.recorded = recorded
+        self.state_view = state_view
 
     def __call__(self) -> GameRecord:
+        from hub.core.events import FaultInfo, GameRecord, RecordedMove
+
         state_view = self.state_view
         moves = [
             RecordedMove(seat, text, elapsed, state_view(after) if view is _NO_VIEW else view)
             for seat, text, elapsed, after, view in self.recorded
         ]
-        if not moves:
-            return self.shell
-        return attrs.evolve(self.shell, moves=moves, final_state=moves[-1].state)
+        state, first = self.initial
+        if first is _NO_VIEW:
+            first = state_view(state)
+        return GameRecord(
+            **self.fields,
+            initial_state=first,
+            moves=moves,
+            final_state=moves[-1].state if moves else first,
+            fault=None if self.fault is None else FaultInfo(*self.fault),
+        )
 
 
 async def run_match(

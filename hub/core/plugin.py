@@ -18,7 +18,8 @@ import attrs
 if TYPE_CHECKING:
     import argparse
 
-    from hub.core.events import EventBus, GameRecord
+    from hub.core.bus import EventBus
+    from hub.core.events import GameRecord
 
 Command = Callable[[Sequence[str]], int]
 ENTRY_POINT_GROUP = "hub.games"

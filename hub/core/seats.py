@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-import attrs
 import trio
 
-from hub.core.events import PlayerInfo
 from hub.core.lines import LineError, LineStream, LineTooLong, TransportFailed
 from hub.core.match import (
     BaseSeat,
@@ -31,6 +29,7 @@ from hub.core.match import (
     Turn,
 )
 from hub.core.referee import Termination
+from hub.core.values import PlayerInfo
 
 if TYPE_CHECKING:
     from hub.core.local_seats import (
@@ -99,21 +98,24 @@ class SeatCodec(Protocol[S, M]):
     def end_lines(self, seat: int, result: MatchResult[S, M]) -> Sequence[str]: ...
 
 
-@attrs.define(eq=False)
 class LineSeat(BaseSeat[S, M], Generic[S, M]):
     """A seat over a line stream (pipes or a socket), speaking ``codec``.
 
     Sends never raise (a peer that is gone is found out by the next read, which is what
     decides whose fault it is). EOF or a broken transport is ``DISCONNECT``; an over-long
     line or one the codec cannot read is ``MALFORMED``; an acknowledgement that is not one
-    is ``MALFORMED`` and none in time is ``TIMEOUT``.
+    is ``MALFORMED`` and none in time is ``TIMEOUT``. (A plain class, not attrs: see
+    hub/core/match.py.)
     """
 
-    lines: LineStream
-    codec: SeatCodec[S, M]
-    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("program"))
-    seat: int = -1
-    control_per_move: float | None = None
+    def __init__(
+        self, lines: LineStream, codec: SeatCodec[S, M], player: PlayerInfo | None = None
+    ) -> None:
+        self.lines = lines
+        self.codec = codec
+        self.player = player if player is not None else PlayerInfo("program")
+        self.seat = -1
+        self.control_per_move: float | None = None
 
     async def _send(self, lines: Sequence[str]) -> None:
         if not lines:

@@ -44,12 +44,14 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.events import Event, EventBus, GameEnded, GameRecord, GameStarted, PlayerInfo
+from hub.core.bus import EventBus
+from hub.core.events import Event, GameEnded, GameRecord, GameStarted
 from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream
 from hub.core.outbox import DEFAULT_LIMIT as DEFAULT_MAX_OUTPUT
 from hub.core.outbox import Outbox
 from hub.core.referee import Termination
 from hub.core.text import parse_whole_number
+from hub.core.values import PlayerInfo
 
 LOCALHOST = "localhost"
 DEFAULT_MAX_CONNECTIONS = 2048

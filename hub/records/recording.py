@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 
 import trio
 
-from hub.core.events import EventBus
+from hub.core.bus import EventBus
 from hub.core.output import write_all
 
 ENVIRONMENT = "HUB_DB"

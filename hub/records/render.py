@@ -13,7 +13,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hub.core.events import JSON, GameRecord, PlayerInfo, RecordedMove
+from hub.core.events import GameRecord, RecordedMove
+from hub.core.values import JSON, PlayerInfo
 
 COLOURS = ("White", "Black")
 SETTING_WIDTH = 40

@@ -31,8 +31,9 @@ from typing import Any
 
 import attrs
 
-from hub.core.events import JSON, GameRecord, record_from_json, to_json
+from hub.core.events import GameRecord, record_from_json, to_json
 from hub.core.referee import Termination
+from hub.core.values import JSON
 
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's transaction before it fails."""

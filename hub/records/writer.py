@@ -26,7 +26,8 @@ import sqlite3
 
 import trio
 
-from hub.core.events import EventBus, GameEnded, GameRecord, Subscription
+from hub.core.bus import EventBus, Subscription
+from hub.core.events import GameEnded, GameRecord
 from hub.core.output import write_all
 from hub.core.referee import Termination
 from hub.records.store import RecordStore

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import trio
 
-from hub.core.events import EventBus, GameEnded
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded
 from hub.core.output import Output
 from hub.core.plugin import MatchKit
 from hub.core.running import interrupted_status

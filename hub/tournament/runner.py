@@ -31,7 +31,8 @@ from typing import Protocol
 import attrs
 import trio
 
-from hub.core.events import EventBus, GameRecord, record_from_json
+from hub.core.bus import EventBus
+from hub.core.events import GameRecord, record_from_json
 from hub.core.lines import LineError
 from hub.core.plugin import GameSpec, MatchKit
 from hub.core.process import ChildProcess, SpawnFailed, stop_all

@@ -25,7 +25,8 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.events import EventBus, to_json
+from hub.core.bus import EventBus
+from hub.core.events import to_json
 from hub.core.lines import LineError, LineStream
 from hub.core.plugin import GameSpec, MatchKit, discover, lazy_object
 from hub.core.running import run_program

@@ -28,7 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
-from hub.core.events import JSON
+from hub.core.values import JSON
 from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
 from hub.web.records import RecordsReader
 from hub.web.views import Game, detail, ply_json, stored_summary

@@ -24,8 +24,10 @@ from typing import Any
 
 import trio
 
-from hub.core.events import JSON, Event, EventBus, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.bus import EventBus
+from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.referee import Termination
+from hub.core.values import JSON
 from hub.web.render import points_text
 from hub.web.views import Game, LiveGame, detail, move_json, summary
 

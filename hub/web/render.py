@@ -18,7 +18,7 @@ import attrs
 import chess
 import chess.svg
 
-from hub.core.events import JSON, PlayerInfo
+from hub.core.values import JSON, PlayerInfo
 
 COLOURS = ("White", "Black")
 SUITS = {

@@ -20,7 +20,7 @@ import hypercorn.trio
 import trio
 from hypercorn.config import Config
 
-from hub.core.events import EventBus
+from hub.core.bus import EventBus
 from hub.core.output import Output
 from hub.web.app import create_app
 from hub.web.index import GameIndex

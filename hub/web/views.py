@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.events import JSON, GameRecord, GameStarted, MoveMade, PlayerInfo
+from hub.core.events import GameRecord, GameStarted, MoveMade
+from hub.core.values import JSON, PlayerInfo
 from hub.records import GameSummary
 from hub.web.render import Position, chess_status, render_position, seat_label
 

@@ -11,19 +11,19 @@ import chess
 import trio
 
 from hub.chess.search import ComputerPlayer
+from hub.core.bus import EventBus
 from hub.core.events import (
     Event,
-    EventBus,
     GameEnded,
     GameRecord,
     GameStarted,
     MoveMade,
-    PlayerInfo,
     record_from_json,
     to_json,
 )
 from hub.core.referee import Termination
 from hub.core.seats import StopFlag
+from hub.core.values import PlayerInfo
 from hub.games.chess.console import ConsoleOptions, ConsoleSession, open_console
 
 HUMAN = PlayerInfo("human", "person", "human")

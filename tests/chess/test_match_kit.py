@@ -16,7 +16,8 @@ import pytest
 import trio
 
 from hub.chess.rules import ChessReferee, ChessState
-from hub.core.events import EventBus, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.plugin import GameSpec, discover
 from hub.core.referee import Termination
 from hub.games.chess.match import (

@@ -32,11 +32,13 @@ from hub.chess.seats import (
     turn_go,
 )
 from hub.chess.uci import Go, parse_go
+from hub.core.bus import EventBus
 from hub.core.clock import SeatClock, TimeControl
-from hub.core.events import EventBus, GameEnded, PlayerInfo
+from hub.core.events import GameEnded
 from hub.core.match import Match, MatchResult, Seat, Turn
 from hub.core.referee import Outcome, Termination
 from hub.core.seats import StopFlag
+from hub.core.values import PlayerInfo
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 

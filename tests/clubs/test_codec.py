@@ -8,7 +8,6 @@ import json
 import attrs
 import pytest
 
-from hub.core.events import GameStarted
 from hub.core.match import NO_LIMIT, Fault, Moved, Start
 from hub.core.referee import Termination
 from hub.core.seats import BadMoveLine
@@ -56,10 +55,9 @@ def test_state_view_shape() -> None:
 
 def test_the_first_prompt_goes_with_the_first_newround() -> None:
     state = new_game([SORTED_DECK], 2, 10)
-    started = GameStarted("g", "clubs", {}, [], [], None, 0, 0.0)
     codec = ClubsCodec()
     lines = [
-        codec.begin_lines(seat, Start(seat, state, NO_LIMIT, started, None))  # type: ignore[arg-type]
+        codec.begin_lines(seat, Start(seat, state, NO_LIMIT, None))  # type: ignore[arg-type]
         for seat in (0, 1)
     ]
     assert lines[0][0].startswith("newround 2S,4S,")

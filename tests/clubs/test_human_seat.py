@@ -12,7 +12,7 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import EventBus
+from hub.core.bus import EventBus
 from hub.core.match import Match, MatchResult, SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination

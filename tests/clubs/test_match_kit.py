@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.events import Event, EventBus, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.bus import EventBus
+from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
 from hub.games.clubs.cards import CARD_TEXT

@@ -23,3 +23,32 @@ def test_no_heavy_imports(module: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+def test_a_game_nobody_watches_imports_no_event_type() -> None:
+    """clubhub's engine, and a whole game played with an event bus nobody subscribed to,
+    never import hub.core.events (its classes cost start-up time: hub/core/match.py); the
+    record, asked for afterwards, does."""
+    code = """
+import sys, trio
+import hub.games.clubs.hub
+from hub.core.bus import EventBus
+from hub.core.match import BaseSeat, run_match
+from tests.core.toys import Nim, NimState
+
+class Take(BaseSeat):
+    async def choose(self, turn):
+        return 1
+
+async def game():
+    return await run_match(Nim(), NimState(5), [Take(), Take()], events=EventBus())
+
+result = trio.run(game)
+print("hub.core.events" in sys.modules, len(result.moves))
+print(len(result.record.moves), "hub.core.events" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "5", "5", "True"]

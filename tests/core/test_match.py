@@ -14,16 +14,9 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import (
-    JSON,
-    EventBus,
-    GameEnded,
-    GameStarted,
-    MoveMade,
-    PlayerInfo,
-    to_json,
-)
+from hub.core.events import GameEnded, GameStarted, MoveMade, to_json
 from hub.core.match import (
     BaseSeat,
     FailedSeat,
@@ -37,6 +30,7 @@ from hub.core.match import (
 )
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import FedSeat, StopFlag, ThreadSeat
+from hub.core.values import JSON, PlayerInfo
 from tests.core.toys import Nim, NimState
 
 
@@ -477,8 +471,8 @@ async def test_spectators_see_typed_states_in_order_before_the_seats() -> None:
 
 
 async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
-    """Nobody subscribed: no `MoveMade`, no view per move; the record, built when first
-    asked for, still has every move's view. With a subscriber: one view per move, shared by
+    """Nobody subscribed: no event, no view at all; the record, built when first asked
+    for, still has every state's view. With a subscriber: one view per move, shared by
     the event and the record."""
     notation = CountingNotation()
     watcher = Watcher([])
@@ -487,7 +481,7 @@ async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
         events=EventBus(), spectators=[watcher],
     )  # fmt: skip
     result = await match.run()
-    assert notation.views == 1  # the initial state, for GameStarted
+    assert notation.views == 0  # not even the initial state's: no GameStarted was made
     assert len(watcher.seen) == 3 and all(moved.event is None for moved in watcher.seen)
     record = result.record
     assert [move.state for move in record.moves] == [{"pile": 2}, {"pile": 1}, {"pile": 0}]

@@ -8,7 +8,8 @@ import threading
 import trio
 import trio.testing
 
-from hub.core.events import EventBus, GameEnded, MoveMade
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, MoveMade
 from hub.core.match import Match
 from hub.core.referee import Termination
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag

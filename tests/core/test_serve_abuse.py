@@ -15,7 +15,8 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import EventBus, GameEnded, GameRecord, GameStarted, PlayerInfo
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, GameRecord, GameStarted
 from hub.core.referee import Termination
 from hub.core.serve import (
     DEFAULT_IDLE_TIMEOUT,
@@ -35,6 +36,7 @@ from hub.core.serve import (
     open_listeners,
     serve_lines,
 )
+from hub.core.values import PlayerInfo
 from tests.core.memory_listener import MemoryListener
 
 

@@ -9,7 +9,8 @@ import sys
 import trio
 import trio.testing
 
-from hub.core.events import EventBus, GameEnded
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded
 from hub.core.lines import LineStream
 from hub.core.process import ChildProcess, stop_all
 from hub.core.referee import Termination

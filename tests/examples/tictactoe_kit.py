@@ -28,13 +28,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
+from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import EventBus, GameRecord, PlayerInfo
+from hub.core.events import GameRecord
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
 from hub.core.plugin import GameSpec
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat, StopFlag, ThreadSeat
+from hub.core.values import PlayerInfo
 from tests.examples.tictactoe import Board, Codec, Notation, TicTacToe
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ import trio
 import trio.testing
 
 from hub.core.clock import SeatClock, TimeControl
-from hub.core.events import PlayerInfo
 from hub.core.match import Turn
+from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import budget_seconds
 from hub.games.kalah.rules import KalahState, Move, legal_moves, new_game
 from hub.games.kalah.seats import PlayerSeat

@@ -11,10 +11,10 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import PlayerInfo
 from hub.core.lines import LineStream
 from hub.core.match import Fault, MatchResult
 from hub.core.referee import Outcome, Termination
+from hub.core.values import PlayerInfo
 from hub.games.kalah.codec import (
     KalahNotation,
     end_lines,

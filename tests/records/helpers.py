@@ -10,9 +10,11 @@ import trio
 
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import ChessState
-from hub.core.events import EventBus, FaultInfo, GameRecord, PlayerInfo, RecordedMove
+from hub.core.bus import EventBus
+from hub.core.events import FaultInfo, GameRecord, RecordedMove
 from hub.core.match import BaseSeat, Match, Turn
 from hub.core.referee import Termination
+from hub.core.values import PlayerInfo
 from tests.examples.tictactoe import Board, Notation, TicTacToe
 
 T0 = 1_700_000_000.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hub.core.events import PlayerInfo
+from hub.core.values import PlayerInfo
 from hub.records.render import position_lines, seconds, setting_text, table
 
 PLAYERS = [PlayerInfo("ann"), PlayerInfo("bob")]

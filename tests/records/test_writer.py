@@ -12,7 +12,8 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import EventBus, GameEnded, GameRecord, MoveMade
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, GameRecord, MoveMade
 from hub.core.referee import Termination
 from hub.records import RecordStore, record_games
 from hub.records import writer as writer_module

@@ -14,17 +14,11 @@ import trio
 
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import ChessState
-from hub.core.events import (
-    EventBus,
-    GameEnded,
-    GameRecord,
-    GameStarted,
-    MoveMade,
-    PlayerInfo,
-    RecordedMove,
-)
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade, RecordedMove
 from hub.core.match import BaseSeat, Match, MatchResult, Turn
 from hub.core.referee import Termination
+from hub.core.values import PlayerInfo
 from tests.examples.tictactoe import Board, Notation, TicTacToe
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.events import EventBus
+from hub.core.bus import EventBus
 from hub.core.referee import Termination
 from hub.records import RecordStore
 from hub.web.records import RecordsReader

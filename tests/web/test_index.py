@@ -11,7 +11,8 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import EventBus, GameEnded
+from hub.core.bus import EventBus
+from hub.core.events import GameEnded
 from hub.core.referee import Termination
 from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, Viewer, game_topic
 from tests.web.helpers import ChessGame, moved, play_tictactoe, started, tictactoe

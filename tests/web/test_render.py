@@ -7,7 +7,7 @@ import re
 import chess
 import pytest
 
-from hub.core.events import PlayerInfo
+from hub.core.values import PlayerInfo
 from hub.web.render import (
     Position,
     chess_status,

@@ -55,15 +55,8 @@ from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_board
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState
 from hub.chess.search import ComputerPlayer, Limits, Searcher
-from hub.core.events import (
-    Event,
-    EventBus,
-    GameEnded,
-    GameRecord,
-    GameStarted,
-    MoveMade,
-    PlayerInfo,
-)
+from hub.core.bus import EventBus
+from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.match import Match
 from hub.core.output import Output, write_all
@@ -73,6 +66,7 @@ from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
 from hub.core.stdin import ThreadedFdReceiveStream
 from hub.core.text import parse_whole_number, wants_help
 from hub.core.usage import Parser, help_text, option_strings, show_help
+from hub.core.values import PlayerInfo
 from hub.records.options import add_record_options, record_path
 from hub.records.recording import recording
 

@@ -49,8 +49,9 @@ from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
 from hub.chess.seats import START_TIMEOUT, LevelSeat, PersonSeat, UciSeat
 from hub.chess.uci import HandshakeReader
+from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import EventBus, GameRecord, PlayerInfo
+from hub.core.events import GameRecord
 from hub.core.match import BaseSeat, Fault, Match, Seat, SeatFailure, Start
 from hub.core.output import Output
 from hub.core.plugin import GameSpec
@@ -58,6 +59,7 @@ from hub.core.programs import which_program
 from hub.core.referee import IllegalMove, Outcome, Termination
 from hub.core.stdin import LineInput, open_line_input
 from hub.core.text import parse_whole_number
+from hub.core.values import PlayerInfo
 from hub.games.chess.openings import BUILTIN, load_openings, opening_state, pick_openings
 
 if TYPE_CHECKING:

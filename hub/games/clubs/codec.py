@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.events import JSON
 from hub.core.match import Fault, MatchResult, Moved, Start, Turn, forfeit_outcome
 from hub.core.referee import Outcome
 from hub.core.seats import BadMoveLine
+from hub.core.values import JSON
 from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, card_text, parse_card
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,

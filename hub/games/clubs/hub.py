@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from hub.core.events import EventBus, PlayerInfo
+from hub.core.bus import EventBus
 from hub.core.match import Match, MatchResult, Moved, Seat, Spectator
 from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
@@ -31,6 +31,7 @@ from hub.core.referee import Termination
 from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat
 from hub.core.text import wants_help
+from hub.core.values import PlayerInfo
 from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import (
     ClubsCodec,

@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import EventBus, GameRecord, PlayerInfo
+from hub.core.events import GameRecord
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start
 from hub.core.plugin import GameSpec, draw_distinct
 from hub.core.process import ChildProcess
 from hub.core.programs import resolve_program
 from hub.core.text import parse_whole_number
+from hub.core.values import PlayerInfo
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
 from hub.games.clubs.codec import (
     DEFAULT_TIME_MS,

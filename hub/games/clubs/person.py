@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.events import JSON, Event, GameEnded, GameStarted, MoveMade, PlayerInfo
+from hub.core.events import Event, GameEnded, GameStarted, MoveMade
 from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain
+from hub.core.values import JSON, PlayerInfo
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
 from hub.games.clubs.protocol import LABELS
 from hub.games.clubs.rules import ClubsState, legal_cards

@@ -37,7 +37,8 @@ from functools import partial
 import attrs
 import trio
 
-from hub.core.events import EventBus, GameRecord
+from hub.core.bus import EventBus
+from hub.core.events import GameRecord
 from hub.core.lines import (
     DEFAULT_MAX_LINE,
     LineError,

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from hub.core.events import JSON, EventBus, GameRecord, PlayerInfo
+from hub.core.bus import EventBus
+from hub.core.events import GameRecord
 from hub.core.match import FailedSeat, SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
@@ -36,6 +37,7 @@ from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.text import parse_whole_number
+from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.options import DEFAULT_TIME_MS, OptionsError, add_board_options, board
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Keys, Player, open_keyboard

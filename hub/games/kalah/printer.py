@@ -1,6 +1,6 @@
 """The terminal's view of a Kalah game, fed only by the core match loop's events.
 
-A `BoardPrinter` is an `hub.core.events.EventBus.listen` callback: it rebuilds the board
+A `BoardPrinter` is an `hub.core.bus.EventBus.listen` callback: it rebuilds the board
 from each event's state view (`hub.games.kalah.codec.state_from_view`), prints a line per
 move and the board after it, and at the end the final board and a result line. Subclasses
 say how a move and a result read for their audience: `GameView` for players and

@@ -22,12 +22,13 @@ from collections.abc import Mapping, Sequence
 import attrs
 import trio
 
+from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import JSON, EventBus, PlayerInfo
 from hub.core.lines import LineError, LineStream, LineTooLong
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
+from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
 from hub.games.kalah.players import HumanPlayer, Player, PlayerQuit
 from hub.games.kalah.protocol import READY, Info, format_info, is_word, safe_text

@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 import attrs
 import trio
 
-from hub.core.events import JSON, EventBus, GameRecord, PlayerInfo
+from hub.core.bus import EventBus
+from hub.core.events import GameRecord
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
 from hub.core.referee import Termination
@@ -51,6 +52,7 @@ from hub.core.serve import (
     serve_lines,
 )
 from hub.core.usage import HelpRequested, hint, show_help
+from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
 from hub.games.kalah.options import (

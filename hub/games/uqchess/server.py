@@ -53,7 +53,7 @@ from hub.chess.rules import (
     position_command,
     render_board,
 )
-from hub.core.events import JSON, EventBus, PlayerInfo
+from hub.core.bus import EventBus
 from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
 from hub.core.output import Output
@@ -90,6 +90,7 @@ from hub.core.usage import (
     show_help,
     value_options,
 )
+from hub.core.values import JSON, PlayerInfo
 from hub.games.uqchess import protocol as p
 from hub.records.options import add_record_options, record_path
 from hub.records.recording import environment_record_path, start_recording

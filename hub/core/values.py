@@ -1,0 +1,30 @@
+"""The two small values every layer shares, kept apart from the event types so that a game
+that nobody watches imports none of those (hub/core/match.py imports hub.core.events only
+when an event or a record is made):
+
+* `PlayerInfo`, who sits in a seat;
+* `JSON`, the type of a state view (what `Notation.state_view` returns).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+import attrs
+
+JSON: TypeAlias = Any
+"""A value made of dict/list/str/int/float/bool/None (what `json.dumps` accepts)."""
+
+
+@attrs.frozen
+class PlayerInfo:
+    """Who sits in a seat: a display name and what kind of player it is.
+
+    ``kind`` is one of ``program`` (a child process over pipes), ``remote`` (a TCP peer),
+    ``ai`` (a built-in AI), ``engine`` (a UCI engine), ``person`` (at the terminal) or any
+    word a game needs; ``spec`` is how to summon it again (``ai:4``, ``clubber``, ...).
+    """
+
+    name: str
+    kind: str = "program"
+    spec: str = ""
