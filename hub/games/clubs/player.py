@@ -8,6 +8,7 @@ Start-up matters (a hub starts one per seat), so this module imports neither tri
 
 from __future__ import annotations
 
+import gc
 import sys
 from bisect import insort
 
@@ -213,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     except PlayerArgsError as exc:
         write_all(2, (exc.message + "\n").encode())
         return exc.status
+    gc.freeze()  # the collector never scans what start-up made, nor at exit (hub/entry.py)
     return play(players, seat, sys.stdin.buffer)
 
 
