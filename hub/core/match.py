@@ -518,17 +518,20 @@ class Match(Generic[S, M]):
         # the hot path reads these once: one clock reading at each end of a move
         to_move, apply, clocks = self.referee.to_move, self.referee.apply, self.clocks.seats
         now = trio.lowlevel.current_clock().current_time
+        inf = math.inf
         mover = to_move(self.state)
         while mover is not None:
             seat = self.seats[mover]
             clock = clocks[mover]
             deadline = clock.start(now())
             turn = Turn(mover, self.state, deadline, clock, len(self.moves) + 1)
+            rested = False
             while True:
                 self.mover = mover
                 if seat.waits_for_input:
                     self._rest.set()
-                if deadline == math.inf:  # the common case inline: no scope, no grace
+                    rested = True
+                if deadline == inf:  # the common case inline: no scope, no grace
                     try:
                         move = await seat.choose(turn)
                     except SeatFailure as exc:
@@ -549,7 +552,7 @@ class Match(Generic[S, M]):
                     return Fault(mover, Termination.ILLEGAL_MOVE, str(exc), move, exc)
                 break
             self.mover = None
-            if self._rest.is_set():
+            if rested:
                 self._rest = trio.Event()
             stopped = now()
             moved = self._record(mover, move, after, clock.stop(stopped), stopped)

@@ -140,8 +140,16 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
         await self._send(self.codec.begin_lines(self.seat, start))
 
     async def choose(self, turn: Turn[S]) -> M:
-        await self._send(self.codec.turn_lines(self.seat, turn))
-        line = await self._read("waiting for a move")
+        # `_send` and `_read` inlined, as in `observe`: this runs for every move
+        lines = self.codec.turn_lines(self.seat, turn)
+        if lines:
+            await self._send(lines)
+        try:
+            line = await self.lines.receive_line(self.codec.max_line)
+        except LineTooLong as exc:
+            raise SeatFailure(Termination.MALFORMED, f"waiting for a move: {exc}") from exc
+        except LineError as exc:
+            raise SeatFailure(Termination.DISCONNECT, f"waiting for a move: {exc}") from exc
         try:
             return self.codec.parse_move(self.seat, line, turn.state)
         except BadMoveLine as exc:
