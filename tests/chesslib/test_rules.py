@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import chess
 import pytest
 
 from hub.chess.rules import (
     ChessReferee,
+    ChessState,
     Ending,
+    normalise,
     position_command,
     render_board,
 )
@@ -112,3 +116,33 @@ def test_render_board_startpos() -> None:
     assert art[2] == " | r | n | b | q | k | b | n | r | 8"
     assert art[16] == " | R | N | B | Q | K | B | N | R | 1"
     assert len(art) == 20
+
+
+def _reading_of_every_legal_move(state: ChessState, text: str) -> chess.Move | None:
+    """The plain reading `ChessReferee.parse` must agree with: the legal move whose UCI text
+    is ``text`` normalised, out of all of the position's legal moves."""
+    wanted = normalise(text)
+    return next((m for m in state.board.generate_legal_moves() if m.uci() == wanted), None)
+
+
+def test_parse_agrees_with_reading_every_legal_move() -> None:
+    """parse generates only the named piece's moves; over random games (castling either
+    way, promotions, checks), every candidate text and some odd ones read the same."""
+    referee = ChessReferee()
+    rng = random.Random(7)
+    odd = ["e1g1", "e1c1", "e8g8", "e8c8", "e1h1", "e8a8", "e7e8Q", "b2b1n", "E2e4", "0000", ""]
+    compared = 0
+    for _ in range(12):
+        state = referee.initial()
+        for _ in range(100):
+            if referee.to_move(state) is None:
+                break
+            for text in [*referee.candidate_moves(state), *odd]:
+                try:
+                    parsed: chess.Move | None = referee.parse(state, text)
+                except IllegalMove:
+                    parsed = None
+                assert parsed == _reading_of_every_legal_move(state, text), (state, text)
+                compared += 1
+            state = referee.apply(state, rng.choice(list(state.board.legal_moves)).uci())
+    assert compared > 10_000
