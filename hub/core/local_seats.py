@@ -99,21 +99,6 @@ class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
         )
 
 
-async def wait_unless_finished(event: trio.Event, match: MatchView) -> bool:
-    """Wait until ``event`` is set (True) or ``match`` has finished (False), whichever comes
-    first: a host waiting for a seat's move must not wait for a game that ended meanwhile."""
-    async with trio.open_nursery() as nursery:
-
-        async def until_over() -> None:
-            await match.wait_finished()
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(until_over)
-        await event.wait()
-        nursery.cancel_scope.cancel()
-    return event.is_set()
-
-
 @attrs.frozen
 class Verdict:
     """What became of a submitted move: accepted, or rejected with the referee's reason."""
@@ -151,6 +136,12 @@ class FedSeat(BaseSeat[S, M], Generic[S, M]):
     async def begin(self, start: Start[S]) -> None:
         self.seat = start.seat
         self.match = start.match
+        start.match.on_finished(self._game_over)
+
+    def _game_over(self) -> None:
+        """A host waiting in `submit` must not wait for a game that ended meanwhile (the
+        event is the one of the submit under way: each makes a new one)."""
+        self._answer.set()
 
     async def choose(self, turn: Turn[S]) -> M:
         assert self._inbox is not None
@@ -173,7 +164,7 @@ class FedSeat(BaseSeat[S, M], Generic[S, M]):
         except trio.WouldBlock:
             return Verdict(False)  # a move is already waiting to be taken
         done = self.match
-        await wait_unless_finished(self._answer, done)
+        await self._answer.wait()  # set by the verdict, or by the end of the game
         verdict = self._verdict or Verdict(False, over=True)
         if verdict.accepted:
             await done.settle()
@@ -210,10 +201,17 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
     """True while the loop waits for this seat's move (and so for a prompt)."""
     _go: trio.Event = attrs.Factory(trio.Event)
     _moved: trio.Event = attrs.Factory(trio.Event)
+    _made: bool = False
 
     async def begin(self, start: Start[S]) -> None:
         self.seat = start.seat
         self.match = start.match
+        start.match.on_finished(self._game_over)
+
+    def _game_over(self) -> None:
+        """`play` must not wait for a game that ended meanwhile (the event is the one of
+        the prompt under way: each makes a new one)."""
+        self._moved.set()
 
     async def choose(self, turn: Turn[S]) -> M:
         self.asked = True
@@ -226,6 +224,7 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
 
     async def observe(self, moved: Moved[S, M]) -> None:
         if moved.seat == self.seat:
+            self._made = True
             self._moved.set()
 
     async def play(self) -> bool:
@@ -235,9 +234,10 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
         `asked`."""
         if self.match is None or self.match.finished:
             return False
-        self._moved = trio.Event()
+        self._moved, self._made = trio.Event(), False
         self._go.set()
-        if not await wait_unless_finished(self._moved, self.match):
+        await self._moved.wait()  # set by the move, or by the end of the game
+        if not self._made:
             return False
         await self.match.settle()
         return True

@@ -332,6 +332,8 @@ class MatchView(Protocol):
 
     async def wait_finished(self) -> None: ...
 
+    def on_finished(self, callback: Callable[[], None]) -> None: ...
+
 
 def forfeit_outcome(seats: int, fault: Fault) -> Outcome:
     """The default result of a fault: every other seat wins (nobody wins an abort)."""
@@ -392,6 +394,7 @@ class Match(Generic[S, M]):
         self._stop: Fault | None = None
         self._rest = trio.Event()
         self._done = trio.Event()
+        self._finished_callbacks: list[Callable[[], None]] = []
         self.result: MatchResult[S, M] | None = None
         self.started_at = 0.0
         self.mover: int | None = None
@@ -423,6 +426,22 @@ class Match(Generic[S, M]):
 
     async def wait_finished(self) -> None:
         await self._done.wait()
+
+    def on_finished(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once the game has finished (at once if it has): however it
+        ends, cancellation and a seat's error included. It runs in the loop's task and must
+        not block. A seat whose host waits for either its move or the end registers here
+        once, instead of a task per wait watching `wait_finished`."""
+        if self.finished:
+            callback()
+        else:
+            self._finished_callbacks.append(callback)
+
+    def _set_finished(self) -> None:
+        self._done.set()
+        callbacks, self._finished_callbacks = self._finished_callbacks, []
+        for callback in callbacks:
+            callback()
 
     @property
     def ply(self) -> int:
@@ -480,7 +499,7 @@ class Match(Generic[S, M]):
                     ):
                         await seat.end(result)
         self._publish_end(result)
-        self._done.set()
+        self._set_finished()
         return result
 
     async def _play(self) -> Fault | None:
@@ -697,7 +716,7 @@ class Match(Generic[S, M]):
             return
         fault = Fault(None, Termination.ABORTED, detail)
         self._publish_end(self._finish(fault))
-        self._done.set()
+        self._set_finished()
 
     def _publish_end(self, result: MatchResult[S, M]) -> None:
         """Tell the spectators, and publish `GameEnded` if anyone listens (its record is

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
         ThreadSeat,
         Verdict,
         run_in_thread,
-        wait_unless_finished,
     )
 
 __all__ = [
@@ -58,7 +57,6 @@ __all__ = [
     "ThreadSeat",
     "Verdict",
     "run_in_thread",
-    "wait_unless_finished",
 ]
 
 S = TypeVar("S")
@@ -195,7 +193,6 @@ _LOCAL = frozenset(
         "ThreadSeat",
         "Verdict",
         "run_in_thread",
-        "wait_unless_finished",
     }
 )
 
