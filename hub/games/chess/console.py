@@ -10,9 +10,10 @@ Layers:
   `FedSeat` fed by ``move e2 e4``, a computer a `PromptedSeat` whose level thinks in a
   worker thread with a stop flag when the user types a bare ``move`` (so Ctrl-C during a
   search ends the program at once). Everything printed about a game (the board, the status
-  line, the computer's move, the end) is written by the session's `EventBus` listener from
-  the game's events, so the console's own transcript is a subscriber like any other (the
-  live view subscribes to the same `ConsoleSession.bus`). ``resign`` is
+  line, the computer's move, the end) is written by the game's `Transcript`, a spectator of
+  its `Match` that reads the typed positions, so a session that nobody records or watches
+  makes no event and no FEN (the records and the live view subscribe to
+  `ConsoleSession.bus`). ``resign`` is
   `Match.stop(seat, RESIGNATION)`; ``undo`` stops the game as ``ABORTED`` (detail
   ``undo``) and plays on in a new `Match` from the earlier `ChessState`, which carries the
   whole move history (for ``history`` and the repetition count); setup mode happens between
@@ -56,11 +57,10 @@ from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState
 from hub.chess.search import ComputerPlayer, Limits, Searcher
 from hub.core.bus import EventBus
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
-from hub.core.match import Match
+from hub.core.match import Match, MatchResult, Moved
 from hub.core.output import Output, write_all
-from hub.core.referee import Termination
+from hub.core.referee import Outcome, Termination
 from hub.core.running import only_keyboard_interrupts, run_program
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
 from hub.core.stdin import ThreadedFdReceiveStream
@@ -356,7 +356,6 @@ class ConsoleSession:
         self._last_ending: list[str] = []
         """How the last game ended (``Checkmate! White wins!``), for ``board``."""
         self._failure: Exception | None = None
-        self.bus.listen(self._on_event)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -370,7 +369,7 @@ class ConsoleSession:
         self._shown = []
         reply = await self._command(line.split())
         if self._failure is not None:
-            raise self._failure  # the listener is broken: a bug, not a user's error
+            raise self._failure  # the transcript is broken: a bug, not a user's error
         shown, self._shown = self._shown, []
         return shown + reply
 
@@ -467,6 +466,7 @@ class ConsoleSession:
             self._seats,
             notation=self.notation,
             events=self.bus,
+            spectators=[Transcript(self)],
             settings={
                 "rules": "console",
                 "score": {"white": white / 2, "black": black / 2},
@@ -575,23 +575,20 @@ class ConsoleSession:
 
     # -- what the events show -------------------------------------------------------------
 
-    def _on_event(self, event: Event) -> None:
-        """The console's transcript of its own games (an `EventBus.listen` callback)."""
-        match = self.match
-        if match is None or event.game_id != match.game_id:
-            return
+    def _show(self, make: Callable[[], list[str]]) -> None:
+        """Add ``make()``'s lines to what the command prints; an error in it is kept for
+        `handle` to raise (a bug), not raised into the game."""
         try:
-            if isinstance(event, GameStarted):
-                self._shown += self._position(match.state)
-            elif isinstance(event, MoveMade):
-                if self.players[event.seat] is not None and not self.options.classic:
-                    words = move_words(chess.Move.from_uci(event.move))
-                    self._shown.append(f"{COLOURS[event.seat]} plays {words}.")
-                self._shown += self._position(match.state)
-            elif isinstance(event, GameEnded):
-                self._shown += self._ended(event.record)
+            self._shown += make()
         except Exception as exc:  # pragma: no cover - a bug; `handle` raises it
             self._failure = exc
+
+    def _moved(self, moved: Moved[ChessState, str]) -> list[str]:
+        lines = []
+        if self.players[moved.seat] is not None and not self.options.classic:
+            words = move_words(chess.Move.from_uci(moved.text))
+            lines.append(f"{COLOURS[moved.seat]} plays {words}.")
+        return lines + self._position(moved.after)
 
     def _position(self, state: ChessState) -> list[str]:
         """The board and, while the game goes on, the check and repetition notices (the
@@ -610,19 +607,20 @@ class ConsoleSession:
                 )
         return lines
 
-    def _ended(self, record: GameRecord) -> list[str]:
+    def _ended(self, outcome: Outcome) -> list[str]:
         """Score a finished game and say how it ended (nothing for an aborted one)."""
-        if record.termination is Termination.ABORTED:
+        if outcome.termination is Termination.ABORTED:
             return []
         self.mode = Mode.IDLE
-        if len(record.winners) != 1:  # a draw names both seats; only stalemate draws here
+        if len(outcome.winners) != 1:  # a draw names both seats; only stalemate draws here
             self.half_points[WHITE_SEAT] += 1
             self.half_points[BLACK_SEAT] += 1
             self._last_ending = ["Stalemate!"]
             return ["Stalemate!"]
-        winner = COLOURS[record.winners[0]]
-        self.half_points[record.winners[0]] += 2
-        if record.termination is Termination.NORMAL:
+        [seat] = outcome.winners
+        winner = COLOURS[seat]
+        self.half_points[seat] += 2
+        if outcome.termination is Termination.NORMAL:
             self._last_ending = [f"Checkmate! {winner} wins!"]
         else:
             self._last_ending = [f"{winner} wins!"]  # a resignation
@@ -755,6 +753,24 @@ class ConsoleSession:
 
     def _first_line(self) -> str:
         return f"{COLOURS[self.setup_turn == chess.BLACK]} moves first."
+
+
+class Transcript:
+    """What the console prints about one game (a `hub.core.match.Spectator` of its `Match`):
+    the board and status at the start and after each move, the computer's move in words, the
+    end and the score. It reads the typed positions, so it costs no event and no FEN."""
+
+    def __init__(self, session: ConsoleSession) -> None:
+        self._session = session
+
+    def started(self, state: ChessState) -> None:
+        self._session._show(lambda: self._session._position(state))
+
+    def moved(self, moved: Moved[ChessState, str]) -> None:
+        self._session._show(lambda: self._session._moved(moved))
+
+    def ended(self, result: MatchResult[ChessState, str]) -> None:
+        self._session._show(lambda: self._session._ended(result.outcome))
 
 
 @contextlib.asynccontextmanager
