@@ -410,8 +410,13 @@ def describe_result(record: GameRecord) -> str:
 
 def log_games(events: EventBus, logger: logging.Logger | None = None) -> Callable[[], None]:
     """Log one line when each game on ``events`` starts (its players) and ends (its result);
-    returns the function that stops it."""
+    returns the function that stops it. Call it once logging is configured: when ``logger``
+    logs nothing at INFO it does not listen at all, since a game whose bus has a listener
+    makes an event, with the state's view, for every move (a FEN: a third of what the
+    UQChess server spent on a human move)."""
     logger = logger if logger is not None else logging.getLogger("hub.games")
+    if not logger.isEnabledFor(logging.INFO):
+        return lambda: None
 
     def listen(event: Event) -> None:
         if not logger.isEnabledFor(logging.INFO):

@@ -369,13 +369,30 @@ def record(players: tuple[str, str], winners: tuple[int, ...]) -> GameRecord:
     )
 
 
+def test_no_game_log_listener_below_info() -> None:
+    """At the default level (warning) nothing would be logged, so nothing listens: a game
+    on that bus makes no event for it."""
+    bus = EventBus()
+    configure_logging("kalah", "warning")
+    try:
+        stop = log_games(bus)
+        assert bus.subscribers == 0
+        stop()
+        configure_logging("kalah", "info")
+        stop = log_games(bus)
+        assert bus.subscribers == 1
+        stop()
+    finally:
+        configure_logging("hub", "warning")
+
+
 def test_logging_one_line_per_game_and_nothing_below_the_level(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     bus = EventBus()
+    configure_logging("kalah", "info")
     stop = log_games(bus)
     try:
-        configure_logging("kalah", "info")
         bus.publish(
             GameStarted(
                 "0123456789abcdef",
