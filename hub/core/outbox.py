@@ -8,10 +8,16 @@ bytes are queued (counting the write in progress) is cut off (`Outbox.broken` an
 `Outbox.overflowed`, the writer's cancel scope cancelled) instead of stalling everyone who
 talks to it. `Outbox.drained` waits until everything sent so far is written. Every TCP
 connection of `hub.core.serve` writes through one.
+
+On a socket, a send to an idle outbox (nothing queued, no write in progress) is first
+written at once, without blocking, in the sender's task; only what the socket does not take
+is queued for the writer. A reply then costs no switch to the writer task and back: about a
+tenth of what a UQChess server spends on a human move, which sends two.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import trio
@@ -25,6 +31,8 @@ class Outbox:
 
     def __init__(self, stream: trio.abc.SendStream, limit: int = DEFAULT_LIMIT) -> None:
         self._stream = stream
+        self._fd = stream.socket.fileno() if isinstance(stream, trio.SocketStream) else -1
+        """The socket written at once when the outbox is idle (-1: not a socket)."""
         self.limit = limit
         self._buffer = bytearray()
         self._in_flight = 0  # bytes taken from the buffer by the write in progress
@@ -44,6 +52,17 @@ class Outbox:
         """Queue ``data`` as it is; never blocks."""
         if self.broken:
             return
+        if self._fd >= 0 and data and not self._buffer and not self._in_flight:
+            try:
+                written = os.write(self._fd, data)
+            except (BlockingIOError, InterruptedError):
+                written = 0  # the socket is full: the writer waits for room
+            except OSError:
+                self._break()  # the peer is gone (the writer would have found it so too)
+                return
+            data = data[written:]
+            if not data:
+                return
         self._buffer += data
         if len(self._buffer) + self._in_flight > self.limit:
             self.overflowed = True

@@ -61,3 +61,33 @@ async def test_a_peer_that_is_gone_breaks_the_outbox() -> None:
         await outbox.drained()
     assert outbox.broken
     assert scope.cancel_called  # the connection's other tasks are told to stop
+
+
+async def test_on_a_socket_an_idle_outbox_writes_at_once_and_queues_what_does_not_fit() -> None:
+    mine, peer = trio.socket.socketpair()
+    ours, theirs = trio.SocketStream(mine), trio.SocketStream(peer)
+    outbox = Outbox(ours, limit=1 << 22)
+    outbox.send(["hello"])  # no writer task is running: written in this task
+    with trio.fail_after(5):  # (only if it was not: then nothing would ever come)
+        assert await theirs.receive_some() == b"hello\n"
+    big = b"x" * (1 << 21)  # more than the socket's buffers hold
+    outbox.send_bytes(big)
+    outbox.send(["end"])  # queued behind the rest of ``big``, never written before it
+    assert not outbox.broken
+    async with trio.open_nursery() as nursery:
+        start_writer(nursery, outbox)
+        got = bytearray()
+        while not got.endswith(b"end\n"):
+            got += await theirs.receive_some()
+        assert bytes(got) == big + b"end\n"
+        await outbox.drained()
+        nursery.cancel_scope.cancel()
+
+
+async def test_on_a_socket_a_peer_that_is_gone_breaks_the_outbox_at_the_send() -> None:
+    mine, peer = trio.socket.socketpair()
+    peer.close()
+    outbox = Outbox(trio.SocketStream(mine))
+    outbox.send(["hello"])
+    assert outbox.broken
+    outbox.send(["ignored"])  # never raises
