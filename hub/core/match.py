@@ -421,8 +421,13 @@ class Match(Generic[S, M]):
             self._scope.cancel()
 
     async def settle(self) -> None:
-        """Wait until the loop rests: it awaits a seat that ``waits_for_input`` or is over."""
-        await self._rest.wait()
+        """Wait until the loop rests: it awaits a seat that ``waits_for_input`` or is over.
+        Returns at once, without a checkpoint, if it rests already: hosts call this around
+        every move they hand in (a UQChess client's ``move`` three times), and each
+        checkpoint is a pass through trio's scheduler."""
+        rest = self._rest
+        if not rest.is_set():
+            await rest.wait()
 
     async def wait_finished(self) -> None:
         await self._done.wait()
