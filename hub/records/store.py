@@ -26,6 +26,7 @@ import json
 import os
 import pathlib
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -258,13 +259,33 @@ def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
     )
     try:
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000):d}")
-        db.execute("PRAGMA journal_mode = WAL")
+        _use_wal(db)
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA foreign_keys = ON")
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another connection holds the lock.
+
+    Switching a new database to WAL needs its exclusive lock, and SQLite can answer "database
+    is locked" at once, without waiting out the busy timeout, when another process is
+    switching or creating the same file (two programs recording to one new database at the
+    same moment): so it is retried, with a growing pause, for up to `BUSY_SECONDS`."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    pause = 0.001
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _prefix_bounds(prefix: str) -> tuple[str, str]:

@@ -221,10 +221,15 @@ def writer(path: Path, name: str, count: int) -> subprocess.Popen[str]:
 def test_two_processes_write_one_new_database_at_once(tmp_path: Path) -> None:
     path = tmp_path / "shared.db"
     children = [writer(path, name, 60) for name in ("one", "two")]
-    for child in children:
-        out, _ = child.communicate(timeout=60)
-        assert child.returncode == 0
-        assert len(out.split()) == 60
+    try:
+        for child in children:
+            out, _ = child.communicate(timeout=60)
+            assert child.returncode == 0
+            assert len(out.split()) == 60
+    finally:
+        for child in children:  # a failure must not leave the other writer running
+            child.kill()
+            child.wait()
     with RecordStore.open(path) as store:
         assert store.count() == 120
         assert len(store.games(player="one")) == len(store.games(player="two")) == 60
