@@ -17,7 +17,8 @@ bytecode caches warmed by a first run:
    ``clubhub`` entry point (from its pyproject.toml): the hub's process, and the mean of its
    four ``clubber`` children (followed with ``--trace-children``).
 
-No number is asserted; the script fails only if valgrind is missing or a game fails.
+No number is asserted; without valgrind it says so and does nothing; it fails only if a game
+fails.
 """
 
 from __future__ import annotations
@@ -101,8 +102,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
     options = parser.parse_args()
-    if shutil.which("valgrind") is None:
-        raise SystemExit("bench/instructions.py: needs valgrind (apt-get install valgrind)")
+    if shutil.which("valgrind") is None:  # (not an error: `make bench` goes on to the next)
+        print("bench/instructions.py: skipped: it needs valgrind (apt-get install valgrind)")
+        return
     trees = {"after": ROOT}
     if options.before is not None:
         trees = {"before": options.before.resolve(), "after": ROOT}
