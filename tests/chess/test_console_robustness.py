@@ -8,10 +8,17 @@ import select
 import signal
 import subprocess
 
+import pytest
+import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hub.games.chess.console import MAX_LINE, Console, ConsoleOptions
+from hub.core.bus import EventBus
+from hub.core.events import MoveMade
+from hub.core.lines import LineStream
+from hub.core.output import Output
+from hub.core.running import only_keyboard_interrupts
+from hub.games.chess.console import MAX_LINE, Console, ConsoleOptions, run
 from tests.chess.helpers import TIMEOUT, console_transcript, run_program
 from tests.conftest import program
 
@@ -176,3 +183,27 @@ def _drain(fd: int) -> bytes:
             break
         data += chunk
     return data
+
+
+async def test_an_interrupt_raised_in_a_games_task_still_prints_the_final_score() -> None:
+    """trio raises a Ctrl-C in whichever task runs at that instant: in the command loop, or
+    in a game's task (here: a listener of the game's events raises it as the first move is
+    published). Either way the program ends with the final score, as at the end of input."""
+
+    def interrupt(event: object) -> None:
+        if isinstance(event, MoveMade):
+            raise KeyboardInterrupt
+
+    bus = EventBus()
+    bus.listen(interrupt)
+    ours, theirs = trio.testing.memory_stream_pair()
+    read, write = os.pipe()
+    out = Output(write)
+    await ours.send_all(b"game human human\nmove e2 e4\n")  # and the input stays open
+    with pytest.raises(BaseException) as raised:
+        await run(ConsoleOptions(), LineStream(theirs, None), out, bus=bus)
+    assert only_keyboard_interrupts(raised.value)
+    out.flush()
+    os.close(write)
+    with os.fdopen(read, "rb") as printed:
+        assert printed.read().endswith(FINAL)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import chess
 import pytest
 
+from hub.chess.rules import ChessReferee
 from hub.games.chess.console import (
     SEEDED_NODES,
     Console,
@@ -154,6 +157,31 @@ def test_repetition_count() -> None:
     # After 1. e4 the en passant square is not part of the position (no capture possible),
     # so the position after 1. e4 occurs again three plies later.
     assert repetition_count(chess.STARTING_FEN, ("e2e4", "g8f6", "g1f3", "f6g8", "f3g1")) == 2
+
+
+def test_repetition_count_from_the_stack_agrees_with_replaying_the_game() -> None:
+    """Random games of knights and kings (long stretches without a capture or pawn move,
+    some past the 150 plies a state's board keeps) and ordinary ones, from the start and
+    from a set-up position with a halfmove clock: counted from the board's stack, or by
+    replaying when the stack is too short, the count is the replay's at every ply."""
+    rng = random.Random(3)
+    starts = [
+        chess.STARTING_FEN,
+        "4k3/8/8/8/8/8/8/4K3 w - - 40 60",
+        "n3k3/8/8/8/8/8/8/N3K3 w - - 0 1",
+    ]
+    for start in starts * 4:
+        state = ChessReferee(automatic_draws=False).initial(start)
+        referee = ChessReferee(automatic_draws=False)
+        for _ in range(220):
+            if referee.to_move(state) is None:
+                break
+            moves = list(state.board.legal_moves)
+            quiet = [m for m in moves if not state.board.is_irreversible(m)]
+            move = rng.choice(quiet if quiet and rng.random() < 0.95 else moves)
+            state = referee.apply(state, move.uci())
+            expected = repetition_count(state.start_fen, state.moves)
+            assert repetition_count(state.start_fen, state.moves, state.board) == expected
 
 
 def test_a_setup_position_that_is_stalemate_ends_at_once_as_a_draw() -> None:

@@ -286,9 +286,25 @@ def setup_fen(board: chess.BaseBoard, turn: chess.Color) -> str:
     return f"{board.board_fen()} {side} {rights or '-'} - 0 1"
 
 
-def repetition_count(start_fen: str, moves: Sequence[str]) -> int:
+def repetition_count(start_fen: str, moves: Sequence[str], board: chess.Board | None = None) -> int:
     """How many times the position after ``moves`` has occurred in the game (same pieces,
-    side to move, castling rights and en passant capture, as FIDE counts repetitions)."""
+    side to move, castling rights and en passant capture, as FIDE counts repetitions).
+
+    ``board``, that position with its move stack (a `ChessState`'s), lets only the plies
+    since the last capture or pawn move be looked at, as no earlier position can come
+    back, instead of replaying the game from its start at every move; when its stack is
+    shorter than those plies (kept to `hub.chess.rules.MAX_STACK`), the game is replayed."""
+    if board is not None:
+        stack = len(board.move_stack)
+        since = min(board.halfmove_clock, len(moves))  # this game's reversible plies
+        if since <= stack:
+            key = board._transposition_key()
+            earlier = board.copy(stack=since)
+            count = 1
+            for _ in range(since):
+                earlier.pop()
+                count += earlier._transposition_key() == key
+            return count
     board = chess.Board(start_fen)
     final = [chess.Move.from_uci(text) for text in moves]
     keys = [board._transposition_key()]
@@ -599,7 +615,7 @@ class ConsoleSession:
         if state.board.is_check():
             lines.append(f"{COLOURS[state.turn_seat]} is in check.")
         if not self.options.classic:
-            count = repetition_count(state.start_fen, state.moves)
+            count = repetition_count(state.start_fen, state.moves, state.board)
             if count >= 3:
                 lines.append(
                     f"Threefold repetition: this position has occurred {count} times "
@@ -1010,32 +1026,40 @@ async def run(
     terminal: Terminal | None = None,
 ) -> None:
     """Feed every input line to a console session and print its answers, then the final
-    score. Its games are published to ``bus`` (``--gui`` will subscribe to it)."""
-    async with open_console(options, bus=bus, terminal=terminal) as console:
-        try:
-            while True:
-                try:
-                    line = await stream.receive_line()
-                except PeerClosed as closed:
-                    if closed.partial:
-                        _print(out, await console.handle(closed.partial.decode("latin-1")))
-                    break
-                except LineTooLong as exc:
-                    _print(out, console.line_too_long())
-                    if not exc.dropped:
-                        try:
-                            await stream.skip_line()
-                        except PeerClosed:
-                            break
-                    continue
-                _print(out, await console.handle(line))
-        except LineError:
-            pass  # standard input failed: end as at the end of the input
-        except BaseException as exc:
-            if only_keyboard_interrupts(exc):  # Ctrl-C or SIGTERM: the score, as Ctrl-D
-                _print(out, console.final_score())
-            raise
-        _print(out, await console.finish())
+    score. Its games are published to ``bus`` (``--gui`` will subscribe to it).
+
+    A Ctrl-C or SIGTERM prints the final score too, whichever task trio raised it in: in the
+    command loop, or in a game's task that was running at that instant (the nursery then
+    cancels the loop and passes the interrupt on), so it is caught around the session."""
+    session: ConsoleSession | None = None
+    try:
+        async with open_console(options, bus=bus, terminal=terminal) as console:
+            session = console
+            try:
+                while True:
+                    try:
+                        line = await stream.receive_line()
+                    except PeerClosed as closed:
+                        if closed.partial:
+                            text = closed.partial.decode("latin-1")
+                            _print(out, await console.handle(text))
+                        break
+                    except LineTooLong as exc:
+                        _print(out, console.line_too_long())
+                        if not exc.dropped:
+                            try:
+                                await stream.skip_line()
+                            except PeerClosed:
+                                break
+                        continue
+                    _print(out, await console.handle(line))
+            except LineError:
+                pass  # standard input failed: end as at the end of the input
+            _print(out, await console.finish())
+    except BaseException as exc:
+        if session is not None and only_keyboard_interrupts(exc):  # the score, as Ctrl-D
+            _print(out, session.final_score())
+        raise
 
 
 async def run_with_gui(
