@@ -23,6 +23,7 @@ from hub.core.serve import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_PER_ADDRESS,
     Connection,
+    Handler,
     ServerLimits,
     ServerStats,
     add_limit_options,
@@ -79,18 +80,26 @@ async def still_served(listener: MemoryListener) -> None:
     await client.aclose()
 
 
+async def serve(
+    nursery: trio.Nursery, limits: ServerLimits | None = None, handler: Handler = echo
+) -> tuple[MemoryListener, ServerStats]:
+    """`serve_lines` of ``handler`` on a new memory listener, started in ``nursery``: the
+    listener to connect to and the server's stats."""
+    listener = MemoryListener()
+    stats = ServerStats()
+    await nursery.start(
+        lambda task_status: serve_lines(
+            handler, [listener], limits=limits, stats=stats, task_status=task_status
+        )
+    )
+    return listener, stats
+
+
 async def test_a_silent_client_is_dropped_after_the_idle_timeout(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    stats = ServerStats()
-    limits = ServerLimits(idle_timeout=10)
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                echo, [listener], limits=limits, stats=stats, task_status=task_status
-            )
-        )
+        listener, stats = await serve(nursery, ServerLimits(idle_timeout=10))
         silent = await listener.connect()
         talker = await listener.connect()
         await trio.sleep(9)
@@ -108,18 +117,8 @@ async def test_a_silent_client_is_dropped_after_the_idle_timeout(
 async def test_a_line_a_byte_a_second_does_not_keep_the_connection(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    stats = ServerStats()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                echo,
-                [listener],
-                limits=ServerLimits(idle_timeout=30),
-                stats=stats,
-                task_status=task_status,
-            )
-        )
+        listener, stats = await serve(nursery, ServerLimits(idle_timeout=30))
         slow = await listener.connect()
 
         async def drip() -> None:
@@ -149,13 +148,8 @@ async def test_a_busy_client_is_not_idle(autojump_clock: trio.testing.MockClock)
         finally:
             ended.set()
 
-    listener = MemoryListener()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                in_a_game, [listener], limits=ServerLimits(idle_timeout=10), task_status=task_status
-            )
-        )
+        listener, _ = await serve(nursery, ServerLimits(idle_timeout=10), handler=in_a_game)
         client = await listener.connect()
         await trio.sleep(95)  # thinking in a game with no clock: never dropped
         await client.send_all(b"move\n")
@@ -169,18 +163,8 @@ async def test_a_busy_client_is_not_idle(autojump_clock: trio.testing.MockClock)
 async def test_a_client_that_never_reads_is_dropped_once_its_output_passes_the_cap(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    stats = ServerStats()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                echo,
-                [listener],
-                limits=ServerLimits(max_output=100_000),
-                stats=stats,
-                task_status=task_status,
-            )
-        )
+        listener, stats = await serve(nursery, ServerLimits(max_output=100_000))
         deaf = await listener.connect_lockstep()  # the server's writes wait for its reads
         await deaf.send_all(b"flood\n")  # a million bytes asked for, none read
         with trio.fail_after(1):
@@ -198,16 +182,8 @@ async def test_a_client_that_never_reads_is_dropped_once_its_output_passes_the_c
 async def test_output_under_the_cap_reaches_a_slow_reader_in_full(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                echo,
-                [listener],
-                limits=ServerLimits(max_output=2_000_000),
-                task_status=task_status,
-            )
-        )
+        listener, _ = await serve(nursery, ServerLimits(max_output=2_000_000))
         slow = await listener.connect_lockstep()
         await slow.send_all(b"flood\n")
         received = 0
@@ -221,13 +197,8 @@ async def test_output_under_the_cap_reaches_a_slow_reader_in_full(
 async def test_junk_binary_nul_cr_and_over_long_lines_end_only_their_connection(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(
-                echo, [listener], limits=ServerLimits(max_line=64), task_status=task_status
-            )
-        )
+        listener, _ = await serve(nursery, ServerLimits(max_line=64))
         client = await listener.connect()
         for junk in (b"\x00\x01\xff\xfe", b"a\rb\r", b"\x1b[2J", "é".encode()):
             await client.send_all(junk + b"\n")  # passed on as Latin-1 text
@@ -242,12 +213,8 @@ async def test_junk_binary_nul_cr_and_over_long_lines_end_only_their_connection(
 async def test_a_half_closed_client_ends_its_handler(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    stats = ServerStats()
     async with trio.open_nursery() as nursery:
-        await nursery.start(
-            lambda task_status: serve_lines(echo, [listener], stats=stats, task_status=task_status)
-        )
+        listener, stats = await serve(nursery)
         client = await listener.connect()
         await client.send_all(b"last words\n")
         await client.send_stream.aclose()  # EOF from the client; it still reads
