@@ -9,7 +9,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -104,3 +104,23 @@ class Sources:
             sock.close()
             raise
         return trio.SocketStream(sock)
+
+
+async def run_cycles(
+    cycle: Callable[[int], Awaitable[None]], count: int, first: int, at_once: int
+) -> None:
+    """``cycle(number)`` for ``count`` numbers from ``first``, ``at_once`` at a time, within
+    a bound against a hang (not a measurement)."""
+    limiter = trio.Semaphore(at_once)
+
+    async def one(number: int) -> None:
+        try:
+            await cycle(number)
+        finally:
+            limiter.release()
+
+    with trio.fail_after(60 + count * 0.5):
+        async with trio.open_nursery() as nursery:
+            for number in range(first, first + count):
+                await limiter.acquire()
+                nursery.start_soon(one, number)

@@ -23,7 +23,7 @@ from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import legal_moves, new_game, play
 from hub.games.kalah.server import RECORDS_KEPT
 from tests.conftest import program
-from tests.soak.helpers import Sources, report, server, settled_rss, size, sockets
+from tests.soak.helpers import Sources, report, run_cycles, server, settled_rss, size, sockets
 
 pytestmark = pytest.mark.soak
 
@@ -62,19 +62,11 @@ async def one_cycle(sources: Sources, port: int, number: int) -> None:
 
 async def cycles(port: int, count: int, first: int) -> None:
     sources = Sources()
-    limiter = trio.Semaphore(AT_ONCE)
 
     async def one(number: int) -> None:
-        try:
-            await one_cycle(sources, port, number)
-        finally:
-            limiter.release()
+        await one_cycle(sources, port, number)
 
-    with trio.fail_after(60 + count * 0.5):  # a bound against a hang, not a measurement
-        async with trio.open_nursery() as nursery:
-            for number in range(first, first + count):
-                await limiter.acquire()
-                nursery.start_soon(one, number)
+    await run_cycles(one, count, first, AT_ONCE)
 
 
 def test_kalah_cycles_return_memory_to_baseline() -> None:

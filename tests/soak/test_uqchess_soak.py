@@ -15,7 +15,7 @@ import trio
 
 from hub.core.lines import LineStream
 from tests.conftest import program
-from tests.soak.helpers import Sources, report, server, settled_rss, size, sockets
+from tests.soak.helpers import Sources, report, run_cycles, server, settled_rss, size, sockets
 
 pytestmark = pytest.mark.soak
 
@@ -41,7 +41,6 @@ class Client:
 async def cycles(port: int, count: int, first: int) -> None:
     sources = Sources()
     pairing = trio.Lock()  # the lobby pairs by colour in order: one pair at a time
-    limiter = trio.Semaphore(AT_ONCE)
 
     async def human_game(number: int) -> None:
         white = Client(await sources.connect(port))
@@ -72,19 +71,12 @@ async def cycles(port: int, count: int, first: int) -> None:
             await client.until("moved")  # the computer's reply; then leave mid-game
 
     async def one(number: int) -> None:
-        try:
-            if number % COMPUTER_EVERY == COMPUTER_EVERY - 1:
-                await computer_game()
-            else:
-                await human_game(number)
-        finally:
-            limiter.release()
+        if number % COMPUTER_EVERY == COMPUTER_EVERY - 1:
+            await computer_game()
+        else:
+            await human_game(number)
 
-    with trio.fail_after(60 + count * 0.5):  # a bound against a hang, not a measurement
-        async with trio.open_nursery() as nursery:
-            for number in range(first, first + count):
-                await limiter.acquire()
-                nursery.start_soon(one, number)
+    await run_cycles(one, count, first, AT_ONCE)
 
 
 def test_uqchess_cycles_return_memory_to_baseline() -> None:
