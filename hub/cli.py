@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from hub import __version__
 from hub.core.output import Output
-from hub.core.plugin import Command, GamePlugin, discover
+from hub.core.plugin import Command, GamePlugin, PluginFailure, discover
 from hub.core.running import exit_status_on_interrupt
 from hub.core.usage import formatter
 
@@ -93,9 +93,10 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
         from hub.tournament.cli import main as match
 
         return match(rest)
-    plugins = discover()
+    failures: list[PluginFailure] = []
+    plugins = discover(failures)
     if verb == "games":
-        return _games(plugins, rest, out)
+        return _games(plugins, rest, out, failures)
     if verb in GAME_VERBS:
         return _game_verb(plugins, verb, rest, out)
     tool = _tools(plugins).get(verb)
@@ -104,7 +105,12 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
     return tool[1](rest)
 
 
-def _games(plugins: Mapping[str, GamePlugin], rest: list[str], out: Output) -> int:
+def _games(
+    plugins: Mapping[str, GamePlugin],
+    rest: list[str],
+    out: Output,
+    failures: Sequence[PluginFailure] = (),
+) -> int:
     """``hub games`` lists the installed games; ``hub games COMMAND ...`` the recorded ones."""
     if rest:
         from hub.records.cli import COMMANDS
@@ -121,6 +127,8 @@ def _games(plugins: Mapping[str, GamePlugin], rest: list[str], out: Output) -> i
         verbs = [name for name in GAME_VERBS if getattr(plugin, name)]
         verbs += [f"hub {tool}" for tool in plugin.tools]
         out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
+    for failure in failures:  # loud: a plug-in with a typo does not silently vanish
+        out.line(f"{failure.name:10} failed to load ({failure.target}): {failure.error}")
     return 0
 
 

@@ -8,6 +8,7 @@ implementation lazily so that ``hub games`` stays fast however many games are in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from hub.core.bus import EventBus
     from hub.core.events import GameRecord
+    from hub.core.game import Game
 
 Command = Callable[[Sequence[str]], int]
 ENTRY_POINT_GROUP = "hub.games"
@@ -99,6 +101,38 @@ class GamePlugin:
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
     match: Callable[[], MatchKit] | None = None
     """The game's `MatchKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
+    game: type[Game[Any, Any]] | None = None
+    """The game's declaration (`hub.core.game.Game`), when it has one: its pictures draw its
+    positions in ``hub games show`` and the web view."""
+
+    @classmethod
+    def declared(cls, game: type[Game[Any, Any]], **commands: Any) -> GamePlugin:
+        """The plug-in of a declared game: ``hub play``, ``hub serve`` and ``hub match``
+        derived from the declaration (`hub.declared`), unless ``commands`` give their own."""
+        derived: dict[str, Any] = {
+            "play": _declared_command("hub.declared.play", game),
+            "serve": _declared_command("hub.declared.serve", game),
+            "match": _declared_kit(game),
+        }
+        derived.update(commands)
+        return cls(name=game.name, summary=game.summary, game=game, **derived)
+
+
+def _declared_command(module: str, game: type[Game[Any, Any]]) -> Command:
+    def command(args: Sequence[str]) -> int:
+        status: int = import_module(module).main(game, args)
+        return status
+
+    command.__qualname__ = command.__name__ = f"{module}.main({game.name})"
+    return command
+
+
+def _declared_kit(game: type[Game[Any, Any]]) -> Callable[[], MatchKit]:
+    def get() -> MatchKit:
+        kit: MatchKit = import_module("hub.declared.kit").DeclaredKit(game)
+        return kit
+
+    return get
 
 
 def lazy(target: str) -> Command:
@@ -135,19 +169,57 @@ class PluginError(Exception):
     """An entry point that does not load or is not a `GamePlugin`."""
 
 
-def discover() -> dict[str, GamePlugin]:
-    """Every installed game plug-in by name (entry points that fail to load are skipped)."""
+@attrs.frozen
+class PluginFailure:
+    """An installed plug-in that did not load: its entry point's name and target, and why."""
+
+    name: str
+    target: str
+    error: str
+
+
+def discover(failures: list[PluginFailure] | None = None) -> dict[str, GamePlugin]:
+    """Every installed game plug-in by name. An entry point that fails to load is left out
+    (a broken third-party plug-in must not break hub) and, if ``failures`` is given, told
+    there, one `PluginFailure` each, so that ``hub games`` can say so."""
     plugins: dict[str, GamePlugin] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
             plugin = load(entry.load())
-        except Exception:  # a broken third-party plug-in must not break hub
+        except Exception as exc:
+            if failures is not None:
+                failures.append(PluginFailure(entry.name, entry.value, error_line(exc)))
             continue
         plugins.setdefault(plugin.name, plugin)
     return dict(sorted(plugins.items()))
 
 
+def error_line(exc: BaseException) -> str:
+    """An exception in one line: ``NameError: name 'x' is not defined``."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def load(obj: object) -> GamePlugin:
+    """The plug-in an entry point names: a `GamePlugin`, or a declared game's class."""
     if isinstance(obj, GamePlugin):
         return obj
-    raise PluginError(f"{obj!r} is not a GamePlugin")
+    from hub.core.game import is_game_class
+
+    if is_game_class(obj):
+        return GamePlugin.declared(obj)  # type: ignore[arg-type]
+    raise PluginError(f"{obj!r} is neither a GamePlugin nor a declared Game")
+
+
+@functools.cache
+def pictures(name: str) -> Game[Any, Any] | None:
+    """The installed game ``name``'s declaration on its default settings, if it has one: its
+    `Game.text` and `Game.html` draw any of its views (records, the web view). None for a
+    game without a declaration, or one whose defaults do not build."""
+    plugin = discover().get(name)
+    if plugin is None or plugin.game is None:
+        return None
+    try:
+        return plugin.game()
+    except Exception:
+        return None

@@ -181,6 +181,14 @@ RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "kalah": kalah_lines, "c
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     """A position of ``game`` as indented text lines (compact JSON if the view is not one
     this module knows how to draw)."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is not None:
+        try:
+            return ["    " + line for line in declared.text(view).splitlines()]
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            pass  # a view that does not follow its game's shape: show it as it is
     renderer = RENDERERS.get(game)
     if renderer is not None and isinstance(view, dict):
         try:

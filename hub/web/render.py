@@ -64,7 +64,10 @@ def seat_label(game: str, seat: int, view: JSON = None) -> str:
         return COLOURS[seat]
     if game == "kalah" and seat < 2 and isinstance(view, Mapping):
         return "South" if (seat == 0) != bool(view.get("swapped")) else "North"
-    return f"Seat {seat + 1}"
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    return declared.seat_name(seat) if declared is not None else f"Seat {seat + 1}"
 
 
 def clock_text(seconds: float | None) -> str:
@@ -125,14 +128,19 @@ def render_players(position: Position) -> str:
 def render_board(position: Position) -> str:
     """The game's board from its view; a game (or a view) we do not know shows its JSON."""
     view = position.view
+    from hub.core.plugin import pictures
+
+    declared = pictures(position.game)
     try:
+        if declared is not None:
+            return declared.html(view)
         if position.game == "chess":
             return chess_board(view)
         if position.game == "kalah":
             return kalah_board(view)
         if position.game == "clubs":
             return clubs_table(view, position.players, reveal=position.reveal)
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         pass  # a view that is not the documented shape: show it as it is
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
 

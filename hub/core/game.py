@@ -1,0 +1,269 @@
+"""The game declaration: one class from which hub derives every verb of a game.
+
+A game subclasses `Game` and gives, in one place:
+
+* **settings** as `Option`s with defaults (``Game(settings)`` validates them; the instance
+  *is* the `Referee` built from those settings);
+* **rules**: `start` (the first state, from a seeded ``random.Random`` for games that deal
+  or lay out at random), `to_move`, `legal_moves`, `apply` (raise `IllegalMove`),
+  `outcome` and `seats`: the `hub.core.referee.Referee` interface. A turn of several moves
+  by one player (a capture that moves again) is `to_move` naming the same seat again;
+* **notation**: `move_text` and `parse_move` (text to move; raise `BadMove` for text that
+  is not a move at all). The default `parse_move` finds the move among the legal (then the
+  candidate) moves by its text, so most games write only `move_text`;
+* **what each seat may see**: `view(state, seat)` is a JSON value; ``seat=None`` is a
+  spectator (and the records and the web view, which show the spectator's view). Hidden
+  information (a hand) appears only in its owner's view;
+* **pictures**, drawn from a view alone: `text` (the terminal, ``hub games show``) and
+  `html` (the web board; an HTML or SVG fragment);
+* **players**: `ai(state, level, stop)` for levels `ai_levels` (``ai:N``); every game also
+  gets ``random``.
+
+`hub.core.plugin.GamePlugin.declared` (or an entry point naming the class itself) turns the
+declaration into a plug-in: ``hub play``, ``hub serve``, ``hub match``, records, ``hub games
+show``, the web board and the JSON bot protocol (docs/bots.md) come from `hub.declared`.
+This module imports only the standard library, attrs and the core's pure modules, so that
+listing the installed games stays cheap.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import attrs
+
+from hub.core.referee import Outcome
+from hub.core.values import JSON
+
+if TYPE_CHECKING:
+    from hub.core.local_seats import StopFlag
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+Value = bool | int | float | str
+"""What a setting may hold."""
+
+
+class SettingsError(ValueError):
+    """A setting that is unknown or out of its range; the message says which and why."""
+
+
+class BadMove(ValueError):
+    """Text that is not a move in the game's notation (a well-formed but illegal move is the
+    referee's `IllegalMove`)."""
+
+
+def _value_type(option: Option) -> type:
+    return type(option.default)
+
+
+@attrs.frozen
+class Option:
+    """One setting of a game: its name (``rows``; ``--rows`` on a command line), its default
+    (whose type is the setting's: bool, int, float or str), a help line, and its range:
+    ``low``/``high`` for numbers, ``choices`` for text."""
+
+    name: str
+    default: Value
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def convert(self, value: object) -> Value:
+        """``value`` (a typed value or its text) as this setting's type, checked; raises
+        `SettingsError` saying what is wrong."""
+        kind = _value_type(self)
+        try:
+            if isinstance(value, str) and kind is not str:
+                converted: Value = _parse_text(kind, value)
+            elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+                converted = float(value)
+            elif type(value) is not kind:
+                raise ValueError
+            else:
+                converted = value  # type: ignore[assignment]
+        except ValueError:
+            raise SettingsError(f"{self.name} must be {_KIND_WORDS[kind]}, not {value!r}") from None
+        if isinstance(converted, int | float) and not isinstance(converted, bool):
+            if self.low is not None and converted < self.low:
+                raise SettingsError(f"{self.name} must be at least {self.low:g}, not {converted}")
+            if self.high is not None and converted > self.high:
+                raise SettingsError(f"{self.name} must be at most {self.high:g}, not {converted}")
+        if self.choices and converted not in self.choices:
+            raise SettingsError(f"{self.name} must be one of {', '.join(self.choices)}")
+        return converted
+
+
+_KIND_WORDS = {bool: "yes or no", int: "a whole number", float: "a number", str: "text"}
+
+
+def _parse_text(kind: type, text: str) -> Value:
+    if kind is bool:
+        word = text.strip().lower()
+        if word in ("1", "yes", "true", "on"):
+            return True
+        if word in ("0", "no", "false", "off"):
+            return False
+        raise ValueError(text)
+    if kind is int:
+        return int(text.strip(), 10)
+    return float(text)
+
+
+def validate_settings(options: Sequence[Option], given: Mapping[str, object]) -> dict[str, Any]:
+    """Every option's value (its default unless ``given``), checked; unknown names refused."""
+    known = {option.name: option for option in options}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        names = ", ".join(known) or "none"
+        raise SettingsError(f"unknown setting {unknown[0]!r} (the settings are: {names})")
+    return {
+        name: option.convert(given[name]) if name in given else option.default
+        for name, option in known.items()
+    }
+
+
+class Game(Generic[S, M]):
+    """A game's declaration; an instance is its `Referee` for one set of settings.
+
+    Subclasses set the class attributes and implement `start`, `to_move`, `legal_moves`,
+    `apply`, `outcome` and `view`; everything else has a default. States must be immutable
+    values (``attrs.frozen``, tuples); views must be JSON and self-contained (a picture is
+    drawn from the view alone). Methods are pure: no clock, no I/O, no global random.
+    """
+
+    name: ClassVar[str] = ""
+    """The game's name: ``hub play NAME``, the records' ``game`` column."""
+    summary: ClassVar[str] = ""
+    """One line for ``hub games``."""
+    options: ClassVar[tuple[Option, ...]] = ()
+    seat_names: ClassVar[tuple[str, ...]] = ()
+    """Names of the seats in order (``Red``, ``Yellow``); default ``Seat 1``, ``Seat 2``..."""
+    players: ClassVar[tuple[int, int]] = (2, 2)
+    """The fewest and the most seats a game takes (the number of seat specs given)."""
+    ai_levels: ClassVar[range] = range(0)
+    """The levels of the built-in AI (``ai:N``); empty: the game ships no AI."""
+    opening_plies: ClassVar[int] = 2
+    """How many random plies from `start` make one opening of ``hub match`` (distinct games
+    between deterministic players); 0 with a `start` that draws its own layout."""
+
+    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
+        self.settings: dict[str, Any] = validate_settings(self.options, settings or {})
+        low, high = self.players
+        self.seat_count = seats or low
+        if not low <= self.seat_count <= high:
+            raise SettingsError(f"{self.name} takes {low} to {high} players, not {seats}")
+
+    # -- rules (the Referee interface) -------------------------------------------------------
+
+    def start(self, rng: random.Random) -> S:
+        """The first state (``rng``: for a game that deals or lays out at random)."""
+        raise NotImplementedError
+
+    def seats(self, state: S) -> int:
+        return self.seat_count
+
+    def to_move(self, state: S) -> int | None:
+        raise NotImplementedError
+
+    def legal_moves(self, state: S) -> Sequence[M]:
+        raise NotImplementedError
+
+    def candidate_moves(self, state: S) -> Iterable[M]:
+        """Well-formed moves, legal or not (default: the legal ones)."""
+        return self.legal_moves(state)
+
+    def apply(self, state: S, move: M) -> S:
+        raise NotImplementedError
+
+    def outcome(self, state: S) -> Outcome | None:
+        raise NotImplementedError
+
+    # -- notation ------------------------------------------------------------------------------
+
+    def move_text(self, state: S, move: M) -> str:
+        return str(move)
+
+    def parse_move(self, state: S, text: str) -> M:
+        """The move that ``text`` names; raises `BadMove` if it names none. The default looks
+        the text up among the legal moves, then the candidates (so that an illegal but
+        well-formed move reaches the referee, which refuses it as illegal)."""
+        wanted = text.strip().lower()
+        for moves in (self.legal_moves(state), self.candidate_moves(state)):
+            for move in moves:
+                if self.move_text(state, move).lower() == wanted:
+                    return move
+        raise BadMove(f"{text.strip()[:40]!r} is not a move of {self.name}")
+
+    # -- views and pictures ----------------------------------------------------------------------
+
+    def view(self, state: S, seat: int | None = None) -> JSON:
+        """What ``seat`` may see of ``state`` (None: a spectator), as JSON."""
+        raise NotImplementedError
+
+    def text(self, view: JSON) -> str:
+        """The terminal's picture of a view (several lines, no trailing newline)."""
+        return json.dumps(view, indent=1)
+
+    def html(self, view: JSON) -> str:
+        """The web board's picture of a view: an HTML or SVG fragment, text escaped. Every
+        move a person may click carries ``data-move="TEXT"`` (see docs/web.md); the default
+        draws the text picture."""
+        return f'<pre class="picture">{_html.escape(self.text(view))}</pre>'
+
+    def seat_name(self, seat: int) -> str:
+        if seat < len(self.seat_names):
+            return self.seat_names[seat]
+        return f"Seat {seat + 1}"
+
+    # -- players -------------------------------------------------------------------------------
+
+    def ai(self, state: S, level: int, stop: StopFlag) -> M:
+        """The built-in AI's move at ``level`` (one of `ai_levels`); runs in a worker thread
+        and should give up soon after ``stop.is_set()``."""
+        raise NotImplementedError(f"{self.name} has no built-in AI")
+
+    # -- what the derived layers use ---------------------------------------------------------------
+
+    @property
+    def game(self) -> str:
+        """The `hub.core.match.Notation` interface: the game's name."""
+        return self.name
+
+    def state_view(self, state: S) -> JSON:
+        """The `hub.core.match.Notation` interface: the spectator's view."""
+        return self.view(state, None)
+
+    def legal_texts(self, state: S) -> list[str]:
+        return [self.move_text(state, move) for move in self.legal_moves(state)]
+
+    def opening(self, rng: random.Random) -> tuple[S, list[M]]:
+        """One opening for a match: `start` from ``rng``, then up to `opening_plies` random
+        legal plies (fewer where the game would end); the first state and those moves."""
+        state = first = self.start(rng)
+        moves: list[M] = []
+        for _ in range(self.opening_plies):
+            legal = list(self.legal_moves(state))
+            if not legal or self.to_move(state) is None:
+                break
+            move = rng.choice(legal)
+            after = self.apply(state, move)
+            if self.outcome(after) is not None:
+                break
+            state = after
+            moves.append(move)
+        return first, moves
+
+
+def is_game_class(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Game) and bool(obj.name)

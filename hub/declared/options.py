@@ -1,0 +1,56 @@
+"""A declared game's settings as command-line options, the same for every verb."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hub.core.clock import TimeControl
+from hub.core.game import Game, Option, SettingsError
+
+TC_HELP = (
+    "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game "
+    "(300+2); default {default}"
+)
+
+
+def _help(option: Option) -> str:
+    bounds = ""
+    if option.low is not None and option.high is not None:
+        bounds = f", {option.low:g} to {option.high:g}"
+    elif option.choices:
+        bounds = f", one of {', '.join(option.choices)}"
+    return f"{option.help}{bounds} (default {option.default})"
+
+
+def add_game_options(parser: argparse.ArgumentParser, game: type[Game[Any, Any]]) -> None:
+    """``--NAME VALUE`` for each of the game's options (a bool is ``--NAME yes|no``)."""
+    if not game.options:
+        return
+    group = parser.add_argument_group(f"{game.name} settings")
+    for option in game.options:
+        group.add_argument(
+            option.flag, dest=f"setting_{option.name}", metavar="VALUE", help=_help(option)
+        )
+
+
+def settings_from(options: argparse.Namespace, game: type[Game[Any, Any]]) -> dict[str, Any]:
+    """The settings given on the command line (as text; `Game` converts and checks them)."""
+    given = {}
+    for option in game.options:
+        value = getattr(options, f"setting_{option.name}", None)
+        if value is not None:
+            given[option.name] = value
+    return given
+
+
+def add_time_control(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--tc", metavar="TC", default=default, help=TC_HELP.format(default=default))
+
+
+def time_control(text: str) -> TimeControl:
+    """`TimeControl.parse`, its error as a `SettingsError`."""
+    try:
+        return TimeControl.parse(text)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None

@@ -1,0 +1,202 @@
+"""``hub play GAME SEAT SEAT ...`` for every declared game: one local game, any seats.
+
+The seats are `hub.declared.seats` specs (``human``, ``ai:4``, ``random``, ``./bot.py``,
+``tcp``, ``web``); the game's settings are its options (``--rows 7``); ``--tc`` sets the
+clocks, ``--seed`` the random choices (a random start, ``random`` players), ``--web`` serves
+the web board (kept up after the game until Ctrl-C), ``--port`` is where ``tcp`` seats wait
+for their clients. The game is recorded (``--db``, ``--no-record``) and printed as it goes.
+Exit status: 0 once a game was played (whatever its result), 2 for wrong usage, 130/143 on
+Ctrl-C/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import trio
+
+from hub.core.bus import EventBus
+from hub.core.clock import TimeControl
+from hub.core.game import Game, SettingsError
+from hub.core.match import Match, Seat
+from hub.core.output import Output
+from hub.core.running import run_program
+from hub.core.usage import HelpRequested, Parser, UsageError, show_help
+from hub.declared.options import add_game_options, add_time_control, settings_from, time_control
+from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, bot_seat, parse_seat
+from hub.declared.terminal import Narrator, PersonWords
+from hub.records.options import add_record_options, record_path
+from hub.web.options import add_web_option, web_address
+
+
+def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
+    low, high = game.players
+    count = f"{low}" if low == high else f"{low} to {high}"
+    parser = Parser(
+        f"hub {verb} {game.name}",
+        usage=f"hub {verb} {game.name} [SEAT ...] [OPTIONS]",
+        description=f"{game.summary}. Play one game between {count} seats (default: "
+        f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
+        f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
+        "browser: needs --web), tcp (a client of --port speaking the JSON bot protocol) or "
+        "a program speaking it over pipes (docs/bots.md).",
+    )
+    parser.add_argument("seats", nargs="*", metavar="SEAT", help="who plays, in seat order")
+    add_game_options(parser, game)
+    add_time_control(parser, "none")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the random choices (default: any)"
+    )
+    parser.add_argument(
+        "--port",
+        metavar="[HOST:]PORT",
+        type=web_address,
+        default=("127.0.0.1", 0),
+        help="where tcp seats wait for their clients (default 0: any free port, on 127.0.0.1)",
+    )
+    add_web_option(parser)
+    add_record_options(parser)
+    return parser
+
+
+def _levels(game: type[Game[Any, Any]]) -> str:
+    levels = game.ai_levels
+    return f"{levels[0]}-{levels[-1]}" if levels else "none"
+
+
+def default_seats(game: type[Game[Any, Any]]) -> list[str]:
+    other = "ai" if game.ai_levels else "random"
+    return ["human", *[other] * (game.players[0] - 1)]
+
+
+def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
+    parser = parser_for(game_class)
+    err = Output(2)
+    try:
+        options = parser.parse_args(list(args))
+        texts = options.seats or default_seats(game_class)
+        game = game_class(settings_from(options, game_class), seats=len(texts))
+        specs = [parse_seat(text, game_class) for text in texts]
+        control = time_control(options.tc)
+        if any(spec.kind == "web" for spec in specs) and options.web is None:
+            raise SettingsError("a web seat needs --web PORT (the page is served there)")
+    except HelpRequested as help_:
+        return show_help(help_)
+    except UsageError as exc:
+        err.line(str(exc))
+        err.flush()
+        return 2
+    except (SettingsError, SeatSpecError) as exc:
+        err.line(f"{parser.prog}: {exc} (see {parser.prog} --help)")
+        err.flush()
+        return 2
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+    status: int = run_program(play, game, specs, control, seed, options)
+    return status
+
+
+async def play(
+    game: Game[Any, Any],
+    specs: Sequence[SeatSpec],
+    control: TimeControl,
+    seed: int,
+    options: argparse.Namespace,
+) -> int:
+    prog = f"hub play {game.name}"
+    out, err = Output(1), Output(2)
+    bus = EventBus()
+    from hub.records.recording import recording
+
+    async with trio.open_nursery() as nursery, recording(bus, record_path(options), prog=prog):
+        web = None
+        if options.web is not None:
+            from hub.web.server import start_web
+
+            web = await start_web(nursery, bus, options.web, err=err, prog=prog)
+            if web is None:
+                return 1
+        host = Host(game, nursery, out, err, options)
+        maker = SeatMaker(game, seed, {"human": host.human, "tcp": host.tcp})
+        async with maker.seats(specs) as seats:
+            humans = [n for n, spec in enumerate(specs) if spec.kind == "human"]
+            players = [seat.player for seat in seats]
+            narrator = Narrator(game, out, players, humans[0] if len(humans) == 1 else None)
+            match = Match(
+                game,
+                game.start(random.Random(seed)),
+                seats,
+                notation=game,
+                events=bus,
+                time_control=control,
+                settings=game.settings,
+                spectators=[narrator],
+            )
+            await match.run()
+        if web is not None:
+            err.line(f"{prog}: the game is over; its page stays up at {web.url('/')} until Ctrl-C")
+            err.flush()
+            await trio.sleep_forever()
+        nursery.cancel_scope.cancel()
+    return 0
+
+
+class Host:
+    """The seats that need this program's resources: the keyboard and the tcp listener."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        nursery: trio.Nursery,
+        out: Output,
+        err: Output,
+        options: argparse.Namespace,
+    ) -> None:
+        self.game = game
+        self.nursery = nursery
+        self.out = out
+        self.err = err
+        self.address: tuple[str, int] = options.port
+        self.keyboard: Any = None
+        self.listener: trio.SocketListener | None = None
+
+    @contextlib.asynccontextmanager
+    async def human(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
+        from hub.core.local_seats import PersonSeat
+        from hub.core.stdin import open_line_input
+        from hub.core.values import PlayerInfo
+
+        async with contextlib.AsyncExitStack() as stack:
+            if self.keyboard is None:
+                self.keyboard = await stack.enter_async_context(open_line_input())
+            yield PersonSeat(
+                self.keyboard,
+                self.out,
+                PersonWords(self.game),
+                PlayerInfo("you", "person", "human"),
+            )
+
+    @contextlib.asynccontextmanager
+    async def tcp(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
+        from hub.core.lines import LineStream
+        from hub.core.serve import bound_port
+
+        if self.listener is None:
+            host, port = self.address
+            listeners = await trio.open_tcp_listeners(port, host=host)
+            self.listener = listeners[0]
+            for extra in listeners[1:]:
+                await extra.aclose()
+        name = self.game.seat_name(seat)
+        port = bound_port([self.listener])
+        self.err.line(f"hub play {self.game.name}: {name} waits for a client on port {port}")
+        self.err.flush()
+        stream = await self.listener.accept()
+        try:
+            lines = LineStream(stream, stream)
+            yield await bot_seat(self.game, lines, "client", "remote", "tcp")
+        finally:
+            await trio.aclose_forcefully(stream)

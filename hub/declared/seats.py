@@ -1,0 +1,215 @@
+"""Seat specs, the same for every declared game and every verb, and the seats they make.
+
+=================  ===========================================================================
+``ai`` ``ai:N``    the game's built-in AI at level N (default: its middle level)
+``random``         a random legal move (``random:SEED`` to fix its choices)
+``human``          a person at this terminal (told the legal moves after a bad one)
+``web``            a person in a browser (``--web PORT``; the page's URL is printed)
+``tcp``            the next client on ``--port`` speaking the JSON bot protocol
+anything else      a program over pipes speaking the JSON bot protocol: a path or a name on
+                   PATH, with its arguments (``"./bot.py --depth 3"``); a ``.py`` file that is
+                   not executable runs under this Python
+=================  ===========================================================================
+
+`parse_seat` checks a spec without starting anything (a typo is a usage error before any
+game); `SeatMaker` makes the seats of one game and owns what they started (children are
+reaped, connections closed, when its block ends).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shlex
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+import attrs
+import trio
+
+from hub.core.game import Game
+from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
+from hub.core.lines import LineError, LineStream
+from hub.core.match import BaseSeat, FailedSeat, Seat, Turn
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.programs import resolve_program
+from hub.core.referee import Termination
+from hub.core.seats import LineSeat, StopFlag, ThreadSeat
+from hub.core.values import PlayerInfo
+
+HELLO_SECONDS = 10.0
+"""How long a program or client has to answer the welcome (a program's start-up included)."""
+STOP_GRACE = 2.0
+KINDS = ("ai", "random", "human", "web", "tcp", "program")
+
+
+class SeatSpecError(ValueError):
+    """A seat spec that names no player of this game; the message says why."""
+
+
+@attrs.frozen
+class SeatSpec:
+    """A parsed seat spec: its kind, what was typed, and the kind's parameters."""
+
+    kind: str
+    text: str
+    level: int | None = None
+    seed: int | None = None
+    argv: tuple[str, ...] = ()
+
+
+def default_level(game: type[Game[Any, Any]]) -> int:
+    levels = game.ai_levels
+    return levels[len(levels) // 2]
+
+
+def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
+    """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
+    word, colon, arg = text.strip().partition(":")
+    if word == "ai":
+        if not game.ai_levels:
+            raise SeatSpecError(f"{game.name} has no built-in AI (try random or a program)")
+        if not colon:
+            return SeatSpec("ai", text, level=default_level(game))
+        levels = game.ai_levels
+        if not arg.isdigit() or int(arg) not in levels:
+            raise SeatSpecError(
+                f"{text!r}: the AI levels of {game.name} are {levels[0]} to {levels[-1]}"
+            )
+        return SeatSpec("ai", text, level=int(arg))
+    if word == "random":
+        if colon and not arg.isdigit():
+            raise SeatSpecError(f"{text!r}: the seed must be a whole number (random:7)")
+        return SeatSpec("random", text, seed=int(arg) if colon else None)
+    if text in ("human", "web", "tcp"):
+        return SeatSpec(text, text)
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise SeatSpecError(f"{text!r}: {exc}") from None
+    if not argv:
+        raise SeatSpecError("an empty seat spec")
+    program = argv[0]
+    if program.endswith(".py") and os.path.isfile(program) and not os.access(program, os.X_OK):
+        return SeatSpec("program", text, argv=(sys.executable, *argv))
+    found = resolve_program(program)
+    if found is None:
+        kinds = "ai:N, random, human, web, tcp, or a program"
+        raise SeatSpecError(f"{program!r} is not a program (no such executable); a seat is {kinds}")
+    return SeatSpec("program", text, argv=(found, *argv[1:]))
+
+
+def short_name(spec: SeatSpec) -> str:
+    """A player's display name before it says its own: ``ai:4``, ``bot.py``."""
+    if spec.kind == "program":
+        program = spec.argv[1] if spec.argv[0] == sys.executable else spec.argv[0]
+        return os.path.basename(program)
+    return spec.text
+
+
+class RandomSeat(BaseSeat[Any, Any]):
+    """A random legal move from a seeded generator."""
+
+    def __init__(self, game: Game[Any, Any], rng: random.Random, player: PlayerInfo) -> None:
+        self.game = game
+        self.rng = rng
+        self.player = player
+
+    async def choose(self, turn: Turn[Any]) -> Any:
+        await trio.lowlevel.checkpoint()
+        return self.rng.choice(list(self.game.legal_moves(turn.state)))
+
+
+def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> ThreadSeat[Any, Any]:
+    def think(state: Any, seconds: float, stop: StopFlag) -> Any:
+        return game.ai(state, level, stop)
+
+    player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}")
+    return ThreadSeat(think, player, threaded=threaded)
+
+
+async def handshake(lines: LineStream, game: str) -> Hello:
+    """Send the welcome and read the hello within `HELLO_SECONDS`; raises `BadHello`
+    (or `LineError` if the peer goes away)."""
+    await lines.send_line(welcome_line(game))
+    with trio.move_on_after(HELLO_SECONDS):
+        return parse_hello(await lines.receive_line(MAX_LINE))
+    raise BadHello(f"no hello within {HELLO_SECONDS:g} s")
+
+
+async def bot_seat(
+    game: Game[Any, Any], lines: LineStream, name: str, kind: str, spec: str
+) -> Seat[Any, Any]:
+    """A bot's seat after its handshake; a failed handshake is a `FailedSeat`, so that the
+    game still ends through the loop, with a record saying who failed and how."""
+    try:
+        hello = await handshake(lines, game.name)
+    except BadHello as exc:
+        return FailedSeat(PlayerInfo(name, kind, spec), Termination.MALFORMED, str(exc))
+    except LineError as exc:
+        return FailedSeat(PlayerInfo(name, kind, spec), Termination.DISCONNECT, str(exc))
+    return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec))
+
+
+SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[Seat[Any, Any]]"]
+
+
+@attrs.define(eq=False)
+class SeatMaker:
+    """Makes the seats of one game from specs. ``extra`` makes the kinds that need the
+    host's resources (``human``: the keyboard; ``tcp``: a listener; ``web``: the page);
+    ``seed`` seeds the random players (with the seat number)."""
+
+    game: Game[Any, Any]
+    seed: int = 0
+    extra: dict[str, SeatFactory] = attrs.Factory(dict)
+    children: list[ChildProcess] = attrs.Factory(list)
+
+    @contextlib.asynccontextmanager
+    async def seats(self, specs: Sequence[SeatSpec]) -> AsyncIterator[list[Seat[Any, Any]]]:
+        async with contextlib.AsyncExitStack() as stack:
+            made: list[Seat[Any, Any]] = []
+            try:
+                for number, spec in enumerate(specs):
+                    made.append(await self._one(stack, spec, number))
+                yield made
+            finally:
+                await self.stop_children()
+
+    async def _one(
+        self, stack: contextlib.AsyncExitStack, spec: SeatSpec, number: int
+    ) -> Seat[Any, Any]:
+        if spec.kind == "ai":
+            assert spec.level is not None
+            return ai_seat(self.game, spec.level)
+        if spec.kind == "random":
+            seed = spec.seed if spec.seed is not None else self.seed * 8 + number
+            player = PlayerInfo("random", "ai", spec.text)
+            return RandomSeat(self.game, random.Random(seed), player)
+        if spec.kind == "program":
+            return await self.program(spec)
+        factory = self.extra.get(spec.kind)
+        if factory is None:
+            raise SeatSpecError(f"{spec.kind!r} seats are not offered here")
+        return await stack.enter_async_context(factory(spec, number))
+
+    async def program(self, spec: SeatSpec) -> Seat[Any, Any]:
+        name = short_name(spec)
+        try:
+            child = await ChildProcess.spawn(spec.argv, max_line=MAX_LINE, stderr=None)
+        except SpawnFailed as exc:
+            return FailedSeat(
+                PlayerInfo(name, "program", spec.text), Termination.DISCONNECT, str(exc)
+            )
+        self.children.append(child)
+        return await bot_seat(self.game, child.lines, name, "program", spec.text)
+
+    async def stop_children(self) -> None:
+        children, self.children = self.children, []
+        for child in children:
+            with trio.CancelScope(shield=True):
+                await child.close_stdin()
+        if children:
+            await stop_all(children, grace=STOP_GRACE)

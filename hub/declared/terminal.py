@@ -1,0 +1,124 @@
+"""A declared game at the terminal: a person's seat and the running picture, in words.
+
+`PersonWords` is the `hub.core.local_seats.PersonCodec` of every declared game: the person
+sees the game's text picture of their own view, types a move in the game's notation, and
+is told the legal moves after anything else (``help`` or ``?`` lists them; ``resign`` or
+end of input gives the game up). `Narrator` is a `hub.core.match.Spectator` that prints
+each move and the picture after it (the view of the one person at the terminal, else the
+spectator's) and the result in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hub.core.game import BadMove, Game
+from hub.core.local_seats import AskAgain
+from hub.core.match import MatchResult, Moved, SeatFailure
+from hub.core.output import Output
+from hub.core.referee import IllegalMove, Termination
+from hub.core.values import PlayerInfo
+
+RESIGN = ("resign", "quit")
+
+
+def legal_line(game: Game[Any, Any], state: Any) -> str:
+    return "legal moves: " + " ".join(game.legal_texts(state))
+
+
+class PersonWords:
+    """What a person at the terminal is shown and how what they type is read."""
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self.game = game
+
+    def turn_lines(self, seat: int, state: Any) -> Sequence[str]:
+        return [self.game.text(self.game.view(state, seat))]
+
+    def prompt(self, seat: int, state: Any) -> str:
+        return f"{self.game.seat_name(seat)} to move: "
+
+    def read_move(self, seat: int, text: str, state: Any) -> Any:
+        word = text.strip()
+        if word.lower() in RESIGN:
+            raise SeatFailure(Termination.RESIGNATION, "resigned")
+        if word in ("", "help", "?"):
+            return self._ask_again(state, "type a move, or resign")
+        try:
+            return self.game.parse_move(state, word)
+        except BadMove as exc:
+            return self._ask_again(state, str(exc))
+
+    def _ask_again(self, state: Any, why: str) -> Any:
+        raise AskAgain(why, legal_line(self.game, state))
+
+    def refused_lines(self, seat: int, move: Any, error: IllegalMove, state: Any) -> Sequence[str]:
+        text = self.game.move_text(state, move)
+        return [f"{text} is not allowed: {error}", legal_line(self.game, state)]
+
+
+def result_words(
+    game: Game[Any, Any], players: Sequence[PlayerInfo], result: MatchResult[Any, Any]
+) -> str:
+    """``Red (ai:4) wins 2-0``, ``a draw``, ``Yellow wins: Red (bot) timeout``."""
+    outcome, fault = result.outcome, result.fault
+
+    def who(seat: int) -> str:
+        return f"{game.seat_name(seat)} ({players[seat].name})"
+
+    if outcome.termination is Termination.ABORTED:
+        return "the game was stopped" + (f" ({outcome.detail})" if outcome.detail else "")
+    winners = sorted(outcome.winners)
+    if not winners:
+        words = "nobody wins"
+    elif len(winners) == len(outcome.scores):
+        words = "a draw"
+    else:
+        words = " and ".join(who(seat) for seat in winners) + (
+            " wins" if len(winners) == 1 else " win"
+        )
+    if fault is not None and fault.seat is not None:
+        because = f"{who(fault.seat)}: {fault.termination.value}"
+        words += f" ({because}{'; ' + fault.detail if fault.detail else ''})"
+    elif outcome.detail:
+        words += f" ({outcome.detail})"
+    return words
+
+
+class Narrator:
+    """Prints a game as it goes: the first picture, each move and the picture after it, the
+    result. ``seat`` is whose view to draw (the one person at the terminal), None for the
+    spectator's."""
+
+    def __init__(
+        self, game: Game[Any, Any], out: Output, players: Sequence[PlayerInfo], seat: int | None
+    ) -> None:
+        self.game = game
+        self.out = out
+        self.players = list(players)
+        self.seat = seat
+
+    def _picture(self, state: Any) -> None:
+        self.out.line(self.game.text(self.game.view(state, self.seat)))
+
+    def started(self, state: Any) -> None:
+        names = ", ".join(
+            f"{self.game.seat_name(seat)}: {player.name}"
+            for seat, player in enumerate(self.players)
+        )
+        self.out.line(f"{self.game.name}: {names}")
+        if self.seat is None:
+            self._picture(state)
+        self.out.flush()
+
+    def moved(self, moved: Moved[Any, Any]) -> None:
+        who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
+        self.out.line(f"{who} plays {moved.text}")
+        if self.seat is None or moved.seat == self.seat or moved.over:
+            self._picture(moved.after)
+        self.out.flush()
+
+    def ended(self, result: MatchResult[Any, Any]) -> None:
+        self.out.line(result_words(self.game, self.players, result))
+        self.out.flush()

@@ -1,0 +1,153 @@
+"""Connect Four, declared: the rules, notation, views, both pictures and an AI in one class.
+
+Two players drop discs into the columns of an upright grid (``--rows`` 6 by ``--columns`` 7
+by default); the first with ``--connect`` (4) in a row, across, up or diagonally, wins; a
+full grid is a draw. A move is a column number, ``1`` at the left. hub derives everything
+else from this declaration (docs/architecture.md, "Adding a game").
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hub.core.game import Game, Option
+from hub.core.referee import IllegalMove, Outcome
+
+if TYPE_CHECKING:
+    from hub.core.local_seats import StopFlag
+
+DISCS = "RY"
+WIN = 1_000_000
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+@attrs.frozen
+class Board:
+    """The columns bottom up (``"RYR"``: three discs), the seat to move, the winner if any."""
+
+    columns: tuple[str, ...]
+    mover: int = 0
+    winner: int | None = None
+
+
+class ConnectFour(Game[Board, int]):
+    name = "connect4"
+    summary = "Connect Four: drop discs, four in a row wins (human, AI levels 1-8, bots)"
+    options = (
+        Option("rows", 6, "rows of the grid", low=4, high=12),
+        Option("columns", 7, "columns of the grid", low=4, high=12),
+        Option("connect", 4, "discs in a row that win", low=3, high=6),
+    )
+    seat_names = ("Red", "Yellow")
+    ai_levels = range(1, 9)
+
+    def start(self, rng: random.Random) -> Board:
+        return Board(("",) * int(self.settings["columns"]))
+
+    def to_move(self, state: Board) -> int | None:
+        full = all(len(col) == self.settings["rows"] for col in state.columns)
+        return None if state.winner is not None or full else state.mover
+
+    def legal_moves(self, state: Board) -> list[int]:
+        if self.to_move(state) is None:
+            return []
+        rows = self.settings["rows"]
+        return [i + 1 for i, col in enumerate(state.columns) if len(col) < rows]
+
+    def candidate_moves(self, state: Board) -> range:
+        return range(0, len(state.columns) + 2)
+
+    def apply(self, state: Board, move: int) -> Board:
+        if move not in self.legal_moves(state):
+            raise IllegalMove(f"column {move} is full or not on the board")
+        columns = list(state.columns)
+        columns[move - 1] += DISCS[state.mover]
+        won = self._line(columns, move - 1, len(columns[move - 1]) - 1)
+        return Board(tuple(columns), 1 - state.mover, state.mover if won else None)
+
+    def _line(self, columns: list[str], x: int, y: int) -> bool:
+        disc, need = columns[x][y], int(self.settings["connect"])
+
+        def at(i: int, j: int) -> bool:
+            return 0 <= i < len(columns) and 0 <= j < len(columns[i]) and columns[i][j] == disc
+
+        for dx, dy in DIRECTIONS:
+            run = 1
+            for sign in (1, -1):
+                step = 1
+                while at(x + sign * dx * step, y + sign * dy * step):
+                    run, step = run + 1, step + 1
+            if run >= need:
+                return True
+        return False
+
+    def outcome(self, state: Board) -> Outcome | None:
+        if self.to_move(state) is not None:
+            return None
+        if state.winner is None:
+            return Outcome([1, 1], [0, 1], detail="the grid is full")
+        return Outcome([2 if s == state.winner else 0 for s in (0, 1)], [state.winner])
+
+    def view(self, state: Board, seat: int | None = None) -> dict[str, object]:
+        rows = int(self.settings["rows"])
+        grid = [
+            "".join(col[y] if y < len(col) else "." for col in state.columns)
+            for y in reversed(range(rows))
+        ]
+        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner}
+
+    def text(self, view: dict[str, Any]) -> str:
+        grid = list(view["grid"])
+        numbers = " ".join(str(i % 10) for i in range(1, len(grid[0]) + 1))
+        return "\n".join([*(" ".join(row) for row in grid), numbers])
+
+    def html(self, view: dict[str, Any]) -> str:
+        grid: list[str] = list(view["grid"])
+        cells = "".join(
+            f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
+            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"/>'
+            for y, row in enumerate(grid)
+            for x, c in enumerate(row)
+        )
+        drops = "".join(
+            f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
+            f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
+            for x in range(len(grid[0]))
+        )
+        w, h = len(grid[0]), len(grid)
+        return f'<svg class="connect4" viewBox="0 0 {w} {h}">{cells}{drops}</svg>'
+
+    def ai(self, state: Board, level: int, stop: StopFlag) -> int:
+        """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
+        middle = (len(state.columns) + 1) / 2
+
+        def search(board: Board, depth: int, alpha: float, beta: float) -> float:
+            if board.winner is not None:
+                return -(WIN - (level - depth))  # the side to move has lost
+            moves = sorted(self.legal_moves(board), key=lambda m: abs(m - middle))
+            if not moves:
+                return 0
+            if depth == 0 or stop.is_set():
+                return self._score(board)
+            for move in moves:
+                alpha = max(alpha, -search(self.apply(board, move), depth - 1, -beta, -alpha))
+                if alpha >= beta:
+                    break
+            return alpha
+
+        moves = sorted(self.legal_moves(state), key=lambda m: abs(m - middle))
+        scores = [-search(self.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
+        return moves[scores.index(max(scores))]
+
+    def _score(self, board: Board) -> float:
+        """Discs near the centre, for the side to move."""
+        middle = (len(board.columns) - 1) / 2
+        value = sum(
+            (1 if disc == DISCS[board.mover] else -1) * (middle - abs(x - middle))
+            for x, col in enumerate(board.columns)
+            for disc in col
+        )
+        return float(value)
