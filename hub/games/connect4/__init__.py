@@ -117,8 +117,9 @@ class ConnectFour(Game[Board, int]):
             f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
             for x in range(len(grid[0]))
         )
-        w, h = len(grid[0]), len(grid)
-        return f'<svg class="connect4" viewBox="0 0 {w} {h}">{cells}{drops}</svg>'
+        return (
+            f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">{cells}{drops}</svg>'
+        )
 
     def ai(self, state: Board, level: int, stop: StopFlag) -> int:
         """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
@@ -130,8 +131,10 @@ class ConnectFour(Game[Board, int]):
             moves = sorted(self.legal_moves(board), key=lambda m: abs(m - middle))
             if not moves:
                 return 0
-            if depth == 0 or stop.is_set():
-                return self._score(board)
+            if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
+                mine = DISCS[board.mover]
+                cols = enumerate(board.columns, start=1)
+                return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
             for move in moves:
                 alpha = max(alpha, -search(self.apply(board, move), depth - 1, -beta, -alpha))
                 if alpha >= beta:
@@ -141,13 +144,3 @@ class ConnectFour(Game[Board, int]):
         moves = sorted(self.legal_moves(state), key=lambda m: abs(m - middle))
         scores = [-search(self.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
         return moves[scores.index(max(scores))]
-
-    def _score(self, board: Board) -> float:
-        """Discs near the centre, for the side to move."""
-        middle = (len(board.columns) - 1) / 2
-        value = sum(
-            (1 if disc == DISCS[board.mover] else -1) * (middle - abs(x - middle))
-            for x, col in enumerate(board.columns)
-            for disc in col
-        )
-        return float(value)
