@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from hub import __version__
 from hub.core.output import Output
-from hub.core.plugin import Command, GamePlugin, PluginFailure, discover
+from hub.core.plugin import Command, GamePlugin, PluginFailure, discover, plugin_failures
 from hub.core.running import exit_status_on_interrupt
 from hub.core.usage import formatter
 
@@ -93,10 +93,9 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
         from hub.tournament.cli import main as match
 
         return match(rest)
-    failures: list[PluginFailure] = []
-    plugins = discover(failures)
+    plugins = discover()
     if verb == "games":
-        return _games(plugins, rest, out, failures)
+        return _games(plugins, rest, out, plugin_failures() if not rest else ())
     if verb in GAME_VERBS:
         return _game_verb(plugins, verb, rest, out)
     tool = _tools(plugins).get(verb)

@@ -194,6 +194,13 @@ def discover(failures: list[PluginFailure] | None = None) -> dict[str, GamePlugi
     return dict(sorted(plugins.items()))
 
 
+def plugin_failures() -> list[PluginFailure]:
+    """The installed plug-ins that fail to load, each with its error (for ``hub games``)."""
+    failures: list[PluginFailure] = []
+    discover(failures)
+    return failures
+
+
 def error_line(exc: BaseException) -> str:
     """An exception in one line: ``NameError: name 'x' is not defined``."""
     text = " ".join(str(exc).split())

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 TC_SETTING = "tc"
 DEFAULT_TC = "10+0.1"
-PEOPLE = ("human", "web", "tcp")
+PEOPLE = ("human", "tcp")
 
 
 class DeclaredKit:

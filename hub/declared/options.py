@@ -10,7 +10,7 @@ from hub.core.game import Game, Option, SettingsError
 
 TC_HELP = (
     "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game "
-    "(300+2); default {default}"
+    "(300+2) (default {default})"
 )
 
 

@@ -1,7 +1,7 @@
 """``hub play GAME SEAT SEAT ...`` for every declared game: one local game, any seats.
 
 The seats are `hub.declared.seats` specs (``human``, ``ai:4``, ``random``, ``./bot.py``,
-``tcp``, ``web``); the game's settings are its options (``--rows 7``); ``--tc`` sets the
+``tcp``); the game's settings are its options (``--rows 7``); ``--tc`` sets the
 clocks, ``--seed`` the random choices (a random start, ``random`` players), ``--web`` serves
 the web board (kept up after the game until Ctrl-C), ``--port`` is where ``tcp`` seats wait
 for their clients. The game is recorded (``--db``, ``--no-record``) and printed as it goes.
@@ -41,11 +41,16 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
         usage=f"hub {verb} {game.name} [SEAT ...] [OPTIONS]",
         description=f"{game.summary}. Play one game between {count} seats (default: "
         f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
-        f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
-        "browser: needs --web), tcp (a client of --port speaking the JSON bot protocol) or "
+        f"{_levels(game)}), random, human (you, at this terminal), tcp (a client of --port "
+        "speaking the JSON bot protocol) or "
         "a program speaking it over pipes (docs/bots.md).",
     )
-    parser.add_argument("seats", nargs="*", metavar="SEAT", help="who plays, in seat order")
+    parser.add_argument(
+        "seats",
+        nargs="*",
+        metavar="SEAT",
+        help=f"who plays, in seat order (default: {' '.join(default_seats(game))})",
+    )
     add_game_options(parser, game)
     add_time_control(parser, "none")
     parser.add_argument(
@@ -82,8 +87,6 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         game = game_class(settings_from(options, game_class), seats=len(texts))
         specs = [parse_seat(text, game_class) for text in texts]
         control = time_control(options.tc)
-        if any(spec.kind == "web" for spec in specs) and options.web is None:
-            raise SettingsError("a web seat needs --web PORT (the page is served there)")
     except HelpRequested as help_:
         return show_help(help_)
     except UsageError as exc:
