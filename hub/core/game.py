@@ -162,7 +162,8 @@ class Game(Generic[S, M]):
         low, high = self.players
         self.seat_count = seats or low
         if not low <= self.seat_count <= high:
-            raise SettingsError(f"{self.name} takes {low} to {high} players, not {seats}")
+            count = f"{low}" if low == high else f"{low} to {high}"
+            raise SettingsError(f"{self.name} takes {count} players, not {seats}")
 
     # -- rules (the Referee interface) -------------------------------------------------------
 

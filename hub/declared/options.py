@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from hub.core.clock import TimeControl
 from hub.core.game import Game, Option, SettingsError
+from hub.core.output import Output
+from hub.core.usage import HelpRequested, UsageError, show_help
+
+T = TypeVar("T")
 
 TC_HELP = (
     "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game "
@@ -54,3 +59,21 @@ def time_control(text: str) -> TimeControl:
         return TimeControl.parse(text)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
+
+
+def read_command_line(
+    parser: argparse.ArgumentParser, args: Sequence[str], build: Callable[[argparse.Namespace], T]
+) -> T | int:
+    """``build(options)`` from the parsed ``args``, or the exit status of ``--help`` (0) or
+    of a usage error (2, one line on stderr: a bad option, setting or seat spec)."""
+    err = Output(2)
+    try:
+        return build(parser.parse_args(list(args)))
+    except HelpRequested as help_:
+        return show_help(help_)
+    except UsageError as exc:
+        err.line(str(exc))
+    except ValueError as exc:  # SettingsError, SeatSpecError: the command line's values
+        err.line(f"{parser.prog}: {exc} (see {parser.prog} --help)")
+    err.flush()
+    return 2

@@ -21,13 +21,19 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.game import Game, SettingsError
+from hub.core.game import Game
 from hub.core.match import Match, Seat
 from hub.core.output import Output
 from hub.core.running import run_program
-from hub.core.usage import HelpRequested, Parser, UsageError, show_help
-from hub.declared.options import add_game_options, add_time_control, settings_from, time_control
-from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, bot_seat, parse_seat
+from hub.core.usage import Parser
+from hub.declared.options import (
+    add_game_options,
+    add_time_control,
+    read_command_line,
+    settings_from,
+    time_control,
+)
+from hub.declared.seats import SeatMaker, SeatSpec, bot_seat, parse_seat
 from hub.declared.terminal import Narrator, PersonWords
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option, web_address
@@ -79,24 +85,16 @@ def default_seats(game: type[Game[Any, Any]]) -> list[str]:
 
 
 def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
-    parser = parser_for(game_class)
-    err = Output(2)
-    try:
-        options = parser.parse_args(list(args))
+    def build(options: argparse.Namespace) -> tuple[Any, ...]:
         texts = options.seats or default_seats(game_class)
         game = game_class(settings_from(options, game_class), seats=len(texts))
         specs = [parse_seat(text, game_class) for text in texts]
-        control = time_control(options.tc)
-    except HelpRequested as help_:
-        return show_help(help_)
-    except UsageError as exc:
-        err.line(str(exc))
-        err.flush()
-        return 2
-    except (SettingsError, SeatSpecError) as exc:
-        err.line(f"{parser.prog}: {exc} (see {parser.prog} --help)")
-        err.flush()
-        return 2
+        return game, specs, time_control(options.tc), options
+
+    parsed = read_command_line(parser_for(game_class), args, build)
+    if isinstance(parsed, int):
+        return parsed
+    game, specs, control, options = parsed
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
     status: int = run_program(play, game, specs, control, seed, options)
     return status

@@ -23,7 +23,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.game import Game, SettingsError
+from hub.core.game import Game
 from hub.core.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.lines import LineError
 from hub.core.match import Match, Seat
@@ -44,9 +44,15 @@ from hub.core.serve import (
     open_listeners,
     serve_lines,
 )
-from hub.core.usage import HelpRequested, Parser, UsageError, show_help
+from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
-from hub.declared.options import add_game_options, add_time_control, settings_from, time_control
+from hub.declared.options import (
+    add_game_options,
+    add_time_control,
+    read_command_line,
+    settings_from,
+    time_control,
+)
 from hub.declared.seats import SeatSpecError, handshake, parse_seat
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
@@ -81,22 +87,14 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
 
 
 def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
-    parser = parser_for(game_class)
-    err = Output(2)
-    try:
-        options = parser.parse_args(list(args))
+    def build(options: argparse.Namespace) -> tuple[Any, ...]:
         game = game_class(settings_from(options, game_class))
-        control = time_control(options.tc)
-    except HelpRequested as help_:
-        return show_help(help_)
-    except UsageError as exc:
-        err.line(str(exc))
-        err.flush()
-        return 2
-    except SettingsError as exc:
-        err.line(f"{parser.prog}: {exc} (see {parser.prog} --help)")
-        err.flush()
-        return 2
+        return game, time_control(options.tc), options
+
+    parsed = read_command_line(parser_for(game_class), args, build)
+    if isinstance(parsed, int):
+        return parsed
+    game, control, options = parsed
     configure_logging(game.name, log_level_from_args(options))
     status: int = run_program(serve, game, control, options)
     return status
