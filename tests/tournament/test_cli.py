@@ -151,14 +151,19 @@ def test_a_match_prints_the_table_and_records_every_game(tmp_path: Path) -> None
     assert f"resume with --resume {ident}" in header
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"match {ident}: {KIT}, 6 of 6 games scored, 0 aborted, complete")
-    assert lines[1].split() == ["rank", "player", "games", "W", "D", "L", "points", "score"]
+    assert lines[1].split() == ["rank", "player", "games", "W", "D", "L", "points", "score",
+                                "timeouts", "illegal", "crashes", "aborted"]  # fmt: skip
     # the rank order is by points (which player leads depends on the random games)
     table = [line.split() for line in lines[2:4]]
     assert sorted(row[1] for row in table) == ["first", "random:3"]
     assert [row[0] for row in table] in (["1", "2"], ["1", "1"])
     assert float(table[0][6]) >= float(table[1][6])
     assert lines[4].startswith("Elo difference (first vs random:3): ")
-    assert lines[5].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05): LLR ")
+    assert lines[4].endswith("(3 game pairs)")
+    assert lines[5].startswith("Game pairs of first: LL ")
+    assert lines[6].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05): LLR ")
+    assert lines[6].endswith("(game pairs)")
+    assert lines[7] == "Distinct games: 6 of 6"
     with RecordStore.open(db) as store:
         assert store.finished_indices(ident) == set(range(6))
         summaries = store.games(match_id=ident)
@@ -248,7 +253,7 @@ def test_sigkill_mid_match_then_resume(tmp_path: Path) -> None:
     assert json.loads(again.stdout)["standings"] == result["standings"]
     other = run(KIT, "first", "random:2", "--games", "40", "--db", str(db), "--resume", ident)
     assert other.returncode == 2
-    assert "resume with the arguments the match was started with" in other.stderr
+    assert "give the players the match was started with" in other.stderr
 
 
 def test_ray_runs_the_same_match_with_the_same_table_shape(tmp_path: Path) -> None:
@@ -267,4 +272,5 @@ def test_ray_runs_the_same_match_with_the_same_table_shape(tmp_path: Path) -> No
     assert table.returncode == 0
     assert table.stdout.splitlines()[1].split() == [
         "rank", "player", "games", "W", "D", "L", "points", "score",
+        "timeouts", "illegal", "crashes", "aborted",
     ]  # fmt: skip
