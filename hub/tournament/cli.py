@@ -257,7 +257,7 @@ class Setup:
             )
         from hub.tournament.runner import outcome_of
 
-        for summary in summaries:
+        for summary in sorted(summaries, key=lambda summary: summary.index or 0):
             record = self.store.get(summary.game_id)
             index = summary.index
             if record is None or index is None or not 0 <= index < len(self.schedule):
