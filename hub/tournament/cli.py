@@ -55,9 +55,10 @@ PROG = "hub match"
 USAGE = f"{PROG} GAME PLAYER PLAYER [PLAYER ...] [options]"
 DESCRIPTION = """\
 Play a match between players of GAME (a game's name from `hub games`, or module:name of a
-match kit): every opening is played with the seats rotated (colours or first move swapped
-for two players), results are shown live and as a table, and every finished game is
-recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
+match kit): every round starts from a distinct opening of the game, played with the seats
+rotated (colours or first move swapped for two players); results are shown live and as a
+table (game pairs, time losses, crashes, how many games were distinct), and every finished
+game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
 
 
 class UsageError(Exception):

@@ -40,7 +40,11 @@ Any number of players: each game gives one point, shared by its winners (nobody 
 by all), so a two-player draw is half a point each. Each player's score is its points per
 game with a 95% interval from the per-game points' variance (for two players exactly the
 trinomial interval above); the rank is by points. Aborted games (no result: a kit or worker
-failure, a stopped match) count for nobody.
+failure, a stopped match) count for nobody, but each of their players' ``aborted``.
+
+Per player the tally also counts the games it lost by its own fault: on time, by an illegal
+or malformed move, by crashing or disconnecting (`FAULT_KINDS`). And it counts distinct games
+(`GameOutcome.fingerprint`): a game played again move for move is no new evidence.
 """
 
 from __future__ import annotations
