@@ -66,7 +66,10 @@ class MatchKit(Protocol):
         ...
 
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        """``count`` openings chosen from ``seed`` (each is played with the seats swapped)."""
+        """``count`` openings chosen from ``seed`` (each is played with the seats swapped),
+        distinct while the game has enough of them, so that deterministic players do not
+        replay one game (``hub match`` counts repeated games and warns about them); an
+        empty list: every game from the usual start."""
         ...
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:

@@ -9,6 +9,7 @@ are printed in every case where games were played.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import time
@@ -20,7 +21,7 @@ import attrs
 import trio
 
 from hub.core.bus import EventBus
-from hub.core.events import GameEnded
+from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
 from hub.core.plugin import MatchKit
 from hub.core.running import interrupted_status
@@ -35,6 +36,7 @@ from hub.tournament.runner import (
 )
 from hub.tournament.schedule import (
     Schedule,
+    Scheduled,
     display_names,
     make_schedule,
     new_match_id,
@@ -53,9 +55,10 @@ PROG = "hub match"
 USAGE = f"{PROG} GAME PLAYER PLAYER [PLAYER ...] [options]"
 DESCRIPTION = """\
 Play a match between players of GAME (a game's name from `hub games`, or module:name of a
-match kit): every opening is played with the seats rotated (colours or first move swapped
-for two players), results are shown live and as a table, and every finished game is
-recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
+match kit): every round starts from a distinct opening of the game, played with the seats
+rotated (colours or first move swapped for two players); results are shown live and as a
+table (game pairs, time losses, crashes, how many games were distinct), and every finished
+game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
 
 
 class UsageError(Exception):
@@ -94,6 +97,21 @@ def whole(text: str) -> int:
     return value
 
 
+FIXED = "fixed"
+"""``--openings fixed``: no openings, every game from the game's usual start."""
+
+
+def openings_choice(text: str) -> int | str:
+    if text == FIXED:
+        return FIXED
+    try:
+        return positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a number of openings (1 or more) nor {FIXED!r}"
+        ) from None
+
+
 def build_parser(kit: MatchKit | None) -> Parser:
     parser = Parser(prog=PROG, usage=USAGE, description=DESCRIPTION)
     parser.add_argument("game", metavar="GAME", help="the game (see `hub games`)")
@@ -121,10 +139,11 @@ def build_parser(kit: MatchKit | None) -> Parser:
     )
     group.add_argument(
         "--openings",
-        type=positive,
-        metavar="N",
-        help="distinct openings, each played with the seats rotated, reused in turn "
-        "(default: a new one for every round)",
+        type=openings_choice,
+        metavar="N|fixed",
+        help="N: that many distinct openings of the game, each played with the seats "
+        f"rotated, reused in turn; {FIXED}: every game from the game's usual start, so "
+        "deterministic players repeat the same games (default: a new opening for every round)",
     )
     group.add_argument(
         "--sprt",
@@ -204,7 +223,9 @@ class Setup:
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
         games = options.games or len(players)
         rounds = rounds_for(games, len(players))
-        openings = kit.openings(self.settings, options.openings or rounds, seed)
+        openings: list[Any] = []
+        if options.openings != FIXED:
+            openings = kit.openings(self.settings, options.openings or rounds, seed)
         self.schedule: Schedule = make_schedule(
             match_id=self.match_id,
             game=options.game,
@@ -229,10 +250,15 @@ class Setup:
             raise Failure(f"cannot open the database {self.path}: {exc}") from exc
         if self.options.resume is None:
             return
-        self.skip = self.store.finished_indices(self.match_id)
-        if not self.skip:
-            err.line(f"{PROG}: no games of match {self.match_id} are recorded; starting it")
-        for summary in self.store.games(match_id=self.match_id):
+        summaries = self.store.games(match_id=self.match_id)
+        if not summaries:
+            raise UsageError(
+                f"--resume {self.match_id}: no game of that match is recorded in {self.path} "
+                "(check the id with `hub games history`, or start a new match without --resume)"
+            )
+        from hub.tournament.runner import outcome_of
+
+        for summary in sorted(summaries, key=lambda summary: summary.index or 0):
             record = self.store.get(summary.game_id)
             index = summary.index
             if record is None or index is None or not 0 <= index < len(self.schedule):
@@ -240,17 +266,11 @@ class Setup:
                     f"match {self.match_id} has game {index}, which these arguments do not "
                     "schedule: resume with the arguments it was started with"
                 )
-            scheduled = self.schedule.games[index]
-            specs = tuple(player.spec or player.name for player in record.players)
-            if specs != scheduled.spec.players:
-                raise UsageError(
-                    f"game {index} of match {self.match_id} was played by "
-                    f"{', '.join(specs)}, not {', '.join(scheduled.spec.players)}: resume "
-                    "with the arguments the match was started with"
-                )
-            from hub.tournament.runner import outcome_of
-
-            self.tally.add(outcome_of(scheduled, record))
+            problem = resume_difference(self.schedule.games[index], record)
+            if problem is not None:
+                raise UsageError(f"--resume {self.match_id}: {problem}")
+            self.tally.add(outcome_of(self.schedule.games[index], record))
+        self.skip = self.store.finished_indices(self.match_id)
 
     def backend(self) -> Backend:
         concurrency = self.options.concurrency
@@ -268,6 +288,48 @@ class Setup:
             self.ray.stop()
         if self.store is not None:
             self.store.close()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON would give it back (tuples as lists), to compare with a record."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def resume_difference(scheduled: Scheduled, record: GameRecord) -> str | None:
+    """What differs between a recorded game of the match and the game these arguments
+    schedule in its place (settings, players, opening), or None if nothing does."""
+    index = scheduled.index
+    spec = scheduled.spec
+    recorded = {key: value for key, value in record.settings.items() if key != "opening"}
+    wanted = _plain(spec.settings)
+    recorded = _plain(recorded)
+    changed = [
+        f"{key} {_short(recorded.get(key))}, not {_short(wanted.get(key))}"
+        for key in sorted(set(recorded) | set(wanted))
+        if recorded.get(key) != wanted.get(key)
+    ]
+    if changed:
+        return (
+            f"the match was played with {'; '.join(changed)}: give the settings it was started with"
+        )
+    specs = tuple(player.spec or player.name for player in record.players)
+    if specs != spec.players:
+        return (
+            f"game {index} was played by {', '.join(specs)}, not {', '.join(spec.players)}: "
+            "give the players the match was started with, in the same order"
+        )
+    if "opening" in record.settings and _plain(record.settings["opening"]) != _plain(spec.opening):
+        return (
+            f"game {index} started from the opening {_short(record.settings['opening'])}, not "
+            f"{_short(spec.opening)}: give the openings the match was started with (the same "
+            "--openings, --seed and opening source)"
+        )
+    return None
 
 
 async def play(
@@ -427,8 +489,6 @@ def run_match(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
     progress.close()
     report: MatchReport = runner.report
     if setup.options.json:
-        import json
-
         out.line(json.dumps(report_json(report)))
     else:
         out.line(format_table(report).rstrip("\n"))

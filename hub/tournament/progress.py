@@ -17,7 +17,7 @@ from typing import Any
 
 from hub.core.output import write_all
 from hub.tournament.runner import MatchReport
-from hub.tournament.stats import Interval
+from hub.tournament.stats import NO_SPREAD, TOO_FEW, EloEstimate, Interval, Tally
 
 TTY_INTERVAL = 0.1
 PLAIN_INTERVAL = 10.0
@@ -122,6 +122,8 @@ def _percent(value: float) -> str:
 def _score_text(score: Interval | None) -> str:
     if score is None:
         return "-"
+    if score.degenerate:  # every game the same: the Wilson interval, not "± 0.0%"
+        return f"{_percent(score.mean)} ({100 * score.low:.1f}-{_percent(score.high)})"
     return f"{_percent(score.mean)} ± {_percent(score.margin)}"
 
 
@@ -140,8 +142,57 @@ def stop_text(report: MatchReport) -> str:
     }.get(report.stopped, report.stopped or "")
 
 
+SCORE_WIDTH = 20
+FAULT_COLUMNS = (("timeouts", "timeouts"), ("illegal", "illegal"), ("crashes", "crashes"),
+                 ("aborted", "aborted"))  # fmt: skip
+"""The per-player columns after the score: (header, `Standing` attribute)."""
+
+
+def elo_text(elo: EloEstimate) -> str:
+    """The Elo difference and its 95% interval, or a bound when there is no win or no loss."""
+    if elo.bound is None:
+        return f"{_signed(elo.elo)} ± {elo.margin:.1f}"
+    if elo.bound in (NO_SPREAD, TOO_FEW):
+        return (
+            f"{_signed(elo.elo)}, between {_signed(elo.low)} and {_signed(elo.high)} "
+            f"(95%, {elo.bound})"
+        )
+    if math.isinf(elo.low):
+        return f"{elo.bound}: at most {_signed(elo.high)} (95%)"
+    if math.isinf(elo.high):
+        return f"{elo.bound}: at least {_signed(elo.low)} (95%)"
+    return f"{elo.bound}: between {_signed(elo.low)} and {_signed(elo.high)} (95%)"
+
+
+def _counted(elo: EloEstimate) -> str:
+    if elo.model == "pentanomial":
+        return f"{elo.pairs} game pair{'s' if elo.pairs != 1 else ''}"
+    return f"{elo.games} game{'s' if elo.games != 1 else ''}, no complete game pair"
+
+
+def pairs_text(tally: Tally) -> str:
+    counts = tally.pentanomial.counts()
+    text = f"Game pairs of {tally.names[0]}: " + ", ".join(f"{k} {n}" for k, n in counts.items())
+    if tally.unpaired:
+        games = "game" if tally.unpaired == 1 else "games"
+        text += f"; {tally.unpaired} {games} without its pair (in W/D/L only)"
+    return text
+
+
+def repeated_warning(tally: Tally) -> str | None:
+    """The warning when some games were the same game again, None when all were distinct."""
+    repeats = tally.compared - tally.distinct
+    if repeats <= 0:
+        return None
+    return (
+        f"warning: {repeats} of {tally.compared} games repeated an earlier game move for move, "
+        "so the games are not independent and the figures above overstate what they show "
+        "(play distinct openings: the default, or a larger --openings N)"
+    )
+
+
 def format_table(report: MatchReport) -> str:
-    """The final table (two players: with Elo, LOS and the SPRT)."""
+    """The final table (two players: with Elo, LOS, the game pairs and the SPRT)."""
     schedule, tally = report.schedule, report.tally
     lines = [
         f"match {schedule.match_id}: {schedule.game}, {tally.games} of {len(schedule)} games "
@@ -151,32 +202,43 @@ def format_table(report: MatchReport) -> str:
     many = len(tally.names) > 2
     width = max([len("player"), *(len(name) for name in tally.names)])
     header = f"{'rank':>4}  {'player':<{width}}  {'games':>5}  {'W':>4}  {'D':>4}  {'L':>4}  "
-    header += f"{'points':>7}  {'score':<16}"
+    header += f"{'points':>7}  {'score':<{SCORE_WIDTH}}"
     if many:
         header += f"  {'game score':>10}"
+    header += "".join(f"  {title:>8}" for title, _ in FAULT_COLUMNS)
     lines.append(header.rstrip())
     for line in tally.standings():
         row = (
             f"{line.rank:>4}  {line.name:<{width}}  {line.wins + line.draws + line.losses:>5}  "
             f"{line.wins:>4}  {line.draws:>4}  {line.losses:>4}  {line.points:>7g}  "
-            f"{_score_text(line.score):<16}"
+            f"{_score_text(line.score):<{SCORE_WIDTH}}"
         )
         if many:
             row += f"  {line.game_score:>10g}"
+        row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
         lines.append(row.rstrip())
     elo = tally.head_to_head()
     if elo is not None:
         lines.append(
-            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {_signed(elo.elo)} ± "
-            f"{elo.margin:.1f}, LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)}"
+            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}, "
+            f"LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)} "
+            f"({_counted(elo)})"
         )
+    if len(tally.names) == 2 and (tally.pair_kinds or tally.unpaired):
+        lines.append(pairs_text(tally))
     if report.sprt is not None and report.sprt_state is not None:
         state = report.sprt_state
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
         lines.append(
             f"SPRT ({report.sprt.describe()}): LLR {state.llr:.2f} "
-            f"({state.lower:.2f}, {state.upper:.2f}): {verdict[state.verdict]}"
+            f"({state.lower:.2f}, {state.upper:.2f}): {verdict[state.verdict]} "
+            f"({'game pairs' if state.model == 'pentanomial' else 'games'})"
         )
+    if tally.compared:
+        lines.append(f"Distinct games: {tally.distinct} of {tally.compared}")
+    warning = repeated_warning(tally)
+    if warning is not None:
+        lines.append(warning)
     for aborted in report.aborted:
         lines.append(f"aborted: game {aborted.index}: {aborted.reason}")
     if report.error:
@@ -215,12 +277,24 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "points": line.points,
                 "game_score": line.game_score,
                 "score": None if line.score is None else line.score.mean,
-                "score_margin": None if line.score is None else line.score.margin,
+                "score_margin": None
+                if line.score is None or line.score.degenerate
+                else line.score.margin,
+                "score_low": None if line.score is None else line.score.low,
+                "score_high": None if line.score is None else line.score.high,
+                "timeouts": line.timeouts,
+                "illegal": line.illegal,
+                "crashes": line.crashes,
+                "aborted": line.aborted,
             }
             for line in tally.standings()
         ],
         "elo": None,
+        "pairs": None,
         "sprt": None,
+        "distinct_games": tally.distinct if tally.compared else None,
+        "compared_games": tally.compared,
+        "warnings": [text for text in (repeated_warning(tally),) if text is not None],
     }
     elo = tally.head_to_head()
     if elo is not None:
@@ -228,9 +302,17 @@ def report_json(report: MatchReport) -> dict[str, Any]:
             "player": tally.names[0],
             "opponent": tally.names[1],
             "diff": _finite(elo.elo),
-            "margin": _finite(elo.margin),
+            "margin": None if elo.bound is not None else _finite(elo.margin),
+            "low": _finite(elo.low),
+            "high": _finite(elo.high),
+            "bound": elo.bound,
             "los": elo.los,
+            "model": elo.model,
+            "games": elo.games,
+            "pairs": elo.pairs,
         }
+    if len(tally.names) == 2 and (tally.pair_kinds or tally.unpaired):
+        data["pairs"] = {**tally.pentanomial.counts(), "unpaired": tally.unpaired}
     if report.sprt is not None and report.sprt_state is not None:
         data["sprt"] = {
             "elo0": report.sprt.elo0,
@@ -241,5 +323,6 @@ def report_json(report: MatchReport) -> dict[str, Any]:
             "lower": report.sprt_state.lower,
             "upper": report.sprt_state.upper,
             "verdict": report.sprt_state.verdict,
+            "model": report.sprt_state.model,
         }
     return data

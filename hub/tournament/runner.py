@@ -20,6 +20,7 @@ its processes on the way out, and `MatchRunner.report` holds the results so far.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import sys
@@ -187,13 +188,21 @@ class Finished:
         return self.record is None or self.record.termination is Termination.ABORTED
 
     def outcome(self) -> GameOutcome:
-        if self.record is None:
-            return GameOutcome(self.scheduled.seating, aborted=True)
+        seating = self.scheduled.seating
+        round_ = self.scheduled.index // len(seating) if seating else None
+        record = self.record
+        if record is None:
+            return GameOutcome(seating, aborted=True, round=round_)
+        fault = record.fault
         return GameOutcome(
-            self.scheduled.seating,
-            self.record.winners,
-            self.record.scores,
+            seating,
+            record.winners,
+            record.scores,
             aborted=self.aborted,
+            round=round_,
+            fault_seat=None if fault is None else fault.seat,
+            fault=None if fault is None else fault.termination.value,
+            fingerprint=fingerprint(record),
         )
 
     def reason(self) -> str:
@@ -202,6 +211,15 @@ class Finished:
         if self.record is not None and self.record.fault is not None:
             return self.record.fault.detail
         return self.record.detail if self.record is not None else ""
+
+
+def fingerprint(record: GameRecord) -> str:
+    """What makes a game the game it was: its players by seat (their specs), its start and
+    every move in order. Two games with the same fingerprint are the same game played twice."""
+    players = [player.spec or player.name for player in record.players]
+    moves = [(move.seat, move.move) for move in record.moves]
+    text = json.dumps([players, record.initial_state, moves], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def outcome_of(scheduled: Scheduled, record: GameRecord) -> GameOutcome:
@@ -278,8 +296,7 @@ class MatchRunner:
         report = self.report
         if report.sprt is None:
             return
-        estimate = report.tally.players[0]
-        report.sprt_state = report.sprt.state(estimate.wins, estimate.draws, estimate.losses)
+        report.sprt_state = report.tally.sprt_state(report.sprt)
 
     def _notify(self) -> None:
         if self.on_update is not None:

@@ -234,15 +234,21 @@ def test_check_player(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # -- openings --------------------------------------------------------------------------------
 
 
-def test_openings_are_seeded_random_layouts_or_none() -> None:
-    assert kit.openings(settings(), 3, seed=1) == [None, None, None]
-    chosen = settings("--random", "--holes", "5", "--seeds", "3")
+@pytest.mark.parametrize("random_option", [[], ["--random"]], ids=["default", "--random"])
+def test_openings_are_distinct_seeded_random_layouts(random_option: list[str]) -> None:
+    chosen = settings(*random_option, "--holes", "5", "--seeds", "3")
     first = kit.openings(chosen, 10, seed=7)
     assert first == kit.openings(chosen, 10, seed=7)
     assert first != kit.openings(chosen, 10, seed=8)
     assert len({tuple(layout) for layout in first}) == 10
     assert all(len(layout) == 5 and sum(layout) == 15 for layout in first)
     assert json.loads(json.dumps(first)) == first
+    assert len({tuple(layout) for layout in kit.openings(settings(), 50, seed=1)}) == 50
+
+
+def test_a_given_layout_has_no_openings() -> None:
+    chosen = settings("--holes", "4", "--seeds", "2", "--layout", "1,3,2,2")
+    assert kit.openings(chosen, 3, seed=1) == []
 
 
 # -- whole games -----------------------------------------------------------------------------

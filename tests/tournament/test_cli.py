@@ -19,7 +19,7 @@ import pytest
 from hub.records import RecordStore
 from hub.tournament.cli import main
 from tests.conftest import program
-from tests.tournament.helpers import FIRST_FREE, KIT, ROOT, environment, script
+from tests.tournament.helpers import FIRST_FREE, HANG, KIT, ROOT, environment, script
 
 SLOW = FIRST_FREE.replace("print(rest.index", "import time; time.sleep(0.05); print(rest.index")
 """A first-free player that takes 50 ms per move."""
@@ -151,14 +151,19 @@ def test_a_match_prints_the_table_and_records_every_game(tmp_path: Path) -> None
     assert f"resume with --resume {ident}" in header
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"match {ident}: {KIT}, 6 of 6 games scored, 0 aborted, complete")
-    assert lines[1].split() == ["rank", "player", "games", "W", "D", "L", "points", "score"]
+    assert lines[1].split() == ["rank", "player", "games", "W", "D", "L", "points", "score",
+                                "timeouts", "illegal", "crashes", "aborted"]  # fmt: skip
     # the rank order is by points (which player leads depends on the random games)
     table = [line.split() for line in lines[2:4]]
     assert sorted(row[1] for row in table) == ["first", "random:3"]
     assert [row[0] for row in table] in (["1", "2"], ["1", "1"])
     assert float(table[0][6]) >= float(table[1][6])
     assert lines[4].startswith("Elo difference (first vs random:3): ")
-    assert lines[5].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05): LLR ")
+    assert lines[4].endswith("(3 game pairs)")
+    assert lines[5].startswith("Game pairs of first: LL ")
+    assert lines[6].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05): LLR ")
+    assert lines[6].endswith("(game pairs)")
+    assert lines[7] == "Distinct games: 6 of 6"
     with RecordStore.open(db) as store:
         assert store.finished_indices(ident) == set(range(6))
         summaries = store.games(match_id=ident)
@@ -248,7 +253,7 @@ def test_sigkill_mid_match_then_resume(tmp_path: Path) -> None:
     assert json.loads(again.stdout)["standings"] == result["standings"]
     other = run(KIT, "first", "random:2", "--games", "40", "--db", str(db), "--resume", ident)
     assert other.returncode == 2
-    assert "resume with the arguments the match was started with" in other.stderr
+    assert "give the players the match was started with" in other.stderr
 
 
 def test_ray_runs_the_same_match_with_the_same_table_shape(tmp_path: Path) -> None:
@@ -267,4 +272,92 @@ def test_ray_runs_the_same_match_with_the_same_table_shape(tmp_path: Path) -> No
     assert table.returncode == 0
     assert table.stdout.splitlines()[1].split() == [
         "rank", "player", "games", "W", "D", "L", "points", "score",
+        "timeouts", "illegal", "crashes", "aborted",
     ]  # fmt: skip
+
+
+# -- telling the truth: repeated games, faults, resume --------------------------------------------
+
+
+def in_process(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``hub match`` in this process: its status, stdout and stderr."""
+    status = main(list(args))
+    captured = capfd.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("openings", ["fixed", "1"])
+def test_deterministic_players_without_distinct_openings_are_warned_about(
+    capfd: pytest.CaptureFixture[str], openings: str
+) -> None:
+    status, out, _ = in_process(capfd, KIT, "first", "first", "--games", "6", "--openings",
+                                openings, "--no-record")  # fmt: skip
+    assert status == 0
+    lines = out.splitlines()
+    assert "Distinct games: 1 of 6" in lines
+    assert ("warning: 5 of 6 games repeated an earlier game move for move, so the games are "
+            "not independent") in out  # fmt: skip
+    status, out, _ = in_process(capfd, KIT, "first", "first", "--games", "6", "--openings",
+                                openings, "--no-record", "--json")  # fmt: skip
+    data = json.loads(out)
+    assert (data["distinct_games"], data["compared_games"]) == (1, 6)
+    assert len(data["warnings"]) == 1 and "not independent" in data["warnings"][0]
+
+
+def test_fixed_openings_start_every_game_from_the_usual_start(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    done = run(KIT, "first", "random:1", "--games", "4", "--openings", "fixed", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    with RecordStore.open(db) as store:
+        openings = [store.get(s.game_id).settings["opening"] for s in store.games()]  # type: ignore[union-attr]
+    assert openings == [None] * 4
+    bad = run(KIT, "first", "first", "--openings", "some", "--no-record")
+    assert bad.returncode == 2
+    assert "'some' is neither a number of openings (1 or more) nor 'fixed'" in bad.stderr
+
+
+def test_time_losses_show_in_the_table_and_the_json(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    hang = f"program:{script(tmp_path, 'hang.py', HANG)}"
+    args = [KIT, hang, "first", "--games", "2", "--time-ms", "50", "--no-record"]
+    status, out, _ = in_process(capfd, *args)
+    assert status == 0
+    rows = {line.split()[1]: line.split() for line in out.splitlines()[2:4]}
+    assert rows[hang][2:6] == ["2", "0", "0", "2"]
+    assert rows[hang][-4:] == ["2", "0", "0", "0"]  # timeouts, illegal, crashes, aborted
+    assert rows["first"][-4:] == ["0", "0", "0", "0"]
+    status, out, _ = in_process(capfd, *args, "--json")
+    standings = {row["player"]: row for row in json.loads(out)["standings"]}
+    assert (standings[hang]["timeouts"], standings["first"]["timeouts"]) == (2, 0)
+    wait_until_gone(str(tmp_path))
+
+
+def test_resume_refuses_what_it_cannot_continue(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "games.db")
+    args = [KIT, "first", "random:2", "--games", "4", "--seed", "7", "--db", db]
+    status, out, _ = in_process(capfd, *args, "--json")
+    assert status == 0
+    ident = json.loads(out)["match_id"]
+    refused = [
+        (["--resume", "nosuchid"], "--resume nosuchid: no game of that match is recorded in"),
+        (["--resume", ident, "--time-ms", "500"],
+         "the match was played with time_ms 1000, not 500: give the settings it was started "
+         "with"),
+        ([*args[:1], "random:2", "first", *args[3:], "--resume", ident],
+         "game 0 was played by first, random:2, not random:2, first"),
+        (["--resume", ident, "--seed", "8"], "started from the opening "),
+        (["--resume", ident, "--openings", "fixed"], ", not null: give the openings the match "
+         "was started with"),
+    ]  # fmt: skip
+    for extra, message in refused:
+        command = extra if extra[0] == KIT else [*args, *extra]
+        status, out, err = in_process(capfd, *command)
+        assert status == 2, (extra, err)
+        assert out == ""
+        assert err.count("\n") == 1 and message in err, (extra, err)
+    status, out, err = in_process(capfd, *args, "--resume", ident, "--json")
+    assert status == 0, err
+    assert json.loads(out)["scored"] == 4

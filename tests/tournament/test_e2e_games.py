@@ -40,6 +40,9 @@ def check_table(result: dict[str, Any], players: list[str], games: int) -> None:
         assert row["wins"] + row["draws"] + row["losses"] == row["games"] == games
         assert row["points"] == row["wins"] + row["draws"] / 2
     assert sum(row["points"] for row in rows.values()) == games
+    # the default openings make every game a different one
+    assert (result["distinct_games"], result["compared_games"]) == (games, games)
+    assert result["warnings"] == []
 
 
 def test_kalah_match_between_ai_levels() -> None:
@@ -48,9 +51,20 @@ def test_kalah_match_between_ai_levels() -> None:
     assert result["elo"]["player"] == "ai:1"
 
 
+def test_kalah_ai_levels_on_fixed_openings_repeat_their_games_and_are_warned_about() -> None:
+    # the AI is deterministic: from the same layout, the same two games over and over
+    result = match("kalah", "ai:1", "ai:3", "--games", "6", "--holes", "4", "--seeds", "3",
+                   "--openings", "fixed")  # fmt: skip
+    assert (result["distinct_games"], result["compared_games"]) == (2, 6)
+    assert len(result["warnings"]) == 1
+    assert "4 of 6 games repeated an earlier game" in result["warnings"][0]
+
+
 def test_chess_match_between_levels() -> None:
-    result = match("chess", "ai:1", "ai:2", "--games", "2", "--tc", "5+0.1", "--max-plies", "60")
-    check_table(result, ["ai:1", "ai:2"], 2)
+    result = match("chess", "ai:1", "ai:2", "--games", "4", "--tc", "5+0.1", "--max-plies", "60")
+    check_table(result, ["ai:1", "ai:2"], 4)
+    assert result["pairs"]["unpaired"] == 0
+    assert sum(v for k, v in result["pairs"].items() if k != "unpaired") == 2
 
 
 def test_chess_match_against_stockfish_over_uci() -> None:

@@ -5,7 +5,12 @@ Sources:
 * fastchess's own unit tests (github.com/Disservin/fastchess, app/tests/elo_test.cpp and
   app/tests/sprt_test.cpp): ``Stats(wins, losses, draws)`` 136/96/111 has Elo 40.70 ± 30.43
   (LOS 99.60 %); the logistic trinomial LLR of 21404/21184/40708 for [0.5, 2.5] is -1.57 and
-  of 57433/57030/106593 for [0, 2] is -2.59.
+  of 57433/57030/106593 for [0, 2] is -2.59. Pentanomial, ``Stats(LL, LD, WL, DD, WD, WW)``:
+  34/54/31/32/64/75 is 55.58 ± 27.65, LOS "100.00 %", score 0.579; 332/433/457/41/333/334
+  is -8.64 ± 10.33, LOS "5.05 %", score 0.488; 7895/8757/5485/200/568/9999 is -21.04 ±
+  2.95, LOS "0.00 %", score 0.470; the logistic pentanomial LLR of 223/9863/20279/1000/
+  10037/246 for [0.5, 2.5] is -3.07 and of 871/26175/55003/980/26678/821 for [0, 2] is
+  -4.98 (doctest's ``Approx(...).epsilon(0.01)``; we compare the printed digits).
 * cutechess-cli output published in github.com/PS-Wizard/OopsMate
   (archive/data/results/v16_lazysmp.md): "Score of OopsMate vs Sayuri 2018.05.23: 99 - 97 -
   104 [0.503] 300 ... Elo difference: 2.3 +/- 31.8, LOS: 55.7 %, DrawRatio: 34.7 %" and
@@ -26,13 +31,18 @@ from hypothesis import strategies as st
 from hub.tournament.stats import (
     Z95,
     GameOutcome,
+    Pentanomial,
     Sprt,
     Tally,
     elo_of_score,
     estimate,
+    pair_estimate,
+    pair_kind,
+    pair_llr,
     parse_sprt,
     score_of_elo,
     sprt_llr,
+    wilson,
 )
 
 
@@ -85,12 +95,99 @@ def test_score_interval_by_hand() -> None:
     assert got.score.low == pytest.approx(0.875 - Z95 * math.sqrt(0.046875 / 4))
 
 
-def test_a_perfect_score_has_an_infinite_elo() -> None:
+def test_a_perfect_score_is_bounded_by_the_wilson_interval() -> None:
     got = estimate(5, 0, 0)
     assert got is not None
-    assert got.elo == math.inf
-    assert math.isinf(got.margin)
+    assert got.elo == math.inf and got.high == math.inf
+    assert got.bound == "no loss yet"
+    # Wilson's lower bound of a mean of 1 in n values: n / (n + z^2)
+    assert got.low == pytest.approx(elo_of_score(5 / (5 + Z95**2)))
+    lost = estimate(0, 0, 5)
+    assert lost is not None and lost.bound == "no win yet"
+    assert (lost.low, lost.high) == (-math.inf, pytest.approx(-got.low))
+    drawn = estimate(0, 5, 0)
+    assert drawn is not None and drawn.bound == "no win or loss yet"
+    assert math.isfinite(drawn.low) and drawn.high == pytest.approx(-drawn.low)
+    assert drawn.high > 0
     assert estimate(0, 0, 0) is None
+    assert estimate(3, 2, 4) is not None and estimate(3, 2, 4).bound is None  # type: ignore[union-attr]
+
+
+@given(st.integers(1, 500), st.integers(0, 500))
+def test_the_wilson_interval_by_its_definition(samples: int, successes: int) -> None:
+    """Its bounds are the p where |mean - p| = z sqrt(p (1 - p) / n)."""
+    mean = min(successes, samples) / samples
+    low, high = wilson(samples, mean)
+    assert 0.0 <= low <= mean <= high <= 1.0
+    for p in (low, high):
+        if 0.0 < p < 1.0:
+            assert abs(mean - p) == pytest.approx(Z95 * math.sqrt(p * (1 - p) / samples))
+
+
+@pytest.mark.parametrize(
+    ("counts", "elo", "margin", "los", "score"),
+    [
+        ((34, 54, 31, 32, 64, 75), 55.58, 27.65, "100.00", 0.579),
+        ((332, 433, 457, 41, 333, 334), -8.64, 10.33, "5.05", 0.488),
+        ((7895, 8757, 5485, 200, 568, 9999), -21.04, 2.95, "0.00", 0.470),
+    ],
+)
+def test_fastchess_published_pentanomial_results(
+    counts: tuple[int, ...], elo: float, margin: float, los: str, score: float
+) -> None:
+    got = pair_estimate(Pentanomial(*counts))
+    assert got is not None and got.model == "pentanomial" and got.bound is None
+    assert (round(got.elo, 2), round(got.margin, 2)) == (elo, margin)
+    assert f"{100 * got.los:.2f}" == los
+    assert round(got.score.mean, 3) == score
+    assert got.pairs == sum(counts)
+
+
+@pytest.mark.parametrize(
+    ("counts", "elo0", "elo1", "llr"),
+    [
+        ((223, 9863, 20279, 1000, 10037, 246), 0.5, 2.5, -3.07),
+        ((871, 26175, 55003, 980, 26678, 821), 0.0, 2.0, -4.98),
+    ],
+)
+def test_fastchess_published_pentanomial_llr(
+    counts: tuple[int, ...], elo0: float, elo1: float, llr: float
+) -> None:
+    assert round(pair_llr(Pentanomial(*counts), elo0, elo1), 2) == llr
+    state = Sprt(elo0, elo1).pair_state(Pentanomial(*counts))
+    assert (round(state.llr, 2), state.verdict, state.model) == (llr, "H0", "pentanomial")
+
+
+def test_pentanomial_llr_matches_the_normal_approximation() -> None:
+    """LLR ~ N (s1 - s0) (2 mu - s0 - s1) / (2 var), with N pairs and the pair variance."""
+    pairs = Pentanomial(34, 54, 31, 32, 64, 75)
+    score = pairs.score()
+    assert score is not None
+    n, mu = pairs.pairs, score.mean
+    var = score.stdev**2 * n
+    s0, s1 = score_of_elo(0), score_of_elo(5)
+    approx = n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
+    assert pair_llr(pairs, 0, 5) == pytest.approx(approx, rel=0.05)
+
+
+def test_pair_kinds_and_the_tally_of_pairs() -> None:
+    assert [pair_kind(a, b) for a, b in [(0, 0), (0, 0.5), (1, 0), (0.5, 0.5), (0.5, 1), (1, 1)]
+            ] == ["LL", "LD", "WL", "DD", "WD", "WW"]  # fmt: skip
+    assert pair_kind(0, 1) == "WL" and pair_kind(0.5, 0) == "LD"
+    tally = Tally(("a", "b"))
+    tally.add(GameOutcome((0, 1), winners=(0,), round=0))  # a wins as seat 0
+    assert (tally.pentanomial.pairs, tally.unpaired) == (0, 1)
+    tally.add(GameOutcome((1, 0), winners=(0, 1), round=0))  # a draw, seats swapped
+    tally.add(GameOutcome((0, 1), winners=(1,), round=1))  # b wins
+    tally.add(GameOutcome((1, 0), aborted=True, round=1))  # its pair is never complete
+    tally.add(GameOutcome((0, 1), winners=(1,), round=2))
+    tally.add(GameOutcome((1, 0), winners=(1,), round=2))  # a wins as seat 1: a split pair
+    assert tally.pentanomial == Pentanomial(wd=1, wl=1)
+    assert tally.unpaired == 1
+    elo = tally.head_to_head()
+    assert elo is not None and elo.model == "pentanomial" and elo.pairs == 2
+    assert (elo.wins, elo.draws, elo.losses) == (2, 1, 2)
+    assert Tally(("a", "b", "c")).pentanomial.pairs == 0
 
 
 @given(st.floats(min_value=-1500, max_value=1500))

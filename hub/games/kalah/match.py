@@ -10,8 +10,10 @@
 * Options: ``--holes``, ``--seeds``, ``--pie``, ``--time-ms`` (every player's limit per
   whole turn, default 5000; 0: none), ``--random`` (a random layout per opening) or
   ``--layout C,C,..`` (one given layout); the same parsing as ``hub serve kalah``.
-* Openings (`KalahKit.openings`): with ``--random``, seeded random layouts (distinct while
-  there are enough), each a list of hole counts; otherwise None (the settings' layout).
+* Openings (`KalahKit.openings`): seeded random layouts (distinct while there are enough),
+  each a list of hole counts, so that a match of deterministic players plays distinct games
+  (``hub match --openings fixed`` plays every game from the standard layout instead); with
+  ``--layout`` none (every game from that layout).
 * A program that cannot be started, does not say ``READY`` within `START_TIMEOUT`, crashes,
   hangs past its time or sends garbage loses that game, with the reason in the record;
   every child is reaped before `KalahKit.play` returns, even when it is cancelled.
@@ -171,9 +173,13 @@ class KalahKit:
         return f"{spec}: no such program (give ai:N, human, a path or a program on PATH)"
 
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """Seeded random layouts (distinct while there are enough), whether or not
+        ``--random`` was given: the protocol cannot start a program's game after a few
+        plies, so a layout is how a Kalah match varies its games. A given ``--layout``
+        is the user's start: no openings (every game from it)."""
         chosen = KalahSettings.from_json(settings)
-        if not chosen.random:
-            return [None] * count
+        if chosen.layout is not None:
+            return []
         rng = random.Random(seed)
         return draw_distinct(lambda: list(random_layout(chosen.holes, chosen.seeds, rng)), count)
 
