@@ -18,8 +18,8 @@ Layers:
   ``undo``) and plays on in a new `Match` from the earlier `ChessState`, which carries the
   whole move history (for ``history`` and the repetition count), given the old match's
   `History` up to there, so that the new match's record and events hold the whole game
-  from its start; setup mode happens between
-  games and only gives the next game its start position (docs/chess.md);
+  from its start; setup mode happens between games and only gives the next game its start
+  position (docs/chess.md);
 * `open_console` (the session in a nursery) and `run`/`main`: the trio adapter: bounded
   lines from standard input (any bytes; a line cut by the end of the input still counts),
   EPIPE-safe output, exit status 0 at the end of input and 130 on Ctrl-C;
