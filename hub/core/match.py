@@ -8,6 +8,12 @@ connection, no move in time) or when someone outside stops it (a resignation tha
 at any time, a server closing, a console's ``undo``). Every game ends with a `GameEnded`
 event carrying the same `GameRecord` shape, and a `MatchResult`.
 
+A `Match` may also play on a game that another one began (``history=``, a `History` taken
+with `Match.history`): a console's ``undo`` stops its match and plays on from an earlier
+point in a new one. The earlier moves open the new match's record and are published again
+after its `GameStarted` (which shows the game's first state), so the record and every
+subscriber see the whole game from its true start, and a move is never taken back.
+
 The loop is the policy; a game's particular order of messages is expressed by its seats'
 hooks, never by a second loop:
 
@@ -240,6 +246,41 @@ class MatchResult(Generic[S, M]):
         return self.outcome.termination
 
 
+class History(Generic[S, M]):
+    """A game's first moves, for a `Match` that plays the game on (``Match(..., history=)``):
+    its first state (and that state's view, or `_NO_VIEW`), when it began (Unix time), and
+    per move the seat and move, and what the record keeps (seat, text, seconds, state after,
+    its view or `_NO_VIEW`). Take one with `Match.history`; ``state`` is where play resumes."""
+
+    __slots__ = ("first_view", "initial", "moves", "recorded", "started_at")
+
+    def __init__(
+        self,
+        initial: S,
+        first_view: JSON,
+        started_at: float,
+        moves: Sequence[tuple[int, M]],
+        recorded: Sequence[tuple[int, str, float, S, JSON]],
+    ) -> None:
+        self.initial = initial
+        self.first_view = first_view
+        self.started_at = started_at
+        self.moves = list(moves)
+        self.recorded = list(recorded)
+
+    @property
+    def state(self) -> S:
+        """The state after the last move (the first state if there is none)."""
+        return self.recorded[-1][3] if self.recorded else self.initial
+
+    def thinking(self, seats: int) -> list[float]:
+        """Seconds each seat spent on these moves."""
+        used = [0.0] * seats
+        for seat, _text, elapsed, _after, _view in self.recorded:
+            used[seat] += elapsed
+        return used
+
+
 class Seat(Protocol[S, M]):
     """One participant, as the match loop sees it. Subclass `BaseSeat` for the defaults."""
 
@@ -264,7 +305,9 @@ class Spectator(Protocol[S, M]):
     """An in-process watcher of one game, told of it with its typed states (a game's own
     transcript printer): cheaper than an event-bus listener, whose events carry JSON views.
     Every method is synchronous and must not block; it is called where the matching event
-    is published (start, each move before any seat observes it, the end after the seats)."""
+    is published (start, each move before any seat observes it, the end after the seats).
+    ``started`` gets the state play starts from: after a `History`'s moves, which are not
+    told again (the host knows them)."""
 
     def started(self, state: S) -> None: ...
 
@@ -350,7 +393,10 @@ class Match(Generic[S, M]):
 
     ``forfeit`` turns a fault into an outcome (default `forfeit_outcome`; Kalah keeps the
     stores as scores). ``events`` receives the game's events (nothing is published without
-    one). ``settings`` are the game's options, for records.
+    one). ``settings`` are the game's options, for records. ``history`` (a `History`) plays
+    on a game begun by another match, from ``state``, which must be ``history.state``: its
+    moves come first in the record and are published again after `GameStarted`; the clocks
+    start afresh (a console's games have none).
     """
 
     def __init__(
@@ -366,6 +412,7 @@ class Match(Generic[S, M]):
         game_id: str | None = None,
         forfeit: Callable[[S, Fault], Outcome] | None = None,
         spectators: Sequence[Spectator[S, M]] = (),
+        history: History[S, M] | None = None,
     ) -> None:
         count = referee.seats(state)
         if len(seats) != count:
@@ -389,6 +436,12 @@ class Match(Generic[S, M]):
         views are made from these when the record is first used."""
         self._first_view: JSON = _NO_VIEW
         self._started: GameStarted | None = None
+        self._history = history
+        if history is not None:
+            self.initial = history.initial
+            self._first_view = history.first_view
+            self.moves = list(history.moves)
+            self._recorded = list(history.recorded)
         self._scope: trio.CancelScope | None = None
         self._watch: _Watch | None = None
         self._stop: Fault | None = None
@@ -452,6 +505,21 @@ class Match(Generic[S, M]):
     def ply(self) -> int:
         return len(self.moves)
 
+    def history(self, plies: int | None = None) -> History[S, M]:
+        """The game's first ``plies`` moves (all by default), this match's earlier history
+        included: for a new `Match` that plays the game on from there."""
+        plies = len(self.moves) if plies is None else plies
+        if not 0 <= plies <= len(self.moves):
+            raise ValueError(f"the game has {len(self.moves)} moves, not {plies}")
+        started = self.started_at if self._history is None else self._history.started_at
+        return History(
+            self.initial,
+            self._first_view,
+            started or time.time(),
+            self.moves[:plies],
+            self._recorded[:plies],
+        )
+
     def started_event(self) -> GameStarted:
         """The game's `GameStarted` event (published when the game starts if the bus has a
         subscriber), made on first use."""
@@ -478,9 +546,12 @@ class Match(Generic[S, M]):
         A seat raising anything but `SeatFailure` (a bug, an engine that died) and
         cancellation end the game as ``ABORTED`` (published) and propagate.
         """
-        self.started_at = time.time()
+        history = self._history
+        self.started_at = time.time() if history is None else history.started_at
         if self.events is not None and self.events.subscribers:
             self.events.publish(self.started_event())
+            if history is not None:
+                self._publish_history(self.events, len(history.recorded))
         for spectator in self.spectators:
             spectator.started(self.state)
         fault: Fault | None = None
@@ -666,6 +737,31 @@ class Match(Generic[S, M]):
             events.publish(event)
         return moved
 
+    def _publish_history(self, events: EventBus, plies: int) -> None:
+        """Publish a `History`'s moves again, as `MoveMade` events numbered from 1 (their
+        clocks unknown: None), so that a subscriber sees the game from its first state."""
+        from hub.core.events import MoveMade
+
+        for index in range(plies):
+            seat, text, elapsed, after, view = self._recorded[index]
+            if view is _NO_VIEW:
+                view = self.notation.state_view(after)
+                self._recorded[index] = (seat, text, elapsed, after, view)
+            to_move = self.referee.to_move(after)
+            events.publish(
+                MoveMade(
+                    self.game_id,
+                    index + 1,
+                    seat,
+                    text,
+                    view,
+                    to_move,
+                    elapsed,
+                    self._no_clocks,
+                    time.time(),
+                )
+            )
+
     def _finish(self, fault: Fault | None) -> MatchResult[S, M]:
         outcome = None if fault is not None else self.referee.outcome(self.state)
         if outcome is None:
@@ -695,7 +791,7 @@ class Match(Generic[S, M]):
                 "termination": outcome.termination,
                 "started_at": self.started_at,
                 "ended_at": time.time(),
-                "thinking": [clock.used for clock in self.clocks.seats],
+                "thinking": self._thinking(),
                 "detail": outcome.detail
                 or (fault.detail if fault is not None and fault.seat is None else ""),
             },
@@ -708,6 +804,14 @@ class Match(Generic[S, M]):
         self.result = result
         self._rest.set()
         return result
+
+    def _thinking(self) -> list[float]:
+        """Seconds each seat spent choosing its moves (a `History`'s moves included)."""
+        used = [clock.used for clock in self.clocks.seats]
+        if self._history is not None:
+            earlier = self._history.thinking(len(used))
+            used = [mine + before for mine, before in zip(used, earlier, strict=True)]
+        return used
 
     def _initial_view(self) -> JSON:
         """The first state's view, computed once (a FEN or a table is not free)."""

@@ -193,12 +193,15 @@ async def test_undo_ends_the_match_and_plays_on_from_the_earlier_position() -> N
         ["e2e4", ended[0].moves[1].move],
         [],
         ["e2e4", "e7e5"],
-        ["c7c5"],
+        ["e2e4", "c7c5"],  # the game as it stands at its end, from its start
     ]
     starts = [event for event in events if isinstance(event, GameStarted)]
     assert len(starts) == 4  # each game, and a new Match after each undo
     after_undo = starts[3]
-    assert after_undo.state["lastmove"] == "e2e4" and after_undo.state["turn"] == "black"
+    assert after_undo.state == starts[2].state  # the game's first position
+    replayed = [e for e in events if isinstance(e, MoveMade) and e.game_id == after_undo.game_id]
+    assert [(e.ply, e.move) for e in replayed] == [(1, "e2e4"), (2, "c7c5")]
+    assert replayed[0].state["lastmove"] == "e2e4" and replayed[0].state["turn"] == "black"
     assert after_undo.settings == starts[2].settings  # the same game goes on
     assert after_undo.settings["score"] == {"white": 0.0, "black": 1.0}  # the human resigned
     assert ended[-1].initial_state == after_undo.state

@@ -119,6 +119,41 @@ def test_loyds_stalemate_is_a_draw_and_scores_halves() -> None:
     assert out.endswith("Checkmate! Black wins!\nFinal Score:\nWhite: 0.5\nBlack: 1.5\n")
 
 
+def setup_board(rank8: str, rank1: str) -> str:
+    """A set-up board with pieces on ranks 8 and 1 only (the others empty)."""
+    middle = ["7 _ _ _ _ ", "6  _ _ _ _", "5 _ _ _ _ ", "4  _ _ _ _", "3 _ _ _ _ ", "2  _ _ _ _"]
+    return lines(f"8 {rank8}", *middle, f"1 {rank1}", "", "  abcdefgh")
+
+
+SETUP_SESSION = (
+    b"setup\n+ K e1\ndone\n- d4\n+ k d8\n- d8\n+ k e8\n= black\ndone\ngame human human\n"
+)
+SETUP_TRANSCRIPT = (
+    setup_board(" _ _ _ _", "_ _ _ _ ")  # setup: the empty board
+    + setup_board(" _ _ _ _", "_ _ K _ ")  # + K e1
+    + "There must be exactly one black king.\n"  # done refused: no board
+    # - d4: an empty square, nothing at all
+    + setup_board(" _ k _ _", "_ _ K _ ")  # + k d8
+    + setup_board(" _ _ _ _", "_ _ K _ ")  # - d8 removed a piece: the board
+    + setup_board(" _ _k_ _", "_ _ K _ ")  # + k e8
+    # = black: nothing (not at a terminal)
+    + "Setup complete.\n"  # done: no board
+    + setup_board(" _ _k_ _", "_ _ K _ ")  # game: its start, once
+    + "Final Score:\nWhite: 0\nBlack: 0\n"
+)
+
+
+@pytest.mark.e2e
+def test_a_setup_session_byte_for_byte() -> None:
+    """specs/chess-console.md, setup mode: "The board is redisplayed after each `+`, and
+    after each `-` that removed a piece (`-` on an empty square takes no action)": no board
+    after ``done`` (refused or complete) nor ``=``; ``game`` then shows the set-up position
+    once (issue 20, item 3). In-process and through the installed program."""
+    assert console_transcript(SETUP_SESSION).decode() == SETUP_TRANSCRIPT
+    result = run_program(["play", "chess"], SETUP_SESSION)
+    assert (result.stdout.decode(), result.stderr, result.returncode) == (SETUP_TRANSCRIPT, b"", 0)
+
+
 @pytest.mark.parametrize("name", session_names())
 def test_session_matches_transcript(name: str) -> None:
     data = (SESSIONS / f"{name}.in").read_bytes()

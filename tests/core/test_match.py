@@ -583,3 +583,57 @@ async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:
         assert [move.move for move in result.record.moves] == ["1", "1", "1"]
     finally:
         gc.enable()
+
+
+# -- a game played on by a new match (a console's undo) ---------------------------------------
+
+
+async def test_a_match_plays_on_a_history_and_its_record_holds_the_whole_game(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The first match is stopped after three moves; a second plays on after the first two
+    (as a console's undo does): it starts from their state, and its events and record show
+    the whole game from the true start, with the earlier moves' times."""
+    first = Match(Nim(), NimState(9), seats([(2.0, 1), (3.0, 1)], [(1.0, 2), (50.0, 1)], log=[]))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(first.run)
+        await trio.sleep(10)
+        first.stop(None, detail="undo")
+    assert first.result is not None and [move for _, move in first.moves] == [1, 2, 1]
+    with pytest.raises(ValueError):
+        first.history(4)
+    history = first.history(2)
+    assert history.state == NimState(6, 0, 1) and history.started_at == first.started_at
+
+    await trio.sleep(5)
+    log: list[str] = []
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    second = Match(
+        Nim(), history.state, seats([(1.0, 3)], [3], log=log), notation=CountingNotation(),
+        events=bus, spectators=[Watcher(log)], history=history,
+    )  # fmt: skip
+    result = await second.run()
+    assert log[:3] == ["watch start 6", "A begin 6 seat 0", "B begin 6 seat 1"]
+    started, *moved, ended = events
+    assert isinstance(started, GameStarted) and isinstance(ended, GameEnded)
+    assert (started.state, started.to_move, started.at) == ({"pile": 9}, 0, first.started_at)
+    assert [(e.ply, e.seat, e.move, e.state, e.to_move) for e in moved] == [  # type: ignore[attr-defined]
+        (1, 0, "1", {"pile": 8}, 1),  # the first match's texts (its notation: plain),
+        (2, 1, "2", {"pile": 6}, 0),  # published again, then the new moves
+        (3, 0, "take 3", {"pile": 3}, 1),
+        (4, 1, "take 3", {"pile": 0}, None),
+    ]
+    record = result.record
+    assert record.initial_state == {"pile": 9} and record.final_state == {"pile": 0}
+    assert [(move.seat, move.move, move.elapsed) for move in record.moves] == [
+        (0, "1", 2.0),
+        (1, "2", 1.0),
+        (0, "take 3", 1.0),
+        (1, "take 3", 0.0),
+    ]
+    assert record.thinking == (3.0, 1.0) and record.started_at == first.started_at
+    assert record.winners == (1,) and len(result.moves) == 4
+    assert second.history().state == NimState(0, 0, 1)  # and a history of a history
+    assert second.history(1).moves == first.history(1).moves == [(0, 1)]

@@ -16,8 +16,10 @@ Layers:
   `ConsoleSession.bus`). ``resign`` is
   `Match.stop(seat, RESIGNATION)`; ``undo`` stops the game as ``ABORTED`` (detail
   ``undo``) and plays on in a new `Match` from the earlier `ChessState`, which carries the
-  whole move history (for ``history`` and the repetition count); setup mode happens between
-  games and only gives the next game its start position (docs/chess.md);
+  whole move history (for ``history`` and the repetition count), given the old match's
+  `History` up to there, so that the new match's record and events hold the whole game
+  from its start; setup mode happens between games and only gives the next game its start
+  position (docs/chess.md);
 * `open_console` (the session in a nursery) and `run`/`main`: the trio adapter: bounded
   lines from standard input (any bytes; a line cut by the end of the input still counts),
   EPIPE-safe output, exit status 0 at the end of input and 130 on Ctrl-C;
@@ -58,7 +60,7 @@ from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState
 from hub.chess.search import ComputerPlayer, Limits, Searcher
 from hub.core.bus import EventBus
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
-from hub.core.match import Match, MatchResult, Moved
+from hub.core.match import History, Match, MatchResult, Moved
 from hub.core.output import Output, write_all
 from hub.core.referee import Outcome, Termination
 from hub.core.running import only_keyboard_interrupts, run_program
@@ -472,8 +474,11 @@ class ConsoleSession:
 
         return PromptedSeat(choose, player=PlayerInfo(name, "ai", name))
 
-    async def _start(self, state: ChessState) -> None:
-        """Play on from ``state`` in a new `Match` (a new game, or the same after ``undo``)."""
+    async def _start(
+        self, state: ChessState, history: History[ChessState, str] | None = None
+    ) -> None:
+        """Play from ``state`` in a new `Match`: a new game, or after ``undo`` the same one
+        on from its ``history`` (whose moves open the new match's record)."""
         self._seats = [self._seat(WHITE_SEAT), self._seat(BLACK_SEAT)]
         white, black = self.half_points
         self.match = Match(
@@ -483,6 +488,7 @@ class ConsoleSession:
             notation=self.notation,
             events=self.bus,
             spectators=[Transcript(self)],
+            history=history,
             settings={
                 "rules": "console",
                 "score": {"white": white / 2, "black": black / 2},
@@ -703,8 +709,10 @@ class ConsoleSession:
         # With a human playing a computer, take back to the human's turn.
         while has_human and state.moves and self.players[state.turn_seat] is not None:
             state = ChessState(state.start_fen, state.moves[:-1])
+        # The new match plays the same game on: its record starts from the game's start.
+        history = self.match.history(len(state.moves))
         await self._stop_game("undo")
-        await self._start(state)
+        await self._start(history.state, history)
         return []
 
     def _history(self) -> list[str]:
