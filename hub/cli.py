@@ -118,7 +118,8 @@ def _games(plugins: Mapping[str, GamePlugin], rest: list[str], out: Output) -> i
             "hub games",
         )
     for plugin in plugins.values():
-        verbs = [name for name in GAME_VERBS if getattr(plugin, name)]
+        # `match` is dispatched apart (hub.tournament) but is a game's verb all the same
+        verbs = [name for name in ("play", "serve", "match", "demo") if getattr(plugin, name)]
         verbs += [f"hub {tool}" for tool in plugin.tools]
         out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
     return 0
