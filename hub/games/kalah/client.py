@@ -244,11 +244,11 @@ async def play_remote(
     out: Output,
     quiet: bool = False,
     grace: float = GRACE,
-    me: str = "you",
+    name: str = "you",
     person: bool = False,
 ) -> ClientResult:
     """Play one game as the client; raises `ProtocolError` if the server misbehaves
-    (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long). ``me``
+    (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long). ``name``
     names our side in what is printed (``you``, ``AI``), the other side is `OPPONENT`; a
     ``person`` is warned before the game when the time limit is too short to type a move."""
     session = _Session(lines, out, quiet)
@@ -266,12 +266,12 @@ async def play_remote(
     limit = f"{seconds_text(info.time_ms)} per turn" if info.time_ms else "no time limit"
     session.say(
         f"{info.holes} holes, {info.seeds} seeds, {limit}, {layout}; "
-        f"{verb(me, 'move')} {'first' if info.first else 'second'}"
+        f"{verb(name, 'move')} {'first' if info.first else 'second'}"
     )
     warning = time_warning(info.time_ms, REMOTE_ADVICE) if person else None
     if warning is not None:
         session.say(warning)
-    name, me = me, 0 if info.first else 1
+    me = 0 if info.first else 1
     state = new_game(info.holes, info.seeds, pie=pie, layout=info.layout)
     moves: list[tuple[int, Move]] = []
     wait = server_wait(info.time_ms, grace)
@@ -417,7 +417,7 @@ async def _report(
             out=out,
             quiet=options.quiet,
             grace=options.grace_ms / 1000,
-            me="you" if options.human else "AI",
+            name="you" if options.human else "AI",
             person=options.human,
         )
     except ServerGone:

@@ -168,6 +168,7 @@ def time_warning(limit_ms: int, advice: str) -> str | None:
         f"(allow {seconds_text(PERSON_MIN_MS)} at least); {advice}"
     )
 
+
 TICK = 0.1
 """Seconds between two redraws of a person's countdown on a terminal."""
 
