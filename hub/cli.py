@@ -123,7 +123,8 @@ def _games(
             "hub games",
         )
     for plugin in plugins.values():
-        verbs = [name for name in GAME_VERBS if getattr(plugin, name)]
+        # `match` is dispatched apart (hub.tournament) but is a game's verb all the same
+        verbs = [name for name in ("play", "serve", "match", "demo") if getattr(plugin, name)]
         verbs += [f"hub {tool}" for tool in plugin.tools]
         out.line(f"{plugin.name:10} {plugin.summary} [{', '.join(verbs)}]")
     for failure in failures:  # loud: a plug-in with a typo does not silently vanish

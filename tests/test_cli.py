@@ -25,6 +25,15 @@ def test_games_lists_the_plugins() -> None:
     assert names == sorted(names)
 
 
+def test_games_lists_match_among_the_verbs() -> None:
+    """Issue 20, item 6: the verbs listed per game include ``match`` where a game offers it."""
+    lines = {line.split()[0]: line for line in hub("games").stdout.splitlines()}
+    assert lines["kalah"].endswith(" [play, serve, match, demo]")
+    assert lines["clubs"].endswith(" [play, match, demo]")
+    assert lines["chess"].endswith(" [play, match, demo, hub engine]")
+    assert lines["uqchess"].endswith(" [serve, demo]")
+
+
 def test_help_and_errors() -> None:
     assert hub("--help").returncode == 0
     assert "hub games" in hub("--help").stdout

@@ -17,6 +17,8 @@ from hub.core.events import GameRecord, RecordedMove
 from hub.core.values import JSON, PlayerInfo
 
 COLOURS = ("White", "Black")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""Clubs names its seats A, B, C, D (docs/clubs.md)."""
 SETTING_WIDTH = 40
 """A setting whose JSON is longer than this is summarised (a clubs game's decks)."""
 
@@ -44,8 +46,27 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """White/Black in chess (seat 0 plays white), ``seat N`` otherwise."""
-    return COLOURS[seat] if game == "chess" and seat < 2 else f"seat {seat}"
+    """White/Black in chess (seat 0 plays white), ``player A`` in clubs, ``seat N`` otherwise."""
+    if game == "chess" and seat < 2:
+        return COLOURS[seat]
+    if game == "clubs" and 0 <= seat < len(LETTERS):
+        return f"player {LETTERS[seat]}"
+    return f"seat {seat}"
+
+
+def short_name(name: str) -> str:
+    """A player's name for the moves and the tables: a program's path by its file name
+    (``/home/x/.venv/bin/clubber`` is ``clubber``; the header keeps the whole path)."""
+    base = name.rpartition("/")[2]
+    return base or name
+
+
+def seat_text(record: GameRecord, seat: int) -> str:
+    """``player A clubber``, ``Black ai:4``, ``seat 1 north``: the seat and its short name."""
+    who = seat_label(record.game, seat)
+    if 0 <= seat < len(record.players):
+        who += " " + short_name(record.players[seat].name)
+    return who
 
 
 def player_text(player: PlayerInfo) -> str:
@@ -75,15 +96,21 @@ def result_text(record: GameRecord) -> str:
     how = record.termination.value
     fault = record.fault
     if fault is not None:
-        who = seat_label(record.game, fault.seat)
-        if fault.seat < len(record.players):
-            who += " " + record.players[fault.seat].name
-        how += f" by {who}"
+        how += f" by {seat_text(record, fault.seat)}"
         details = [fault.detail] + ([f"move {fault.move}"] if fault.move else [])
         detail = "; ".join(part for part in details if part)
     else:
         detail = record.detail
-    return f"{record.result_text()} ({how}{': ' + detail if detail else ''})"
+    return f"{winners_text(record)} ({how}{': ' + detail if detail else ''})"
+
+
+def winners_text(record: GameRecord) -> str:
+    """The record's result (``1-0``, ``1/2-1/2``), or with more than two seats who won, by
+    seat: ``winner: player C clubber``, ``winners: player A clubber, player C p3``."""
+    if len(record.players) == 2 or not record.winners:
+        return record.result_text()
+    noun = "winner" if len(record.winners) == 1 else "winners"
+    return f"{noun}: " + ", ".join(seat_text(record, seat) for seat in record.winners)
 
 
 def header_lines(record: GameRecord, match: str | None = None) -> list[str]:
@@ -106,11 +133,8 @@ def header_lines(record: GameRecord, match: str | None = None) -> list[str]:
 
 
 def move_line(record: GameRecord, ply: int, move: RecordedMove) -> str:
-    """``12. Black ai:4: e7e5 (0.250 s)``."""
-    mover = seat_label(record.game, move.seat)
-    if 0 <= move.seat < len(record.players):
-        mover += " " + record.players[move.seat].name
-    return f"{ply}. {mover}: {move.move} ({seconds(move.elapsed)})"
+    """``12. Black ai:4: e7e5 (0.250 s)``, ``1. player A clubber: 2C (0.001 s)``."""
+    return f"{ply}. {seat_text(record, move.seat)}: {move.move} ({seconds(move.elapsed)})"
 
 
 # -- positions -------------------------------------------------------------------------------
@@ -142,7 +166,7 @@ def kalah_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     def row(values: Sequence[int]) -> str:
         return " ".join(f"{seeds:>{width}}" for seeds in values)
 
-    names = [player.name for player in players] + ["seat 0", "seat 1"][len(players) :]
+    names = [short_name(player.name) for player in players] + ["seat 0", "seat 1"][len(players) :]
     top = row(board[holes + 1 : 2 * holes + 1][::-1])
     bottom = row(board[:holes])
     pad = " " * (width + 2)
@@ -160,15 +184,18 @@ def kalah_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
 
 
 def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
-    """One line per seat (score, hand), then the trick on the table."""
+    """The round (counted from 1, as the game says it; the view counts from 0), one line per
+    seat (A, B, ...: score, hand), then the trick on the table."""
     leader, mover = view["leader"], view.get("to_move")
-    lines = [f"round {view['round']}, first to {view['winscore']}"]
-    width = max((len(player.name) for player in players), default=0)
+    lines = [f"Round {view['round'] + 1}, first to {view['winscore']}"]
+    names = [short_name(player.name) for player in players]
+    width = max((len(name) for name in names), default=0)
     for seat in range(view["players"]):
-        name = players[seat].name if seat < len(players) else ""
+        name = names[seat] if seat < len(names) else ""
         marks = ("L" if seat == leader else " ") + (">" if seat == mover else " ")
         hand = " ".join(view["hands"][seat]) or "-"
-        lines.append(f" {marks}{seat} {name:<{width}} {view['scores'][seat]:>4}  {hand}")
+        letter = LETTERS[seat]
+        lines.append(f" {marks}{letter} {name:<{width}} {view['scores'][seat]:>4}  {hand}")
     trick = " ".join(view["trick"])
     lines.append(f"  trick: {trick or '-'}" + ("  (finished)" if view.get("finished") else ""))
     return lines

@@ -19,7 +19,7 @@ def test_the_plugin_offers_play_demo_and_hub_engine() -> None:
 def test_hub_games_lists_chess() -> None:
     result = run_program(["games"], b"")
     line = next(line for line in result.stdout.decode().splitlines() if line.startswith("chess "))
-    assert line.endswith("[play, demo, hub engine]")
+    assert line.endswith("[play, match, demo, hub engine]")
 
 
 def test_demo_shows_a_session_and_the_engine() -> None:

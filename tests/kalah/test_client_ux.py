@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 import trio
@@ -23,8 +24,15 @@ from hub.games.kalah.client import (
     play_remote,
     server_wait,
 )
-from hub.games.kalah.options import GameOptions, OptionsError, PlayOptions, parse_play
+from hub.games.kalah.options import (
+    GameOptions,
+    OptionsError,
+    PlayOptions,
+    parse_play,
+    parse_serve,
+)
 from hub.games.kalah.players import (
+    PERSON_MIN_MS,
     TYPED_AHEAD,
     HumanPlayer,
     Player,
@@ -36,7 +44,7 @@ from hub.games.kalah.players import (
     open_keyboard,
 )
 from hub.games.kalah.printer import Ending, remote_result_line
-from hub.games.kalah.rules import Move, new_game, turn
+from hub.games.kalah.rules import PIE, Move, new_game, turn
 from tests.kalah.helpers import DEADLOCK_SECONDS, Keys, RecordingOutput
 
 Server = Callable[[LineStream], Awaitable[None]]
@@ -135,7 +143,7 @@ async def handshake(server: LineStream, info: str) -> None:
 
 
 def never_types() -> HumanPlayer:
-    return HumanPlayer(TimedKeys(), RecordingOutput(), ("you", "server"), terminal=False)
+    return HumanPlayer(TimedKeys(), RecordingOutput(), ("you", "opponent"), terminal=False)
 
 
 # -- a server that goes away ---------------------------------------------------------------
@@ -411,7 +419,7 @@ async def test_a_person_who_runs_out_of_time_reads_so_in_words(
     status, out, _err, ended = await against(server, human)
     assert ended == start + 1  # at the server's TIME, not at the next keystroke
     assert status == EXIT_RESULT and frames[-1] == "\n"
-    assert out.lines[-1] == "you lost on time (stores: you 0, server 0)"
+    assert out.lines[-1] == "you lost on time (stores: you 0, opponent 0)"
     assert "LOSER" not in "\n".join(out.lines) and "TIME" not in "\n".join(out.lines)
 
 
@@ -500,51 +508,51 @@ async def test_type_ahead_is_bounded(autojump_clock: trio.testing.MockClock) -> 
 @pytest.mark.parametrize(
     ("word", "ending", "names", "stores", "words"),
     [
-        ("WINNER", Ending.RULES, ("you", "server"), (16, 5), "you win 16-5"),
-        ("LOSER", Ending.RULES, ("you", "server"), (5, 16), "server wins 16-5"),
-        ("WINNER", Ending.RULES, ("AI", "server"), (16, 5), "AI wins 16-5"),
-        ("TIE", Ending.RULES, ("you", "server"), (8, 8), "tie, 8-8"),
+        ("WINNER", Ending.RULES, ("you", "opponent"), (16, 5), "you win 16-5"),
+        ("LOSER", Ending.RULES, ("you", "opponent"), (5, 16), "opponent wins 16-5"),
+        ("WINNER", Ending.RULES, ("AI", "opponent"), (16, 5), "AI wins 16-5"),
+        ("TIE", Ending.RULES, ("you", "opponent"), (8, 8), "tie, 8-8"),
         (
             "LOSER",
             Ending.LATE,
-            ("you", "server"),
+            ("you", "opponent"),
             (0, 3),
-            "you lost on time (stores: you 0, server 3)",
+            "you lost on time (stores: you 0, opponent 3)",
         ),
         (
             "LOSER",
             Ending.REFUSED,
-            ("AI", "server"),
+            ("AI", "opponent"),
             (1, 2),
-            "AI lost: the server refused the move as illegal (stores: AI 1, server 2)",
+            "AI lost: the server refused the move as illegal (stores: AI 1, opponent 2)",
         ),
         (
             "WINNER",
             Ending.SERVER_LATE,
-            ("you", "server"),
+            ("you", "opponent"),
             (1, 2),
-            "you win: the server ran out of time (stores: you 1, server 2)",
+            "you win: the opponent ran out of time (stores: you 1, opponent 2)",
         ),
         (
             "WINNER",
             Ending.SERVER_ILLEGAL,
-            ("you", "server"),
+            ("you", "opponent"),
             (1, 2),
-            "you win: the server played an illegal move (stores: you 1, server 2)",
+            "you win: the opponent played an illegal move (stores: you 1, opponent 2)",
         ),
         (
             "WINNER",
             Ending.SERVER_ENDED,
-            ("you", "server"),
+            ("you", "opponent"),
             (1, 2),
-            "the server ended the game: you win (stores: you 1, server 2)",
+            "the server ended the game: you win (stores: you 1, opponent 2)",
         ),
         (
             "LOSER",
             Ending.RULES,  # the server's word disagrees with the stores
-            ("AI", "server"),
+            ("AI", "opponent"),
             (9, 2),
-            "the server ended the game: AI loses (stores: AI 9, server 2)",
+            "the server ended the game: AI loses (stores: AI 9, opponent 2)",
         ),
     ],
 )
@@ -556,7 +564,7 @@ def test_remote_results_in_words(
 
 async def test_worked_example_1_ends_in_words(autojump_clock: trio.testing.MockClock) -> None:
     """The spec's first worked example, as a person would read its end: the board, then
-    ``server wins 5-3``; ``--quiet`` keeps the bare protocol word."""
+    ``opponent wins 5-3``; ``--quiet`` keeps the bare protocol word."""
 
     async def server(lines: LineStream) -> None:
         await handshake(lines, "INFO 4 1 5000 F S")
@@ -569,7 +577,7 @@ async def test_worked_example_1_ends_in_words(autojump_clock: trio.testing.MockC
         await lines.send_line("2")
         await lines.send_line("LOSER")
 
-    for quiet, last in ((False, "server wins 5-3"), (True, "LOSER")):
+    for quiet, last in ((False, "opponent wins 5-3"), (True, "LOSER")):
         player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
         status, out, _err, _ended = await against(server, player, quiet=quiet)
         assert status == EXIT_RESULT and out.lines[-1] == last
@@ -590,7 +598,7 @@ async def test_a_slow_server_ends_in_words(autojump_clock: trio.testing.MockCloc
 
     status, out, _err, _ended = await against(server, never_types(), human=False)
     assert status == EXIT_RESULT
-    assert out.lines[-1] == "AI wins: the server ran out of time (stores: AI 0, server 0)"
+    assert out.lines[-1] == "AI wins: the opponent ran out of time (stores: AI 0, opponent 0)"
 
 
 # -- a local game ------------------------------------------------------------------------------
@@ -606,3 +614,156 @@ async def test_a_local_game_draws_the_opening_board_once(
     boards = [line for line in out.lines[:first_prompt] if line.lstrip().startswith("1 ")]
     assert len(boards) == 1
     assert out.lines[-1] == "AI wins 0-0 (quit: you)"
+
+
+# -- issue 20: a limit a person can play, and who is who ---------------------------------------
+
+
+async def _time_up_after_one_second(lines: LineStream) -> None:
+    await handshake(lines, "INFO 4 1 1000 F S")
+    await trio.sleep(1)
+    await lines.send_line("TIME")
+    await lines.send_line("LOSER")
+
+
+async def test_a_person_is_told_the_limit_and_warned_when_it_is_too_short(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Issue 20, item 4: before the first move the person reads the limit and, below 5 s,
+    that it is too short to type a move and who sets it; the AI client is not warned."""
+    status, out, _err, _ended = await against(_time_up_after_one_second, never_types())
+    assert status == EXIT_RESULT
+    assert out.lines[:2] == [
+        "4 holes, 1 seeds, 1 s per turn, standard layout; you move first",
+        "warning: 1 s a turn is too short for a person to type a move (allow 5 s at least); "
+        "the server sets it (hub serve kalah --time-ms)",
+    ]
+    _status, out, _err, _ended = await against(
+        _time_up_after_one_second, never_types(), human=False
+    )
+    assert out.lines[0] == "4 holes, 1 seeds, 1 s per turn, standard layout; AI moves first"
+    assert not any(line.startswith("warning") for line in out.lines)
+
+
+@pytest.mark.parametrize("info", ["INFO 4 1 5000 F S", "INFO 4 1 0 F S"])
+async def test_no_warning_for_a_limit_a_person_can_play(
+    autojump_clock: trio.testing.MockClock, info: str
+) -> None:
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, info)
+        await lines.send_line("WINNER")
+
+    _status, out, _err, _ended = await against(server, never_types())
+    limit = "5 s per turn" if " 5000 " in info else "no time limit"
+    assert out.lines[0] == f"4 holes, 1 seeds, {limit}, standard layout; you move first"
+    assert not any(line.startswith("warning") for line in out.lines)
+
+
+async def test_a_local_game_warns_a_person_of_a_short_limit(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    out = RecordingOutput()
+    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=2500), record=None)
+    await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
+    assert out.lines[:2] == [
+        "Kalah: you (South, moves first) vs AI (North)",
+        "warning: 2.5 s a turn is too short for a person to type a move (allow 5 s at least); "
+        "give a longer --time-ms, or 0 for no limit",
+    ]
+
+
+def _serve_examples(page: str) -> list[str]:
+    """The example lines of ``page`` that start ``hub serve kalah`` and offer the server to a
+    person (``--human`` on the same line), without the comment."""
+    text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
+    return [
+        line.split("#")[0]
+        for line in map(str.strip, text.splitlines())
+        if line.startswith("hub serve kalah") and "--human" in line
+    ]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/kalah.md"])
+def test_the_documented_example_for_a_person_has_a_playable_limit(page: str) -> None:
+    """Issue 20, item 4: the README's example gave a person 1 s a turn."""
+    examples = _serve_examples(page)
+    assert examples, f"{page} shows no example of a person playing a server"
+    for example in examples:
+        options = parse_serve(example.split()[3:])
+        assert options.game.time_ms == 0 or options.game.time_ms >= PERSON_MIN_MS, example
+
+
+async def test_the_ai_client_says_who_is_who(autojump_clock: trio.testing.MockClock) -> None:
+    """Issue 20, item 5: the spec's first worked example as the ``--ai`` client prints it:
+    its own moves as the AI's, the other side as the opponent (it may be another client,
+    not the server), the pie in words."""
+
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 F S")
+        assert await lines.receive_line() == "4 3"
+        await lines.send_line("OK")
+        await lines.send_line("P")
+        assert await lines.receive_line() == "OK"
+        assert await lines.receive_line() == "4 3"
+        await lines.send_line("OK")
+        await lines.send_line("2")
+        await lines.send_line("LOSER")
+
+    player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+    status, out, _err, _ended = await against(server, player, human=False)
+    assert status == EXIT_RESULT
+    assert out.lines == [
+        "4 holes, 1 seeds, 5 s per turn, standard layout; AI moves first",
+        "AI: 4 3",
+        "the opponent swapped sides (pie rule)",
+        "AI: 4 3",
+        "opponent: 2",
+        "opponent wins 5-3",
+    ]
+    # a person reads the same words, and the board names the opponent too
+    player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+    _status, out, _err, _ended = await against(server, player)
+    assert "the opponent swapped sides (pie rule)" in out.lines
+    assert "you: 4 3" in out.lines and out.lines[-1] == "opponent wins 5-3"
+    assert not any("server" in line for line in out.lines)
+
+
+async def test_a_client_taking_the_pie_says_so(autojump_clock: trio.testing.MockClock) -> None:
+    async def server(lines: LineStream) -> None:
+        await handshake(lines, "INFO 4 1 5000 S S")
+        await lines.send_line("4 3")
+        assert await lines.receive_line() == "OK"
+        assert await lines.receive_line() == "P"
+        await lines.send_line("OK")
+        await lines.send_line("WINNER")
+
+    player = ScriptedPlayer([PIE])
+    _status, out, _err, _ended = await against(server, player, human=False)
+    assert out.lines[1:3] == ["opponent: 4 3", "AI swapped sides (pie rule)"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--time-ms", "-5"],
+            "argument --time-ms: the time per move must be 0..999999999 ms (0: no limit), not -5",
+        ),
+        (
+            ["--time-ms", "5s"],
+            "argument --time-ms: the time per move must be a whole number, 0..999999999 ms "
+            "(0: no limit), not '5s'",
+        ),
+        (
+            ["--server-time-ms", "-1"],
+            "argument --server-time-ms: the opponent's time per move must be 0..999999999 ms "
+            "(0: no limit), not -1",
+        ),
+        (["--holes", "-3"], "argument --holes: holes must be 1..20, not -3"),
+    ],
+)
+def test_a_negative_number_is_out_of_range_not_junk(args: list[str], message: str) -> None:
+    """Issue 20, item 5: ``--time-ms -5`` said ``time must be a whole number, not '-5'``."""
+    with pytest.raises(OptionsError) as caught:
+        parse_play(args)
+    assert str(caught.value) == message

@@ -146,11 +146,11 @@ def test_show_kalah_clubs_and_an_unknown_game(capfd: Capture, db: str) -> None:
     _, out, _ = run(capfd, "show", "c1ub5001", "--db", db)
     assert "  settings: winscore=10 decks=[1 item] time_ms=0" in out
     assert (
-        "1. seat 0 clubber: 2C (0.001 s)\n"
-        "    round 0, first to 10\n"
-        "     L 0 clubber    0  AS\n"
-        "      >1 p2         3  3C KD\n"
-        "       2 p3        10  4C 10H\n"
+        "1. player A clubber: 2C (0.001 s)\n"
+        "    Round 1, first to 10\n"
+        "     L A clubber    0  AS\n"
+        "      >B p2         3  3C KD\n"
+        "       C p3        10  4C 10H\n"
         "      trick: 2C\n"
     ) in out
     with RecordStore.open(db) as store:
@@ -315,7 +315,7 @@ def test_the_installed_command_reads_hub_db(db: str, tmp_path: Path) -> None:
         [program("hub"), "games", "show", "c1ub", "--db", db],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert shown.returncode == 0 and "result: winners: clubber (normal)" in shown.stdout
+    assert shown.returncode == 0 and "result: winner: player A clubber (normal)" in shown.stdout
     head = subprocess.run(
         f"{program('hub')} games export --db {db} | head -c 10",
         shell=True, capture_output=True, text=True, timeout=60, check=False,

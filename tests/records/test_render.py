@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import attrs
+
+from hub.core.events import FaultInfo
+from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
-from hub.records.render import position_lines, seconds, setting_text, table
+from hub.records.render import (
+    header_lines,
+    position_lines,
+    replay_lines,
+    seconds,
+    setting_text,
+    short_name,
+    table,
+)
+from tests.records.helpers import clubs_record
 
 PLAYERS = [PlayerInfo("ann"), PlayerInfo("bob")]
 
@@ -48,3 +61,54 @@ def test_small_formats() -> None:
     assert setting_text({str(n): n for n in range(20)}) == "{20 keys}"
     assert setting_text("x" * 50) == "x" * 37 + "..."
     assert table(("a", "n"), [("xy", 1), ("z", 100)], "n") == ["a     n", "xy    1", "z   100"]
+
+
+CLUBBER = "/home/someone/projects/hub/.venv/bin/clubber"
+
+
+def test_clubs_speaks_the_game_s_language() -> None:
+    """Issue 20, item 7: rounds from 1 and seats A, B, C as clubs.md says them; the winner's
+    seat; program paths shortened to their names in the moves and the table, in full in the
+    header."""
+    players = [PlayerInfo(CLUBBER, spec=CLUBBER), PlayerInfo("p2"), PlayerInfo("./bots/p3")]
+    record = attrs.evolve(clubs_record(), players=players, winners=[2])
+    header = header_lines(record)
+    assert header[1:4] == [
+        f"  player A: {CLUBBER} (program)",
+        "  player B: p2 (program)",
+        "  player C: ./bots/p3 (program)",
+    ]
+    assert header[-1] == "  result: winner: player C p3 (normal)"
+    steps = replay_lines(record)
+    assert steps[1] == [
+        "1. player A clubber: 2C (0.001 s)",
+        "    Round 1, first to 10",
+        "     L A clubber    0  AS",
+        "      >B p2         3  3C KD",
+        "       C p3        10  4C 10H",
+        "      trick: 2C",
+    ]
+    assert steps[-1] == ["result: winner: player C p3 (normal)"]
+    tie = attrs.evolve(record, winners=[0, 2])
+    assert header_lines(tie)[-1] == "  result: winners: player A clubber, player C p3 (normal)"
+
+
+def test_a_fault_names_the_seat_and_the_short_name() -> None:
+    record = attrs.evolve(
+        clubs_record(),
+        players=[PlayerInfo(CLUBBER), PlayerInfo("p2"), PlayerInfo("p3")],
+        termination=Termination.TIMEOUT,
+        winners=[1, 2],
+        fault=FaultInfo(0, Termination.TIMEOUT, "no card in 5 s"),
+    )
+    assert header_lines(record)[-1] == (
+        "  result: winners: player B p2, player C p3 (timeout by player A clubber: no card in 5 s)"
+    )
+
+
+def test_short_names() -> None:
+    assert short_name(CLUBBER) == "clubber"
+    assert short_name("ai:4") == "ai:4"
+    assert short_name("alice") == "alice"
+    assert short_name("bots/") == "bots/"
+    assert short_name("127.0.0.1:5000") == "127.0.0.1:5000"

@@ -66,8 +66,10 @@ from hub.games.kalah.players import (
     Player,
     PlayerQuit,
     open_keyboard,
+    seconds_text,
+    time_warning,
 )
-from hub.games.kalah.printer import Ending, GameView, remote_result_line
+from hub.games.kalah.printer import Ending, GameView, remote_result_line, verb
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -92,6 +94,14 @@ from hub.records.recording import recording
 
 BEGIN_WAIT = 1.0
 """Seconds a client moving first waits for ``BEGIN`` before it moves without it."""
+
+OPPONENT = "opponent"
+"""How the client names the other side: the server's AI, a person at the server or another
+client (``--opponent client``), which the protocol does not tell apart."""
+
+REMOTE_ADVICE = "the server sets it (hub serve kalah --time-ms)"
+LOCAL_ADVICE = "give a longer --time-ms, or 0 for no limit"
+"""The end of the warning to a person whose time per turn is too short (`time_warning`)."""
 
 GRACE = DEFAULT_GRACE_MS / 1000
 """Seconds past twice the time limit the server gets before our client gives up on it
@@ -234,9 +244,13 @@ async def play_remote(
     out: Output,
     quiet: bool = False,
     grace: float = GRACE,
+    name: str = "you",
+    person: bool = False,
 ) -> ClientResult:
     """Play one game as the client; raises `ProtocolError` if the server misbehaves
-    (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long)."""
+    (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long). ``name``
+    names our side in what is printed (``you``, ``AI``), the other side is `OPPONENT`; a
+    ``person`` is warned before the game when the time limit is too short to type a move."""
     session = _Session(lines, out, quiet)
     # Before INFO there is no limit to go by, and a server may rightly keep us waiting
     # (for a partner, or for its person to finish a game): only its going away ends that.
@@ -249,11 +263,14 @@ async def play_remote(
         raise ProtocolError(f"bad INFO {safe_text(line)!r}: {exc}") from None
     session.max_line = max_line(info.holes, info.seeds)
     layout = "layout " + " ".join(map(str, info.layout)) if info.layout else "standard layout"
-    limit = f"{info.time_ms} ms per turn" if info.time_ms else "no time limit"
+    limit = f"{seconds_text(info.time_ms)} per turn" if info.time_ms else "no time limit"
     session.say(
         f"{info.holes} holes, {info.seeds} seeds, {limit}, {layout}; "
-        f"you move {'first' if info.first else 'second'}"
+        f"{verb(name, 'move')} {'first' if info.first else 'second'}"
     )
+    warning = time_warning(info.time_ms, REMOTE_ADVICE) if person else None
+    if warning is not None:
+        session.say(warning)
     me = 0 if info.first else 1
     state = new_game(info.holes, info.seeds, pie=pie, layout=info.layout)
     moves: list[tuple[int, Move]] = []
@@ -286,7 +303,8 @@ async def play_remote(
                 continue
             if moves_allowed:
                 try:
-                    session.say(f"server: {parse_move(got, info.holes)}")
+                    late = parse_move(got, info.holes)
+                    session.say(f"{OPPONENT}: {late} (too late)")
                     continue
                 except BadLine:
                     pass
@@ -306,7 +324,7 @@ async def play_remote(
                     return await until_result(Ending.LATE)
                 raise ProtocolError(f"unexpected {safe_text(said)!r} while we were to move")
             await _send(lines, format_move(move))
-            session.say(f"you: {move}")
+            session.say(f"{name} swapped sides (pie rule)" if move == PIE else f"{name}: {move}")
             reply = (await session.read(wait)).strip()
             if reply in RESULTS:
                 return finish(reply, Ending.SERVER_ENDED)
@@ -329,7 +347,7 @@ async def play_remote(
         if parsed.word in RESULTS:
             return finish(parsed.word or "", Ending.SERVER_ENDED)
         if parsed.word == TIME:
-            session.say("the server ran out of time")
+            session.say(f"the {OPPONENT} ran out of time")
             return await until_result(
                 Ending.SERVER_LATE, ILLEGAL, moves_allowed=True, longer=LATE_MOVE_WAIT
             )
@@ -342,11 +360,14 @@ async def play_remote(
         try:
             after = play(rules_state, move)
         except IllegalMove as exc:
-            session.say(f"the server played an illegal move: {move} ({exc})")
+            session.say(f"the {OPPONENT} played an illegal move: {move} ({exc})")
             return await until_result(Ending.SERVER_ILLEGAL, ILLEGAL)
         moves.append((1 - me, move))
         state = after
-        session.say(f"server: {move}")
+        if move == PIE:
+            session.say(f"the {OPPONENT} swapped sides (pie rule)")
+        else:
+            session.say(f"{OPPONENT}: {move}")
         await _send(lines, OK)
 
 
@@ -379,7 +400,7 @@ async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> i
     async with stream:
         if options.human:
             async with open_keyboard() as keyboard:
-                player: Player = HumanPlayer(keyboard, out, ("you", "server"))
+                player: Player = HumanPlayer(keyboard, out, ("you", OPPONENT))
                 return await _report(lines, player, options, out, err)
         player = AiPlayer(level=options.game.level)
         return await _report(lines, player, options, out, err)
@@ -396,6 +417,8 @@ async def _report(
             out=out,
             quiet=options.quiet,
             grace=options.grace_ms / 1000,
+            name="you" if options.human else "AI",
+            person=options.human,
         )
     except ServerGone:
         return _fail(err, "the server has gone away", EXIT_GONE)
@@ -411,10 +434,10 @@ async def _report(
     else:
         me = "you" if options.human else "AI"
         if options.human:
-            names = (me, "server") if result.seat == 0 else ("server", me)
+            names = (me, OPPONENT) if result.seat == 0 else (OPPONENT, me)
             out.line("\n".join(draw_board(state, result.seat, names)))
         stores = (state.store(result.seat), state.store(1 - result.seat))
-        out.line(remote_result_line(result.result, result.ending, (me, "server"), stores))
+        out.line(remote_result_line(result.result, result.ending, (me, OPPONENT), stores))
     out.flush()
     return EXIT_RESULT
 
@@ -452,6 +475,14 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     view = GameView(out, names, 0 if me_first else 1, no_person, options.quiet)
     if not options.quiet:
         out.line(f"Kalah: {names[0]} (South, moves first) vs {names[1]} (North)")
+        people = [
+            limit
+            for player, limit in zip(players, limits, strict=True)
+            if limit and isinstance(player, HumanPlayer)
+        ]
+        warning = time_warning(min(people), LOCAL_ADVICE) if people else None
+        if warning is not None:
+            out.line(warning)
         if not isinstance(players[0], HumanPlayer):
             view.draw(setup.state)
         out.flush()

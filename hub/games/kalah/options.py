@@ -95,16 +95,28 @@ class _Parser(Parser):
         raise OptionsError(message)
 
 
-def _ranged(name: str, low: int, high: int) -> Callable[[str], int]:
+def _ranged(name: str, low: int, high: int, unit: str = "") -> Callable[[str], int]:
+    """A converter to a whole number in ``low..high``; ``unit`` follows the range in the
+    message (``" ms (0: no limit)"``). A negative number is out of the range, not junk."""
+
     def convert(text: str) -> int:
-        value = parse_whole_number(text, max_digits=10)
+        value = parse_whole_number(text.removeprefix("-"), max_digits=10)
         if value is None:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a whole number, {low}..{high}{unit}, not {text!r}"
+            )
+        if text.startswith("-"):
+            value = -value
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be {low}..{high}, not {value}")
+            raise argparse.ArgumentTypeError(f"{name} must be {low}..{high}{unit}, not {value}")
         return value
 
     return convert
+
+
+def _milliseconds(name: str) -> Callable[[str], int]:
+    """A time limit in ms, 0 for none (``--time-ms``, ``--server-time-ms``)."""
+    return _ranged(name, 0, MAX_TIME_MS, " ms (0: no limit)")
 
 
 def _layout(text: str) -> tuple[int, ...]:
@@ -155,7 +167,7 @@ def add_board_options(
     parser.add_argument(
         "--time-ms",
         metavar="T",
-        type=_ranged("time", 0, MAX_TIME_MS),
+        type=_milliseconds("the time per move"),
         help=f"time for each move in ms; 0: no limit (default: {time_default})",
     )
 
@@ -170,7 +182,7 @@ def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None
     game.add_argument(
         "--server-time-ms",
         metavar="T",
-        type=_ranged("time", 0, MAX_TIME_MS),
+        type=_milliseconds(f"{them}'s time per move"),
         help=f"{them}'s own time for each move in ms; 0: no limit (default: the same as --time-ms)",
     )
     game.add_argument(

@@ -148,6 +148,27 @@ class Keys(Protocol):
 
 TYPED_AHEAD = "ignored input typed before your turn"
 
+PERSON_MIN_MS = 5000
+"""Below this limit per turn a person is warned before the first move: reading the board and
+typing even one hole takes a few seconds (docs/decisions.md, "Kalah: words at the client")."""
+
+
+def seconds_text(limit_ms: int) -> str:
+    """``1 s``, ``1.5 s``, ``30 s``: a limit in ms as a person reads it."""
+    return f"{limit_ms / 1000:g} s"
+
+
+def time_warning(limit_ms: int, advice: str) -> str | None:
+    """The warning for a person whose limit per turn (``limit_ms``; 0 = none) is shorter than
+    `PERSON_MIN_MS`, ending with ``advice`` (how to get a longer one); None if it is not."""
+    if not 0 < limit_ms < PERSON_MIN_MS:
+        return None
+    return (
+        f"warning: {seconds_text(limit_ms)} a turn is too short for a person to type a move "
+        f"(allow {seconds_text(PERSON_MIN_MS)} at least); {advice}"
+    )
+
+
 TICK = 0.1
 """Seconds between two redraws of a person's countdown on a terminal."""
 
@@ -264,7 +285,7 @@ class HumanPlayer:
             self.out.line(TYPED_AHEAD)
         terminal = self._is_terminal()
         if limit_ms and not terminal:
-            self.out.line(f"(you have {limit_ms / 1000:g} s for the whole turn)")
+            self.out.line(f"(you have {seconds_text(limit_ms)} for the whole turn)")
         show = True
         while not partial.done:
             if show:

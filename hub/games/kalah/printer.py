@@ -111,18 +111,20 @@ class Ending(enum.Enum):
 def remote_result_line(
     word: str, ending: Ending, names: tuple[str, str], stores: tuple[int, int]
 ) -> str:
-    """The result of a remote game in words: ``you win 16-5``, ``server wins 16-5``,
-    ``tie, 8-8``, ``you lost on time (stores: you 0, server 3)``, ``the server ended the
+    """The result of a remote game in words: ``you win 16-5``, ``opponent wins 16-5``,
+    ``tie, 8-8``, ``you lost on time (stores: you 0, opponent 3)``, ``the server ended the
     game: you win (...)``. ``word`` is the server's (WINNER, LOSER or TIE, from our point
-    of view), ``names`` ours and the server's, ``stores`` ours and the server's."""
-    me, server = names
+    of view), ``names`` ours and our opponent's (the server's AI, a person at the server or
+    another client: the client cannot tell which), ``stores`` ours and the opponent's. The
+    server is named only for what the server itself does (refuse a move, end the game)."""
+    me, opponent = names
     mine, theirs = stores
-    detail = f"(stores: {me} {mine}, {server} {theirs})"
+    detail = f"(stores: {me} {mine}, {opponent} {theirs})"
     if ending is Ending.RULES:
         if word == WINNER and mine > theirs:
             return f"{verb(me, 'win')} {mine}-{theirs}"
         if word == LOSER and mine < theirs:
-            return f"{verb(server, 'win')} {theirs}-{mine}"
+            return f"{verb(opponent, 'win')} {theirs}-{mine}"
         if word == TIE and mine == theirs:
             return f"tie, {mine}-{theirs}"
     elif word == LOSER and ending is Ending.LATE:
@@ -130,8 +132,8 @@ def remote_result_line(
     elif word == LOSER and ending is Ending.REFUSED:
         return f"{me} lost: the server refused the move as illegal {detail}"
     elif word == WINNER and ending is Ending.SERVER_LATE:
-        return f"{verb(me, 'win')}: the server ran out of time {detail}"
+        return f"{verb(me, 'win')}: the opponent ran out of time {detail}"
     elif word == WINNER and ending is Ending.SERVER_ILLEGAL:
-        return f"{verb(me, 'win')}: the server played an illegal move {detail}"
+        return f"{verb(me, 'win')}: the opponent played an illegal move {detail}"
     verdict = {WINNER: verb(me, "win"), LOSER: verb(me, "lose"), TIE: "tie"}.get(word, word)
     return f"the server ended the game: {verdict} {detail}"
