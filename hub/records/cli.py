@@ -19,9 +19,9 @@ from typing import TextIO
 
 from hub.core.output import Output, write_all
 from hub.core.referee import Termination
+from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
 from hub.records.export import jsonl_line, pgn_text
 from hub.records.options import add_db_option, db_path
-from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
 from hub.records.rating import player_stats
 from hub.records.render import header_lines, replay_lines, table, when
 from hub.records.store import GameSummary, RecordStore, StoredGame
@@ -313,7 +313,8 @@ def _display_names(games: Sequence[GameSummary]) -> dict[str, list[str]]:
     several seats of a game with one identity has its seat after its name."""
     counts: dict[str, dict[str, int]] = {}
     for summary in games:
-        for identity, name in zip(summary.identities, summary.players, strict=True):
+        for identity, shown in zip(summary.identities, summary.players, strict=True):
+            name = shown
             if identity.endswith(")") and " (seat " in identity:  # one of several seats
                 name += identity[identity.rindex(" (seat ") :]
             names = counts.setdefault(identity, {})

@@ -168,7 +168,9 @@ class _Problem:
     ) -> None:
         index = {name: i for i, name in enumerate(names)}
         self.n = len(names)
-        self.pairs = [(index[a], index[b], t.wins, t.draws, t.losses) for (a, b), t in pairs.items()]
+        self.pairs = [
+            (index[a], index[b], t.wins, t.draws, t.losses) for (a, b), t in pairs.items()
+        ]
         self.precision = 1.0 / (prior * prior) if prior > 0 else 0.0
         any_draw = any(t.draws for t in pairs.values())
         self.free_draw = draw is None and any_draw
@@ -301,9 +303,9 @@ def fit(
     else:
         listed = [(tuple(players), tuple(winners)) for players, winners in games]
         pairs = pair_results(listed)
-        for players, _ in listed:
-            if len(set(players)) > 1:
-                for name in set(players):
+        for seated, _ in listed:
+            if len(set(seated)) > 1:
+                for name in set(seated):
                     played[name] = played.get(name, 0) + 1
     names = sorted({name for pair in pairs for name in pair})
     if anchor is not None and anchor not in names:
@@ -352,13 +354,13 @@ def fit(
     n = problem.n
     if anchor is not None:
         a = names.index(anchor)
-        shift = anchor_rating - ratings[a]
+        base = ratings[a]
 
         def variance(i: int) -> float:
             return cov(i, i) + cov(a, a) - 2 * cov(i, a)
 
     else:
-        shift = anchor_rating - sum(ratings) / n
+        base = sum(ratings) / n
         row_mean = [sum(cov(i, j) for j in range(n)) / n for i in range(n)]
         total_mean = sum(row_mean) / n
 
@@ -375,18 +377,18 @@ def fit(
     players = [
         Rated(
             name,
-            ratings[i] + shift,
+            ratings[i] - base + anchor_rating,
             Z95 * math.sqrt(max(0.0, variance(i))),
-            *tallies[name],
+            tallies[name][0],
+            tallies[name][1],
+            tallies[name][2],
             played.get(name, 0),
         )
         for i, name in enumerate(names)
     ]
     players.sort(key=lambda player: (-player.rating, player.identity))
     draw_margin = Z95 * math.sqrt(max(0.0, cov(n, n))) if problem.free_draw else 0.0
-    return RatingList(
-        tuple(players), delta, draw_margin, anchor, anchor_rating, prior, iterations
-    )
+    return RatingList(tuple(players), delta, draw_margin, anchor, anchor_rating, prior, iterations)
 
 
 def _undetermined(pairs: Mapping[tuple[str, str], Tally], names: Sequence[str]) -> str:

@@ -164,10 +164,7 @@ def _add_identities(db: sqlite3.Connection) -> None:
     for game_id, game, players in rows:
         db.executemany(
             "UPDATE players SET identity = ? WHERE game_id = ? AND seat = ?",
-            [
-                (row[5], game_id, row[1])
-                for row in _player_rows(game_id, game, json.loads(players))
-            ],
+            [(row[5], game_id, row[1]) for row in _player_rows(game_id, game, json.loads(players))],
         )
 
 

@@ -295,7 +295,9 @@ class KalahServer:
         if not await self._handshake(lines, info):
             return  # no READY: no game to record
         # Kalah's protocol has no name for a client: its identity is anonymous.
-        remote = client_seat(lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line)
+        remote = client_seat(
+            lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line
+        )
         local = local_seat(self._player(setup))
         seats: list[KalahSeat] = [remote, local]
         limits = [opts.time_ms, opts.server_limit_ms]

@@ -54,8 +54,8 @@ from hub.chess.rules import (
     render_board,
 )
 from hub.core.bus import EventBus
-from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.identity import remote_identity
+from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
 from hub.core.output import Output
 from hub.core.programs import which_program
