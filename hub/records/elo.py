@@ -361,11 +361,22 @@ def fit(
 
     else:
         base = sum(ratings) / n
-        row_mean = [sum(cov(i, j) for j in range(n)) / n for i in range(n)]
-        total_mean = sum(row_mean) / n
+        # Against the mean of the player's own group of players connected by games (each
+        # group's mean is the scale's zero; one that never met the others, such as the
+        # seats of a self-play game, would otherwise widen every margin).
+        group = _groups(names, pairs)
+        members: dict[int, list[int]] = {}
+        for i in range(n):
+            members.setdefault(group[i], []).append(i)
+        row_mean = [
+            sum(cov(i, j) for j in members[group[i]]) / len(members[group[i]]) for i in range(n)
+        ]
+        group_mean = {
+            key: sum(row_mean[i] for i in rows) / len(rows) for key, rows in members.items()
+        }
 
         def variance(i: int) -> float:
-            return cov(i, i) - 2 * row_mean[i] + total_mean
+            return cov(i, i) - 2 * row_mean[i] + group_mean[group[i]]
 
     tallies = {name: [0, 0, 0] for name in names}
     for (a_, b_), tally in pairs.items():
@@ -389,6 +400,22 @@ def fit(
     players.sort(key=lambda player: (-player.rating, player.identity))
     draw_margin = Z95 * math.sqrt(max(0.0, cov(n, n))) if problem.free_draw else 0.0
     return RatingList(tuple(players), delta, draw_margin, anchor, anchor_rating, prior, iterations)
+
+
+def _groups(names: Sequence[str], pairs: Mapping[tuple[str, str], Tally]) -> list[int]:
+    """For each player, a number shared by the players it is connected to by games."""
+    parent = list(range(len(names)))
+    index = {name: i for i, name in enumerate(names)}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        parent[root(index[a])] = root(index[b])
+    return [root(i) for i in range(len(names))]
 
 
 def _undetermined(pairs: Mapping[tuple[str, str], Tally], names: Sequence[str]) -> str:

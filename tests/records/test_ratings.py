@@ -200,3 +200,12 @@ def test_ratings_usage_and_errors(capfd: Capture, tmp_path: Path) -> None:
     assert status == 2 and "not above 0" in err
     status, out, _ = run(capfd, "ratings", "kalah", "--db", str(db))
     assert status == 0 and out.startswith("no games recorded")
+
+
+def test_players_who_never_met_the_others_do_not_widen_their_margins() -> None:
+    games = [(("a", "b"), (0,)), (("b", "a"), (0,)), (("a", "b"), (0, 1)), (("b", "c"), (1,))]
+    alone = {player.identity: player.margin for player in fit(games, draw=100).players}
+    self_play = [(("x (seat 1)", "x (seat 2)"), (0,))]
+    both = {player.identity: player.margin for player in fit(games + self_play, draw=100).players}
+    for name in ("a", "b", "c"):
+        assert both[name] == pytest.approx(alone[name], rel=1e-3)
