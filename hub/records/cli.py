@@ -168,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
         f"player who won every game finite; 0: none, pure maximum likelihood "
         f"(default: {PRIOR_ELO:g})",
     )
-    ratings.add_argument("--json", action="store_true", help="one JSON object per game")
+    ratings.add_argument(
+        "--json", action="store_true", help="one JSON object per game a line (default: a table)"
+    )
     add_db_option(ratings)
     return parser
 
@@ -345,7 +347,7 @@ def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Out
                 player.draws,
                 player.losses,
                 f"{100 * player.score:.1f}%",
-                f"{player.rating:+.0f}",
+                _elo_text(player.rating),
                 player.name,
             )
             for player in player_stats(games)

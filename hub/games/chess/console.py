@@ -57,7 +57,6 @@ from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState
 from hub.chess.search import ComputerPlayer, Limits, Searcher
 from hub.core.bus import EventBus
-from hub.core.identity import ai_identity, person_identity
 from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
 from hub.core.match import Match, MatchResult, Moved
 from hub.core.output import Output, write_all
@@ -465,14 +464,13 @@ class ConsoleSession:
     def _seat(self, seat: int) -> ConsoleSeat:
         name, player = self.names[seat], self.players[seat]
         if player is None:
-            return FedSeat(player=PlayerInfo(name, "person", name, person_identity(name)))
+            return FedSeat(player=PlayerInfo(name, "person", name))
         think = self._think
 
         def choose(state: ChessState, seconds: float, stop: StopFlag) -> str:
             return think(player, state.board.copy(), stop).uci()
 
-        identity = ai_identity("chess", LEVELS[name])
-        return PromptedSeat(choose, player=PlayerInfo(name, "ai", name, identity))
+        return PromptedSeat(choose, player=PlayerInfo(name, "ai", name))
 
     async def _start(self, state: ChessState) -> None:
         """Play on from ``state`` in a new `Match` (a new game, or the same after ``undo``)."""
