@@ -46,6 +46,7 @@ from hub.chess.uci import (
     Reader,
     ReadyReader,
 )
+from hub.core.identity import engine_identity, program_identity
 from hub.core.lines import LineError, LineTooLong
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 
@@ -129,6 +130,8 @@ class EngineClient:
     context_switches: int = 0
     urgent_time: float = 0.0
     """Time spent on urgent jobs since the last search (see `_JobQueue._pick`)."""
+    id_name: str = ""
+    """What the engine said in ``id name`` during the handshake ("" if nothing)."""
 
     @classmethod
     async def start(
@@ -162,7 +165,9 @@ class EngineClient:
                     await lines.send_line("isready")
                     await engine._read(ReadyReader())
                 await lines.send_line("uci")
-                await engine._read(HandshakeReader(ready=True))
+                handshake = HandshakeReader(ready=True)
+                await engine._read(handshake)
+                engine.id_name = handshake.name
         except (trio.TooSlowError, EngineError) as exc:
             await engine.stop(grace=0)
             raise EngineStartError(f"handshake failed: {exc or type(exc).__name__}") from exc
@@ -174,6 +179,15 @@ class EngineClient:
     @property
     def pid(self) -> int:
         return self.child.pid
+
+    @property
+    def identity(self) -> str:
+        """Who the engine is (hub.core.identity): ``uci:ID NAME``, or without an ``id name``
+        its program, ``program:PATH@HASH``."""
+        if self.id_name:
+            return engine_identity(self.id_name)
+        program = self.child.argv[0] if self.child.argv else ""
+        return program_identity(program)
 
     @property
     def alive(self) -> bool:
@@ -393,6 +407,11 @@ class EnginePool:
     @property
     def pending(self) -> int:
         return len(self._queue)
+
+    @property
+    def identity(self) -> str:
+        """The engines' identity (they are one program): `EngineClient.identity`."""
+        return self.engines[0].identity
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Own the engines until cancelled or until one dies (then raise `EngineTerminated`).

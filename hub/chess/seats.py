@@ -45,6 +45,7 @@ from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_comman
 from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
+from hub.core.identity import ai_identity, person_identity
 from hub.core.match import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
@@ -159,7 +160,10 @@ class LevelSeat(ClockedSeat):
     level: int = attrs.field(default=4, validator=attrs.validators.in_((1, 2, 3, 4)))
     rng: random.Random = attrs.Factory(random.Random)
     player: PlayerInfo = attrs.Factory(
-        lambda self: PlayerInfo(f"ai:{self.level}", "ai", f"ai:{self.level}"), takes_self=True
+        lambda self: PlayerInfo(
+            f"ai:{self.level}", "ai", f"ai:{self.level}", ai_identity("chess", self.level)
+        ),
+        takes_self=True,
     )
     limiter: trio.CapacityLimiter | None = None
     threaded: bool = True
@@ -240,6 +244,8 @@ class UciSeat(ClockedSeat):
         except EngineStartError as exc:
             self.failure = self._start_failure(exc)
             return
+        # The engine says who it is in its handshake (``id name``): the record's identity.
+        self.player = attrs.evolve(self.player, identity=self.engine.identity)
         commands = [setoption_line(name, value) for name, value in self.options]
         try:
             await self._setup(commands, "its options")
@@ -354,7 +360,9 @@ class PersonSeat(BaseSeat[ChessState, str]):
 
     read_line: Callable[[], Awaitable[str | None]]
     write: Callable[[Sequence[str]], None]
-    player: PlayerInfo = attrs.Factory(lambda: PlayerInfo("human", "person", "human"))
+    player: PlayerInfo = attrs.Factory(
+        lambda: PlayerInfo("human", "person", "human", person_identity("human"))
+    )
     waits_for_input: bool = True
     seat: int = -1
     opponent: str = "the opponent"

@@ -37,6 +37,7 @@ MIN_MOVETIME = 0.005
 _MOVE_RE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 _PERFT_RE = re.compile(r"([a-h][1-8][a-h][1-8][qrbn]?): ([0-9]+)")
 _OPTION_RE = re.compile(r"option\s+name\s+(.+?)\s+type\b")
+_ID_NAME_RE = re.compile(r"id\s+name\s+(\S.*)")
 _BORDER = "+---+---+---+---+---+---+---+---+"
 _FILES = "a   b   c   d   e   f   g   h"
 
@@ -65,12 +66,14 @@ class Reader(Generic[T]):
 
 @attrs.define
 class HandshakeReader(Reader[None]):
-    """``readyok`` (anything may come first), then ``uciok``; ``id`` lines are skipped and
+    """``readyok`` (anything may come first), then ``uciok``; the ``id name`` is kept in
+    `name` (the engine's identity, hub.core.identity), other ``id`` lines are skipped, and
     the names of the ``option`` lines kept in `options` (``ready=True``: ``uciok`` alone)."""
 
     ready: bool = False
     result: None = None
     options: list[str] = attrs.Factory(list)
+    name: str = ""
 
     def feed(self, line: str) -> bool:
         word = line.strip()
@@ -79,6 +82,8 @@ class HandshakeReader(Reader[None]):
             return False
         if (match := _OPTION_RE.match(word)) is not None:
             self.options.append(match.group(1))
+        elif (match := _ID_NAME_RE.match(word)) is not None and word.isprintable():
+            self.name = match.group(1)
         return word == "uciok"
 
 

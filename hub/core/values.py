@@ -23,8 +23,14 @@ class PlayerInfo:
     ``kind`` is one of ``program`` (a child process over pipes), ``remote`` (a TCP peer),
     ``ai`` (a built-in AI), ``engine`` (a UCI engine), ``person`` (at the terminal) or any
     word a game needs; ``spec`` is how to summon it again (``ai:4``, ``clubber``, ...).
+
+    ``identity`` is who it is, whatever its display name (``kalah/ai:9``,
+    ``program:/usr/bin/clubber@3fa2b1c9d0e1``, ``uci:Stockfish 15.1``, ``remote:anonymous``):
+    hub.core.identity makes them, and derives one for a player without it (``""``, as in
+    older records). Records group players by it (``hub games stats|ratings``).
     """
 
     name: str
     kind: str = "program"
     spec: str = ""
+    identity: str = ""

@@ -1,4 +1,4 @@
-"""``hub games history|show|export|stats``: the recorded games (docs/records.md).
+"""``hub games history|show|export|stats|ratings``: the recorded games (docs/records.md).
 
 ``hub games`` alone (the installed games) stays in hub/cli.py, which hands everything after
 ``games`` to `main` here. Exit status: 0 done, 1 no such game or an unusable database,
@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import pathlib
 import sqlite3
 import sys
@@ -17,11 +19,12 @@ from typing import TextIO
 
 from hub.core.output import Output, write_all
 from hub.core.referee import Termination
+from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
 from hub.records.export import jsonl_line, pgn_text
 from hub.records.options import add_db_option, db_path
 from hub.records.rating import player_stats
 from hub.records.render import header_lines, replay_lines, table, when
-from hub.records.store import RecordStore, StoredGame
+from hub.records.store import GameSummary, RecordStore, StoredGame
 
 PROG = "hub games"
 HISTORY_LIMIT = 20
@@ -54,7 +57,8 @@ def _player_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--player",
         metavar="P",
-        help="only the games of the player named P, in any case (default: everyone)",
+        help="only the games of the player named P, or whose identity is P (e.g. "
+        "kalah/ai:9), in any case (default: everyone)",
     )
 
 
@@ -118,13 +122,81 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser(
         "stats",
         help="each player's record and rating",
-        description="Each player's games, wins, draws, losses, score and rating (a "
-        "maximum-likelihood Elo fit over all its recorded games; docs/records.md), "
-        "one table per game.",
+        description="Each player (by identity: one engine under several names is one "
+        "player, two seats of one game are never one) with its games, wins, draws, losses, "
+        "score and rating (a maximum-likelihood Elo fit over all its recorded games; "
+        "docs/records.md), one table per game.",
     )
     _game_option(stats)
     add_db_option(stats)
+    ratings = commands.add_parser(
+        "ratings",
+        help="a rating list (maximum-likelihood Elo) from every recorded game",
+        description="A rating list per game from every recorded game of it: each player "
+        "(by identity) with its Elo and 95%% margin, fitted by maximum likelihood with a "
+        "draw parameter (the BayesElo/Ordo model; docs/records.md).",
+    )
+    ratings.add_argument(
+        "game", nargs="?", metavar="GAME", help="only GAME, e.g. kalah (default: every game)"
+    )
+    ratings.add_argument(
+        "--anchor",
+        metavar="ID",
+        help="give the player with this identity (or display name) the --anchor-elo "
+        "rating (default: the mean rating is --anchor-elo)",
+    )
+    ratings.add_argument(
+        "--anchor-elo",
+        type=_elo,
+        default=0.0,
+        metavar="ELO",
+        help="the anchor's rating (default: 0)",
+    )
+    ratings.add_argument(
+        "--draw",
+        type=_positive_elo,
+        default=None,
+        metavar="ELO",
+        help="the draw parameter in Elo (default: fitted with the ratings)",
+    )
+    ratings.add_argument(
+        "--prior",
+        type=_prior_elo,
+        default=PRIOR_ELO,
+        metavar="ELO",
+        help="the standard deviation of a Gaussian prior on each rating, which keeps a "
+        f"player who won every game finite; 0: none, pure maximum likelihood "
+        f"(default: {PRIOR_ELO:g})",
+    )
+    ratings.add_argument(
+        "--json", action="store_true", help="one JSON object per game a line (default: a table)"
+    )
+    add_db_option(ratings)
     return parser
+
+
+def _elo(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of Elo points")
+    return value
+
+
+def _positive_elo(text: str) -> float:
+    value = _elo(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not above 0")
+    return value
+
+
+def _prior_elo(text: str) -> float:
+    value = _elo(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
 
 
 Command = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
@@ -229,34 +301,167 @@ def _write_games(games: Iterable[StoredGame], pgn: bool, sink: TextIO | _FdWrite
     return count
 
 
-def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
-    by_game: dict[str, list[tuple[tuple[str, ...], tuple[int, ...]]]] = {}
-    for summary in store.games(game=options.game):
+def _by_game(store: RecordStore, game: str | None) -> dict[str, list[GameSummary]]:
+    """The finished games, by game, oldest first."""
+    by_game: dict[str, list[GameSummary]] = {}
+    for summary in reversed(store.games(game=game)):
         if summary.termination != Termination.ABORTED.value:
-            by_game.setdefault(summary.game, []).append((summary.players, summary.winners))
+            by_game.setdefault(summary.game, []).append(summary)
+    return by_game
+
+
+def _display_names(games: Sequence[GameSummary]) -> dict[str, list[str]]:
+    """Each identity's display names, the most used first (then the latest); one of
+    several seats of a game with one identity has its seat after its name."""
+    counts: dict[str, dict[str, int]] = {}
+    for summary in games:
+        for identity, shown in zip(summary.identities, summary.players, strict=True):
+            name = shown
+            if identity.endswith(")") and " (seat " in identity:  # one of several seats
+                name += identity[identity.rindex(" (seat ") :]
+            names = counts.setdefault(identity, {})
+            names[name] = names.pop(name, 0) + 1  # (re-inserted: the latest last)
+    ordered = {}
+    for identity, names in counts.items():
+        latest = list(names)
+        ordered[identity] = sorted(names, key=lambda n: (-names[n], -latest.index(n)))
+    return ordered
+
+
+def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    by_game = _by_game(store, options.game)
     if not by_game:
         out.line(f"no games recorded in {store.path}{_filters_text(options)}")
         return 0
-    for number, (game, games) in enumerate(sorted(by_game.items())):
+    for number, (game, summaries) in enumerate(sorted(by_game.items())):
         if number:
             out.line("")
-        out.line(f"{game}: {len(games)} game(s)")
+        out.line(f"{game}: {len(summaries)} game(s)")
+        names = _display_names(summaries)
+        games = [(summary.identities, summary.winners) for summary in summaries]
         rows = [
             (
-                player.name,
+                names[player.name][0],
                 player.games,
                 player.wins,
                 player.draws,
                 player.losses,
                 f"{100 * player.score:.1f}%",
-                f"{player.rating:+.0f}",
+                _elo_text(player.rating),
+                player.name,
             )
             for player in player_stats(games)
         ]
-        headers = ("player", "games", "W", "D", "L", "score", "Elo")
+        headers = ("player", "games", "W", "D", "L", "score", "Elo", "identity")
         for line in table(headers, rows, "games W D L score Elo"):
             out.line("  " + line)
     return 0
+
+
+def ratings(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    by_game = _by_game(store, options.game)
+    if not by_game:
+        if options.json:
+            return 0
+        out.line(f"no games recorded in {store.path}{_filters_text(options)}")
+        return 0
+    status = 0
+    first = True
+    for game, summaries in sorted(by_game.items()):
+        names = _display_names(summaries)
+        anchor = options.anchor
+        if anchor is not None and anchor not in names:
+            # A display name names the identity it is most used for.
+            matching = [identity for identity, used in names.items() if anchor in used]
+            anchor = matching[0] if len(matching) == 1 else anchor
+        try:
+            rated = fit(
+                [(summary.identities, summary.winners) for summary in summaries],
+                prior=options.prior,
+                draw=options.draw,
+                anchor=anchor,
+                anchor_rating=options.anchor_elo,
+            )
+        except ValueError as exc:  # RatingError, or an anchor that is not a player here
+            what = "cannot rate the games" if isinstance(exc, RatingError) else "no anchor"
+            err.line(f"{PROG} ratings: {game}: {what}: {exc}")
+            status = 1
+            continue
+        if options.json:
+            out.line(json.dumps(_ratings_json(game, len(summaries), rated, names)))
+            continue
+        if not first:
+            out.line("")
+        first = False
+        for line in _ratings_lines(game, len(summaries), rated, names):
+            out.line(line)
+    return status
+
+
+def _elo_text(value: float) -> str:
+    return f"{round(value):+d}"
+
+
+def _ratings_lines(
+    game: str, count: int, rated: RatingList, names: dict[str, list[str]]
+) -> list[str]:
+    if rated.draw_margin:
+        draw = f"draw parameter {rated.draw:.1f} ± {rated.draw_margin:.1f} Elo (fitted)"
+    else:
+        draw = f"draw parameter {rated.draw:.1f} Elo" + (" (given)" if rated.draw else "")
+    if rated.anchor is not None:
+        anchor = f"anchor {rated.anchor} = {rated.anchor_rating:g}"
+    else:
+        anchor = f"mean rating {rated.anchor_rating:g}"
+    lines = [f"{game}: {count} game(s), {len(rated.players)} player(s), {draw}, {anchor}"]
+    rows = [
+        (
+            rank,
+            names[player.identity][0],
+            _elo_text(player.rating),
+            f"{player.margin:.0f}",
+            player.games,
+            f"{100 * player.score:.1f}%",
+            player.identity,
+        )
+        for rank, player in enumerate(rated.players, 1)
+    ]
+    headers = ("rank", "player", "Elo", "±", "games", "score", "identity")
+    lines.extend("  " + line for line in table(headers, rows, "rank Elo ± games score"))
+    return lines
+
+
+def _ratings_json(
+    game: str, count: int, rated: RatingList, names: dict[str, list[str]]
+) -> dict[str, object]:
+    return {
+        "game": game,
+        "games": count,
+        "model": "bayeselo",
+        "draw": rated.draw,
+        "draw_margin": rated.draw_margin,
+        "draw_fitted": bool(rated.draw_margin),
+        "anchor": rated.anchor,
+        "anchor_rating": rated.anchor_rating,
+        "prior": rated.prior,
+        "margin": "95%",
+        "players": [
+            {
+                "rank": rank,
+                "identity": player.identity,
+                "name": names[player.identity][0],
+                "names": names[player.identity],
+                "rating": player.rating,
+                "margin": player.margin,
+                "games": player.games,
+                "wins": player.wins,
+                "draws": player.draws,
+                "losses": player.losses,
+                "score": player.score,
+            }
+            for rank, player in enumerate(rated.players, 1)
+        ],
+    }
 
 
 COMMANDS: dict[str, Command] = {
@@ -264,6 +469,7 @@ COMMANDS: dict[str, Command] = {
     "show": show,
     "export": export,
     "stats": stats,
+    "ratings": ratings,
 }
 
 
@@ -298,7 +504,8 @@ def main(argv: Sequence[str]) -> int:
             if options.command == "show":
                 err.line(f"{PROG} show: {missing}")
                 return 1
-            (err if options.command == "export" else out).line(missing)
+            quiet = options.command == "export" or getattr(options, "json", False)
+            (err if quiet else out).line(missing)
             return 0
         try:
             store = RecordStore.open(path)

@@ -2,7 +2,8 @@
 
 One row of ``games`` per game holds the whole record as JSON (`hub.core.events.to_json`, so
 nothing is lost and the record format can evolve) beside the columns the queries need; the
-``players`` table indexes every seat's player by name for ``--player``. See docs/records.md.
+``players`` table indexes every seat's player by name and by identity (hub.core.identity)
+for ``--player``. See docs/records.md.
 
 * **Versioned schema.** ``PRAGMA user_version`` is the number of `MIGRATIONS` applied; opening
   a database applies the missing ones in order, each in its own ``BEGIN IMMEDIATE``
@@ -33,8 +34,9 @@ from typing import Any
 import attrs
 
 from hub.core.events import GameRecord, record_from_json, to_json
+from hub.core.identity import identity_of, seat_identities
 from hub.core.referee import Termination
-from hub.core.values import JSON
+from hub.core.values import JSON, PlayerInfo
 
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's transaction before it fails."""
@@ -79,6 +81,9 @@ class GameSummary:
     index: int | None
     winners: tuple[int, ...] = attrs.field(default=(), converter=_seats)
     """The winning seats (every seat of a draw), as in `GameRecord.winners`."""
+    identities: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    """Each seat's player identity, two seats of one identity told apart by their seat
+    (`hub.core.identity.seat_identities`)."""
 
 
 @attrs.frozen
@@ -139,10 +144,31 @@ def _create_players(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX players_by_name ON players (name COLLATE NOCASE)")
     rows = db.execute("SELECT game_id, players FROM games").fetchall()
     for game_id, players in rows:
-        db.executemany(_INSERT_PLAYER, _player_rows(game_id, json.loads(players)))
+        db.executemany(
+            "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (game_id, seat, player["name"], player.get("kind", ""), player.get("spec", ""))
+                for seat, player in enumerate(json.loads(players))
+            ],
+        )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_create_games, _create_players)
+def _add_identities(db: sqlite3.Connection) -> None:
+    """Version 3: each seat's player identity (hub.core.identity) beside its name, indexed
+    for ``--player``; filled from the records already stored (an older record's players have
+    none: theirs is derived from kind, spec and name, `identity_of`)."""
+    db.execute("ALTER TABLE players ADD COLUMN identity TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX players_by_identity ON players (identity COLLATE NOCASE)")
+    rows = db.execute("SELECT game_id, game, players FROM games").fetchall()
+    for game_id, game, players in rows:
+        db.executemany(
+            "UPDATE players SET identity = ? WHERE game_id = ? AND seat = ?",
+            [(row[5], game_id, row[1]) for row in _player_rows(game_id, game, json.loads(players))],
+        )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_create_games, _create_players, _add_identities)
 """Migration N (from 0) takes a database from version N to N + 1; only ever append."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -156,7 +182,8 @@ _INSERT_GAME = """
         match_index = coalesce(games.match_index, excluded.match_index)
 """
 _INSERT_PLAYER = (
-    "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec) VALUES (?, ?, ?, ?, ?)"
+    "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec, identity) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
 )
 _SUMMARY = """
     SELECT game_id, game, players, result, termination, moves, started_at, ended_at,
@@ -165,11 +192,22 @@ _SUMMARY = """
 """
 
 
-def _player_rows(game_id: str, players: Sequence[JSON]) -> list[tuple[str, int, str, str, str]]:
-    return [
-        (game_id, seat, player["name"], player.get("kind", ""), player.get("spec", ""))
-        for seat, player in enumerate(players)
-    ]
+PlayerRow = tuple[str, int, str, str, str, str]
+"""game_id, seat, name, kind, spec, identity."""
+
+
+def _player_info(player: JSON) -> PlayerInfo:
+    return PlayerInfo(
+        player["name"], player.get("kind", ""), player.get("spec", ""), player.get("identity", "")
+    )
+
+
+def _player_rows(game_id: str, game: str, players: Sequence[JSON]) -> list[PlayerRow]:
+    rows = []
+    for seat, player in enumerate(players):
+        info = _player_info(player)
+        rows.append((game_id, seat, info.name, info.kind, info.spec, identity_of(info, game)))
+    return rows
 
 
 def _dumps(value: JSON) -> str:
@@ -181,7 +219,7 @@ class _Row:
     """A record made ready for the database (JSON done outside the transaction)."""
 
     game: tuple[Any, ...]
-    players: list[tuple[str, int, str, str, str]]
+    players: list[PlayerRow]
 
 
 def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
@@ -203,7 +241,7 @@ def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
         _dumps(data),
         record.version,
     )
-    return _Row(game, _player_rows(record.game_id, data["players"]))
+    return _Row(game, _player_rows(record.game_id, record.game, data["players"]))
 
 
 @contextlib.contextmanager
@@ -428,8 +466,11 @@ def _filters(
         clauses.append("game = ?")
         params.append(game)
     if player is not None:
-        clauses.append("game_id IN (SELECT game_id FROM players WHERE name = ? COLLATE NOCASE)")
-        params.append(player)
+        clauses.append(
+            "game_id IN (SELECT game_id FROM players WHERE name = ? COLLATE NOCASE "
+            "UNION SELECT game_id FROM players WHERE identity = ? COLLATE NOCASE)"
+        )
+        params.extend((player, player))
     if match_id is not None:
         clauses.append("match_id = ?")
         params.append(match_id)
@@ -444,10 +485,11 @@ def _stored(row: Sequence[Any]) -> StoredGame:
 
 def _summary(row: Sequence[Any]) -> GameSummary:
     (game_id, game, players, result, termination, moves, started, ended, match, index, won) = row
+    infos = [_player_info(player) for player in json.loads(players)]
     return GameSummary(
         game_id=game_id,
         game=game,
-        players=[player["name"] for player in json.loads(players)],
+        players=[info.name for info in infos],
         result=result,
         termination=termination,
         moves=moves,
@@ -456,4 +498,5 @@ def _summary(row: Sequence[Any]) -> GameSummary:
         match_id=match,
         index=index,
         winners=json.loads(won),
+        identities=seat_identities(game, infos),
     )

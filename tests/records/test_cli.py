@@ -280,12 +280,15 @@ def test_stats(capfd: Capture, db: str) -> None:
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == "chess: 6 game(s)"
-    assert lines[1].split() == ["player", "games", "W", "D", "L", "score", "Elo"]
+    assert lines[1].split() == ["player", "games", "W", "D", "L", "score", "Elo", "identity"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
     assert rows["ai:4"][:5] == ["6", "2", "2", "2", "50.0%"]
     assert rows["bob"][:5] == ["4", "2", "1", "1", "62.5%"]
     assert rows["alice"][:5] == ["2", "0", "1", "1", "25.0%"]
     assert int(rows["bob"][5]) > int(rows["ai:4"][5]) > int(rows["alice"][5])
+    assert [rows[name][6] for name in ("ai:4", "bob", "alice")] == [
+        "chess/ai:4", "person:bob", "person:alice"
+    ]  # fmt: skip
     status, out, _ = run(capfd, "stats", "--db", db)
     titles = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert titles == ["chess: 6 game(s)", "clubs: 1 game(s)", "kalah: 1 game(s)",

@@ -45,7 +45,7 @@ def test_open_creates_directories_wal_full_sync(tmp_path: Path) -> None:
         assert store.count() == 0
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # persistent in the file
-    assert schema_version(db) == SCHEMA_VERSION == 2
+    assert schema_version(db) == SCHEMA_VERSION == 3
     db.close()
     db = connect(path)
     assert db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
@@ -83,6 +83,7 @@ def test_summaries_newest_first_and_filters(store: RecordStore) -> None:
         "match_id": None,
         "index": None,
         "winners": (0,),
+        "identities": ("kalah/ai:2", "remote:anonymous"),
     }
     assert [game.game_id for game in store.games(game="chess")] == ["aaaa2222", "aaaa1111"]
     assert [game.game_id for game in store.games(player="bob")] == ["aaaa2222"]  # any case
@@ -161,7 +162,7 @@ def test_a_version_1_database_gains_the_player_index(tmp_path: Path) -> None:
         assert [game.game_id for game in store.games(player="North")] == [record.game_id]
         assert store.get(record.game_id) == record
     db = sqlite3.connect(path)
-    assert schema_version(db) == 2
+    assert schema_version(db) == len(MIGRATIONS)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     db.close()
 

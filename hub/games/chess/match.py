@@ -52,6 +52,7 @@ from hub.chess.uci import HandshakeReader
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
+from hub.core.identity import ai_identity, person_identity
 from hub.core.match import BaseSeat, Fault, Match, Seat, SeatFailure, Start
 from hub.core.output import Output
 from hub.core.plugin import GameSpec
@@ -162,7 +163,13 @@ class PlayerSpec:
 
     @property
     def player(self) -> PlayerInfo:
-        return PlayerInfo(self.text, self.kind, self.text)
+        """The seat's player; an engine's identity comes from its handshake (`UciSeat`)."""
+        identity = ""
+        if self.kind == "ai":
+            identity = ai_identity("chess", self.level)
+        elif self.kind == "person":
+            identity = person_identity(self.text)
+        return PlayerInfo(self.text, self.kind, self.text, identity)
 
 
 def _check_uci_text(text: str, what: str) -> str:

@@ -23,6 +23,7 @@ import attrs
 import trio
 
 from hub.core.bus import EventBus
+from hub.core.identity import person_identity, program_identity
 from hub.core.match import Match, MatchResult, Moved, Seat, Spectator
 from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
@@ -216,6 +217,7 @@ class Session:
         """A `LineSeat` per started program and a `PersonSeat` for the person."""
         codec = ClubsCodec()
         children = iter(self.children)
+        commands = self.commands()
         seats: list[Seat[ClubsState, Card]] = []
         for seat, program in enumerate(self.config.programs):
             if seat == self.config.person:
@@ -223,10 +225,11 @@ class Session:
                 from hub.core.local_seats import PersonSeat  # (only for a person)
                 from hub.games.clubs.person import ClubsPersonCodec
 
-                player = PlayerInfo(HUMAN, "person", HUMAN)
+                player = PlayerInfo(HUMAN, "person", HUMAN, person_identity(HUMAN))
                 seats.append(PersonSeat(self.keyboard, self.out, ClubsPersonCodec(), player))
             else:
-                player = PlayerInfo(program, "program", program)
+                command = commands[seat] or program
+                player = PlayerInfo(program, "program", program, program_identity(command))
                 seats.append(LineSeat(next(children).lines, codec, player))
         return seats
 

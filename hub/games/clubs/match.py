@@ -29,6 +29,7 @@ import attrs
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
+from hub.core.identity import program_identity
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start
 from hub.core.plugin import GameSpec, draw_distinct
 from hub.core.process import ChildProcess
@@ -165,8 +166,11 @@ class ClubsKit:
         settings = ClubsSettings.from_json(spec.settings)
         decks = opening_decks(settings.decks, spec.opening)
         specs = spec.players
-        players = [PlayerInfo(name, "program", name) for name in specs]
         programs = [resolve_program(name) or name for name in specs]
+        players = [
+            PlayerInfo(name, "program", name, program_identity(program))
+            for name, program in zip(specs, programs, strict=True)
+        ]
         children: list[ChildProcess] = []
         try:
             failure = await start_players(programs, children, DEFAULT_START_TIMEOUT)

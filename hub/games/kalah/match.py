@@ -32,6 +32,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
+from hub.core.identity import program_identity
 from hub.core.match import FailedSeat, SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
@@ -228,6 +229,7 @@ async def _seats(
     the caller to reap) and greeted together; one that fails is a `FailedSeat`."""
     seats: list[KalahSeat | None] = []
     programs: list[tuple[int, ChildProcess]] = []
+    infos: dict[int, PlayerInfo] = {}
     longest = max_line(settings.holes, settings.seeds)
     for seat, spec in enumerate(specs):
         level = ai_level(spec)
@@ -241,9 +243,10 @@ async def _seats(
         if player is not None:
             seats.append(local_seat(player, spec))
             continue
-        info = PlayerInfo(spec, "program", spec)
+        program = resolve_program(spec) or spec
+        info = infos[seat] = PlayerInfo(spec, "program", spec, program_identity(program))
         try:
-            child = await ChildProcess.spawn([resolve_program(spec) or spec], max_line=longest)
+            child = await ChildProcess.spawn([program], max_line=longest)
         except SpawnFailed as exc:
             seats.append(FailedSeat(info, Termination.DISCONNECT, f"not started: {exc}"))
             continue
@@ -261,7 +264,7 @@ async def _seats(
         for seat, child in programs:
             nursery.start_soon(welcome, seat, child)
     for seat, child in programs:
-        info = PlayerInfo(specs[seat], "program", specs[seat])
+        info = infos[seat]
         failure = failures[seat]
         if failure is None:
             seats[seat] = client_seat(child.lines, info, longest)

@@ -24,13 +24,14 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
+from hub.core.identity import ai_identity, person_identity
 from hub.core.lines import LineError, LineStream, LineTooLong
 from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
-from hub.games.kalah.players import HumanPlayer, Player, PlayerQuit
+from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
 from hub.games.kalah.protocol import READY, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahReferee, KalahState, Move
 
@@ -74,9 +75,15 @@ class PlayerSeat(BaseSeat[KalahState, Move]):
 
 
 def local_seat(player: Player, spec: str = "") -> PlayerSeat:
-    """``player`` as a seat, named after it (a person, or the AI)."""
+    """``player`` as a seat, named after it (a person, or the AI), with its identity: the AI
+    by its level (``kalah/ai:9``), a person by name; another player's is derived later."""
     kind = "person" if isinstance(player, HumanPlayer) else "ai"
-    return PlayerSeat(player, PlayerInfo(player.name, kind, spec))
+    identity = ""
+    if isinstance(player, AiPlayer):
+        identity = ai_identity("kalah", player.level)
+    elif kind == "person":
+        identity = person_identity(player.name)
+    return PlayerSeat(player, PlayerInfo(player.name, kind, spec, identity))
 
 
 def client_seat(lines: LineStream, player: PlayerInfo, max_line: int) -> LineSeat[KalahState, Move]:

@@ -33,6 +33,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
+from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
 from hub.core.referee import Termination
@@ -293,7 +294,10 @@ class KalahServer:
         info = Info(opts.holes, opts.seeds, opts.time_ms, client_first, setup.layout)
         if not await self._handshake(lines, info):
             return  # no READY: no game to record
-        remote = client_seat(lines, PlayerInfo(peer, "remote"), self.max_line)
+        # Kalah's protocol has no name for a client: its identity is anonymous.
+        remote = client_seat(
+            lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line
+        )
         local = local_seat(self._player(setup))
         seats: list[KalahSeat] = [remote, local]
         limits = [opts.time_ms, opts.server_limit_ms]
@@ -345,7 +349,8 @@ class KalahServer:
                     await pair[index].lines.send_line(WINNER)
             return
         seats: list[KalahSeat] = [
-            client_seat(c.lines, PlayerInfo(c.peer, "remote"), self.max_line) for c in pair
+            client_seat(c.lines, PlayerInfo(c.peer, "remote", "", remote_identity()), self.max_line)
+            for c in pair
         ]
         await self._play(setup, seats, [opts.time_ms, opts.time_ms])
 

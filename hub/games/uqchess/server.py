@@ -54,6 +54,7 @@ from hub.chess.rules import (
     render_board,
 )
 from hub.core.bus import EventBus
+from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
 from hub.core.output import Output
@@ -413,6 +414,9 @@ class ChessService:
         events: EventBus | None = None,
     ) -> None:
         self.engine = engine
+        # The computer is the engine (``uci:ID NAME``); a test double has no identity.
+        identity = engine.identity if isinstance(engine, EnginePool) else ""
+        self.computer = PlayerInfo("computer", "engine", "", identity)
         self.nursery = nursery
         self.referee = referee or ChessReferee(automatic_draws=False)
         self.events = EventBus() if events is None else events
@@ -513,10 +517,11 @@ class ChessService:
             client = clients[colour]
             if client is None:
                 game.seats[colour] = None
-                seats.append(ComputerSeat(self.engine, game))
+                seats.append(ComputerSeat(self.engine, game, player=self.computer))
                 continue
             seat = ClientSeat(
-                player=PlayerInfo(client.name, "remote"),
+                # The protocol has no name for a client: its identity is anonymous.
+                player=PlayerInfo(client.name, "remote", "", remote_identity()),
                 seat=SEAT_OF[colour],
                 client=client,
                 referee=self.referee,
