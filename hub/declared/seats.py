@@ -29,6 +29,7 @@ import attrs
 import trio
 
 from hub.core.game import Game
+from hub.core.identity import ai_identity, program_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
 from hub.core.match import BaseSeat, FailedSeat, Seat, Turn
@@ -127,7 +128,7 @@ def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> Threa
     def think(state: Any, seconds: float, stop: StopFlag) -> Any:
         return game.ai(state, level, stop)
 
-    player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}")
+    player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
     return ThreadSeat(think, player, threaded=threaded)
 
 
@@ -141,17 +142,20 @@ async def handshake(lines: LineStream, game: str) -> Hello:
 
 
 async def bot_seat(
-    game: Game[Any, Any], lines: LineStream, name: str, kind: str, spec: str
+    game: Game[Any, Any], lines: LineStream, name: str, kind: str, spec: str, identity: str = ""
 ) -> Seat[Any, Any]:
     """A bot's seat after its handshake; a failed handshake is a `FailedSeat`, so that the
-    game still ends through the loop, with a record saying who failed and how."""
+    game still ends through the loop, with a record saying who failed and how. A program's
+    ``identity`` is its path and content; a network client's is the name it gives."""
     try:
         hello = await handshake(lines, game.name)
     except BadHello as exc:
-        return FailedSeat(PlayerInfo(name, kind, spec), Termination.MALFORMED, str(exc))
+        player = PlayerInfo(name, kind, spec, identity)
+        return FailedSeat(player, Termination.MALFORMED, str(exc))
     except LineError as exc:
-        return FailedSeat(PlayerInfo(name, kind, spec), Termination.DISCONNECT, str(exc))
-    return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec))
+        return FailedSeat(PlayerInfo(name, kind, spec, identity), Termination.DISCONNECT, str(exc))
+    who = identity or remote_identity(hello.name)
+    return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec, who))
 
 
 SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[Seat[Any, Any]]"]
@@ -187,7 +191,7 @@ class SeatMaker:
             return ai_seat(self.game, spec.level)
         if spec.kind == "random":
             seed = spec.seed if spec.seed is not None else self.seed * 8 + number
-            player = PlayerInfo("random", "ai", spec.text)
+            player = PlayerInfo("random", "ai", spec.text, f"{self.game.name}/random")
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)
@@ -198,14 +202,15 @@ class SeatMaker:
 
     async def program(self, spec: SeatSpec) -> Seat[Any, Any]:
         name = short_name(spec)
+        script = spec.argv[1] if spec.argv[0] == sys.executable else spec.argv[0]
+        identity = program_identity(script)
         try:
             child = await ChildProcess.spawn(spec.argv, max_line=MAX_LINE, stderr=None)
         except SpawnFailed as exc:
-            return FailedSeat(
-                PlayerInfo(name, "program", spec.text), Termination.DISCONNECT, str(exc)
-            )
+            player = PlayerInfo(name, "program", spec.text, identity)
+            return FailedSeat(player, Termination.DISCONNECT, str(exc))
         self.children.append(child)
-        return await bot_seat(self.game, child.lines, name, "program", spec.text)
+        return await bot_seat(self.game, child.lines, name, "program", spec.text, identity)
 
     async def stop_children(self) -> None:
         children, self.children = self.children, []

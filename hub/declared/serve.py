@@ -24,6 +24,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.game import Game
+from hub.core.identity import remote_identity
 from hub.core.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.lines import LineError
 from hub.core.match import Match, Seat
@@ -167,7 +168,7 @@ class Lobby:
     def _seat(self, connection: Connection, hello: Hello) -> Seat[Any, Any]:
         from hub.core.jsonbot import JsonCodec
 
-        player = PlayerInfo(hello.name, "remote", "tcp")
+        player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
     async def _play(self, seats: list[Seat[Any, Any]]) -> None:

@@ -231,4 +231,5 @@ def test_the_web_board_draws_it_with_its_own_picture(plugin_path: Path) -> None:
         assert "First" in page and "Second" in page  # the game's own seat names
     finally:
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 130
+        status = process.wait(timeout=30)
+        assert status == 130, process.stderr.read() if process.stderr else ""
