@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 TC_SETTING = "tc"
 DEFAULT_TC = "10+0.1"
-PEOPLE = ("human", "tcp")
+PEOPLE = ("human", "web", "tcp")
 
 
 class DeclaredKit:

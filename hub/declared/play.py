@@ -1,7 +1,7 @@
 """``hub play GAME SEAT SEAT ...`` for every declared game: one local game, any seats.
 
 The seats are `hub.declared.seats` specs (``human``, ``ai:4``, ``random``, ``./bot.py``,
-``tcp``); the game's settings are its options (``--rows 7``); ``--tc`` sets the
+``tcp``, ``web``); the game's settings are its options (``--rows 7``); ``--tc`` sets the
 clocks, ``--seed`` the random choices (a random start, ``random`` players), ``--web`` serves
 the web board (kept up after the game until Ctrl-C), ``--port`` is where ``tcp`` seats wait
 for their clients. The game is recorded (``--db``, ``--no-record``) and printed as it goes.
@@ -21,7 +21,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.game import Game
+from hub.core.game import Game, SettingsError
 from hub.core.match import Match, Seat
 from hub.core.output import Output
 from hub.core.running import run_program
@@ -47,7 +47,8 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
         usage=f"hub {verb} {game.name} [SEAT ...] [OPTIONS]",
         description=f"{game.summary}. Play one game between {count} seats (default: "
         f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
-        f"{_levels(game)}), random, human (you, at this terminal), tcp (a client of --port "
+        f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
+        "browser: needs --web; the seat's page is printed), tcp (a client of --port "
         "speaking the JSON bot protocol) or "
         "a program speaking it over pipes (docs/bots.md).",
     )
@@ -89,6 +90,8 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         texts = options.seats or default_seats(game_class)
         game = game_class(settings_from(options, game_class), seats=len(texts))
         specs = [parse_seat(text, game_class) for text in texts]
+        if any(spec.kind == "web" for spec in specs) and options.web is None:
+            raise SettingsError("a web seat needs --web PORT (its page is served there)")
         return game, specs, time_control(options.tc), options
 
     parsed = read_command_line(parser_for(game_class), args, build)
@@ -114,14 +117,15 @@ async def play(
 
     async with trio.open_nursery() as nursery, recording(bus, record_path(options), prog=prog):
         web = None
+        host = Host(game, nursery, out, err, options)
         if options.web is not None:
             from hub.web.server import start_web
 
-            web = await start_web(nursery, bus, options.web, err=err, prog=prog)
+            web = await start_web(nursery, bus, options.web, err=err, prog=prog, desk=host.desk)
             if web is None:
                 return 1
-        host = Host(game, nursery, out, err, options)
-        maker = SeatMaker(game, seed, {"human": host.human, "tcp": host.tcp})
+            host.web_url = web.url
+        maker = SeatMaker(game, seed, {"human": host.human, "tcp": host.tcp, "web": host.web})
         async with maker.seats(specs) as seats:
             humans = [n for n, spec in enumerate(specs) if spec.kind == "human"]
             players = [seat.player for seat in seats]
@@ -163,6 +167,19 @@ class Host:
         self.address: tuple[str, int] = options.port
         self.keyboard: Any = None
         self.listener: trio.SocketListener | None = None
+        from hub.declared.browser import SeatDesk
+
+        self.desk = SeatDesk()
+        self.web_url: Any = None
+
+    @contextlib.asynccontextmanager
+    async def web(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
+        browser = self.desk.open(self.game)
+        name = self.game.seat_name(seat)
+        url = self.web_url(f"/play/{browser.token}")
+        self.err.line(f"hub play {self.game.name}: {name} plays in the browser at {url}")
+        self.err.flush()
+        yield browser
 
     @contextlib.asynccontextmanager
     async def human(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:

@@ -4,6 +4,7 @@
 ``ai`` ``ai:N``    the game's built-in AI at level N (default: its middle level)
 ``random``         a random legal move (``random:SEED`` to fix its choices)
 ``human``          a person at this terminal (told the legal moves after a bad one)
+``web``            a person in a browser (``--web PORT``; the seat's page is printed)
 ``tcp``            the next client on ``--port`` speaking the JSON bot protocol
 anything else      a program over pipes speaking the JSON bot protocol: a path or a name on
                    PATH, with its arguments (``"./bot.py --depth 3"``); a ``.py`` file that is
@@ -42,7 +43,7 @@ from hub.core.values import PlayerInfo
 HELLO_SECONDS = 10.0
 """How long a program or client has to answer the welcome (a program's start-up included)."""
 STOP_GRACE = 2.0
-KINDS = ("ai", "random", "human", "tcp", "program")
+KINDS = ("ai", "random", "human", "web", "tcp", "program")
 
 
 class SeatSpecError(ValueError):
@@ -83,9 +84,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         if colon and not arg.isdigit():
             raise SeatSpecError(f"{text!r}: the seed must be a whole number (random:7)")
         return SeatSpec("random", text, seed=int(arg) if colon else None)
-    if text == "web":
-        raise SeatSpecError("a person in a browser (web) cannot take a seat yet: use human")
-    if text in ("human", "tcp"):
+    if text in ("human", "web", "tcp"):
         return SeatSpec(text, text)
     try:
         argv = shlex.split(text)
@@ -98,7 +97,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         return SeatSpec("program", text, argv=(sys.executable, *argv))
     found = resolve_program(program)
     if found is None:
-        kinds = "ai:N, random, human, tcp, or a program"
+        kinds = "ai:N, random, human, web, tcp, or a program"
         raise SeatSpecError(f"{program!r} is not a program (no such executable); a seat is {kinds}")
     return SeatSpec("program", text, argv=(found, *argv[1:]))
 
@@ -164,8 +163,8 @@ SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[
 @attrs.define(eq=False)
 class SeatMaker:
     """Makes the seats of one game from specs. ``extra`` makes the kinds that need the
-    host's resources (``human``: the keyboard; ``tcp``: a listener);
-    ``seed`` seeds the random players (with the seat number)."""
+    host's resources (``human``: the keyboard; ``tcp``: a listener; ``web``: the browser
+    seats' desk); ``seed`` seeds the random players (with the seat number)."""
 
     game: Game[Any, Any]
     seed: int = 0

@@ -30,6 +30,8 @@ from starlette.types import Receive, Scope, Send
 
 from hub.core.values import JSON
 from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
+from hub.web.play import Desk
+from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
 from hub.web.views import Game, detail, ply_json, stored_summary
 
@@ -98,8 +100,11 @@ class EventStream(Response):
             await send({"type": "http.response.body", "body": data, "more_body": True})
 
 
-def create_app(index: GameIndex, records: RecordsReader | None = None) -> Starlette:
-    """The web view of ``index`` (and of the finished games in ``records``, if given)."""
+def create_app(
+    index: GameIndex, records: RecordsReader | None = None, desk: Desk | None = None
+) -> Starlette:
+    """The web view of ``index`` (and of the finished games in ``records``, if given; and
+    the browser seats of ``desk``, if given: hub.web.play)."""
 
     async def find(game_id: str) -> Game | None:
         game = index.game(game_id)
@@ -184,7 +189,13 @@ def create_app(index: GameIndex, records: RecordsReader | None = None) -> Starle
         Route("/api/console", api_console, methods=["GET"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
+    if desk is not None:
+        routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
     return Starlette(routes=routes)
+
+
+def _seat_page(title: str, page: str, body: str, data: dict[str, str], status: int) -> Response:
+    return _page(title, page, body, data=data, status=status, script="play.js")
 
 
 # -- page building ------------------------------------------------------------------------
@@ -194,15 +205,25 @@ def _json(data: Any, status: int = 200) -> Response:
     return JSONResponse(data, status, headers={"Cache-Control": "no-cache", **SECURITY_HEADERS})
 
 
-def _page(title: str, page: str, body: str, *, game_id: str = "", status: int = 200) -> Response:
+def _page(
+    title: str,
+    page: str,
+    body: str,
+    *,
+    game_id: str = "",
+    status: int = 200,
+    data: dict[str, str] | None = None,
+    script: str = "app.js",
+) -> Response:
+    extra = "".join(f' data-{name}="{escape(value)}"' for name, value in (data or {}).items())
     html = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} - hub</title>"
         '<link rel="stylesheet" href="/static/style.css">'
         '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
-        '<script src="/static/app.js" defer></script></head>'
-        f'<body data-page="{page}" data-id="{escape(game_id)}">'
+        f'<script src="/static/{script}" defer></script></head>'
+        f'<body data-page="{page}" data-id="{escape(game_id)}"{extra}>'
         f'<header><a class="home" href="/">hub</a><h1>{escape(title)}</h1>'
         '<span id="live" class="live" hidden>live</span></header>'
         f"<main>{body}</main></body></html>"

@@ -1,0 +1,202 @@
+"""Playing in the browser: the pages of the seats a `Desk` holds (``/play/TOKEN``).
+
+* ``GET /play/{token}``: the seat's page (its own view's picture, the legal moves on its
+  turn as elements carrying ``data-move``, the moves, the clock, resign);
+* ``GET /play/{token}/events``: the seat's snapshot as server-sent events, one at every
+  change;
+* ``POST /play/{token}/move`` (``{"move": "TEXT"}``) and ``POST /play/{token}/resign``.
+
+Who may do what: the token in the URL *is* the seat (unguessable, one per seat); an unknown
+token is 404, so a spectator or another seat cannot move for it. A POST must be JSON
+(``Content-Type: application/json``, which a cross-site form cannot send without a preflight
+this server never answers), at most `MAX_BODY` bytes, and from this site if the browser says
+where it comes from (``Origin``/``Sec-Fetch-Site``); anything else is a 4xx and the game goes
+on. A snapshot is built from its seat's own view, so a hidden hand appears only on its
+owner's page. This module knows no game: the seats are the `Desk`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from html import escape
+from typing import Any, Protocol
+
+import trio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+MAX_BODY = 1024
+KEEPALIVE = 15.0
+
+
+class PlaySeat(Protocol):
+    version: int
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+    def submit(self, text: str) -> str | None: ...
+
+    def resign(self) -> str | None: ...
+
+    async def wait_changed(self, version: int) -> None: ...
+
+
+class Desk(Protocol):
+    def find(self, token: str) -> PlaySeat | None: ...
+
+
+PageMaker = Callable[[str, str, str, dict[str, str], int], Response]
+
+
+def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
+    """The routes of ``desk``'s seats; ``headers`` are the site's security headers and
+    ``page(title, name, body, data)`` builds a page as the rest of the site does."""
+
+    def seat_of(request: Request) -> PlaySeat | None:
+        return desk.find(str(request.path_params["token"]))
+
+    def reply(data: Any, status: int = 200) -> Response:
+        return JSONResponse(data, status, headers={"Cache-Control": "no-cache", **headers})
+
+    async def play_page(request: Request) -> Response:
+        seat = seat_of(request)
+        if seat is None:
+            return page("No such seat", "missing", "<p>No such seat.</p>", {}, 404)
+        snapshot = seat.snapshot()
+        title = f"{snapshot['game']}: you play {snapshot['seat_name']}"
+        return page(
+            title, "play", seat_body(snapshot), {"token": request.path_params["token"]}, 200
+        )
+
+    async def events(request: Request) -> Response:
+        seat = seat_of(request)
+        if seat is None:
+            return reply({"error": "no such seat"}, 404)
+        return SnapshotStream(seat, headers)
+
+    async def checked_body(request: Request) -> dict[str, Any] | Response:
+        if seat_of(request) is None:
+            return reply({"error": "no such seat"}, 404)
+        origin = request.headers.get("origin")
+        site = request.headers.get("sec-fetch-site")
+        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if (origin is not None and origin != own) or site not in (None, "same-origin", "none"):
+            return reply({"error": "not from this site"}, 403)
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return reply({"error": "send JSON"}, 415)
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return reply({"error": f"at most {MAX_BODY} bytes"}, 413)
+        try:
+            data = json.loads(body or b"{}")
+        except (ValueError, RecursionError):
+            return reply({"error": "not JSON"}, 400)
+        if not isinstance(data, dict):
+            return reply({"error": "send a JSON object"}, 400)
+        return data
+
+    async def move(request: Request) -> Response:
+        data = await checked_body(request)
+        if isinstance(data, Response):
+            return data
+        text = data.get("move")
+        if not isinstance(text, str):
+            return reply({"error": 'send {"move": "TEXT"}'}, 400)
+        seat = seat_of(request)
+        assert seat is not None
+        problem = seat.submit(text)
+        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+
+    async def resign(request: Request) -> Response:
+        data = await checked_body(request)
+        if isinstance(data, Response):
+            return data
+        seat = seat_of(request)
+        assert seat is not None
+        problem = seat.resign()
+        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+
+    return [
+        Route("/play/{token}", play_page, methods=["GET"]),
+        Route("/play/{token}/events", events, methods=["GET"]),
+        Route("/play/{token}/move", move, methods=["POST"]),
+        Route("/play/{token}/resign", resign, methods=["POST"]),
+    ]
+
+
+def seat_body(snapshot: dict[str, Any]) -> str:
+    """The seat's page as the server renders it (the script redraws it from the stream)."""
+    players = "".join(
+        f"<li><span class=side>{escape(p['seat'])}</span> {escape(p['name'])}</li>"
+        for p in snapshot["players"]
+    )
+    return (
+        '<div class="game-page play">'
+        f'<section class="view"><div id="position">{snapshot["html"]}</div>'
+        f'<p id="turn" class="status">{escape(turn_words(snapshot))}</p>'
+        '<p id="error" class="error"></p>'
+        '<div id="legal" class="legal-moves"></div>'
+        '<p><span id="clock" class="clock"></span> '
+        '<button id="resign" type="button">Resign</button></p></section>'
+        f'<aside><ol class="players">{players}</ol>'
+        f'<p id="result" class="result">{escape(snapshot["result"])}</p>'
+        '<ol id="moves" class="moves"></ol></aside></div>'
+    )
+
+
+def turn_words(snapshot: dict[str, Any]) -> str:
+    if snapshot["over"]:
+        return "The game is over."
+    if snapshot["your_turn"]:
+        return f"Your move ({snapshot['seat_name']})."
+    if snapshot["to_move"]:
+        return f"Waiting for {snapshot['to_move']}."
+    return "Waiting for the game to start."
+
+
+class SnapshotStream(Response):
+    """``text/event-stream`` of one seat's snapshots: the current one, then one per change,
+    until the browser leaves."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, seat: PlaySeat, headers: dict[str, str]) -> None:
+        self.status_code = 200
+        self.background = None
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers})
+        self.seat = seat
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        async with trio.open_nursery() as nursery:
+
+            async def until_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(until_disconnect)
+            await self._frames(send)
+            nursery.cancel_scope.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _frames(self, send: Send) -> None:
+        await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
+        seen = -1
+        while True:
+            snapshot = self.seat.snapshot()
+            if snapshot["version"] != seen:
+                seen = snapshot["version"]
+                data = f"data: {json.dumps(snapshot)}\n\n".encode()
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+            with trio.move_on_after(KEEPALIVE) as idle:
+                await self.seat.wait_changed(seen)
+            if idle.cancelled_caught:
+                await send(
+                    {"type": "http.response.body", "body": b": keepalive\n\n", "more_body": True}
+                )

@@ -1,0 +1,221 @@
+"""The browser seat: a person plays in a browser through the same seat interface as any
+other; its page offers only the legal moves (elements with data-move), a token is the seat,
+hidden information reaches only its owner, bad requests are 4xx, and a silent page costs the
+seat its clock without slowing any other game (virtual clock)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import attrs
+import httpx
+import pytest
+import trio
+import trio.testing
+
+from hub.core.bus import EventBus
+from hub.core.clock import TimeControl
+from hub.core.game import Game
+from hub.core.match import Match
+from hub.core.referee import IllegalMove, Outcome, Termination
+from hub.core.values import PlayerInfo
+from hub.declared.browser import SeatDesk
+from hub.declared.seats import RandomSeat
+from hub.games.connect4 import ConnectFour
+from hub.web.server import WebServer, serve_web
+from tests.conftest import program
+from tests.web.browser import PHONE, artifacts, expect, run_in_browser
+
+SECRETS = ("ZEBRA-SECRET", "YAK-SECRET")
+
+
+@attrs.frozen
+class Table:
+    secrets: tuple[str, str]
+    guesses: tuple[str, ...] = ()
+
+
+class Secrets(Game[Table, str]):
+    """Each seat holds a word only it may see; three guesses each, then a draw."""
+
+    name = "secrets"
+    summary = "hidden words"
+
+    def start(self, rng: random.Random) -> Table:
+        return Table(SECRETS)
+
+    def to_move(self, state: Table) -> int | None:
+        return None if len(state.guesses) >= 6 else len(state.guesses) % 2
+
+    def legal_moves(self, state: Table) -> list[str]:
+        return [] if self.to_move(state) is None else ["a", "b"]
+
+    def apply(self, state: Table, move: str) -> Table:
+        if move not in self.legal_moves(state):
+            raise IllegalMove(move)
+        return Table(state.secrets, (*state.guesses, move))
+
+    def outcome(self, state: Table) -> Outcome | None:
+        return None if self.to_move(state) is not None else Outcome([1, 1], [0, 1])
+
+    def view(self, state: Table, seat: int | None = None) -> dict[str, Any]:
+        mine = None if seat is None else state.secrets[seat]
+        return {"guesses": list(state.guesses), "mine": mine}
+
+    def html(self, view: Any) -> str:
+        return f"<p>{view['mine']}</p>" + "".join(
+            f'<button data-move="{m}">{m}</button>' for m in "ab"
+        )
+
+
+async def test_a_token_is_its_seat_and_a_hidden_word_reaches_only_its_owner(
+    nursery: trio.Nursery,
+) -> None:
+    game, desk, bus = Secrets(), SeatDesk(), EventBus()
+    server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
+    seats = [desk.open(game), desk.open(game)]
+    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    nursery.start_soon(match.run)
+    await trio.testing.wait_all_tasks_blocked()
+    red, blue = (seat.token for seat in seats)
+    async with httpx.AsyncClient(timeout=10) as client:
+
+        async def text(path: str) -> str:
+            reply = await client.get(server.url(path))
+            return reply.text
+
+        async def first_frame(path: str) -> str:
+            async with client.stream("GET", server.url(path)) as reply:
+                async for line in reply.aiter_lines():
+                    if line.startswith("data:"):
+                        return line
+            return ""
+
+        async def post(token: str, body: bytes, **headers: str) -> int:
+            headers.setdefault("content-type", "application/json")
+            reply = await client.post(
+                server.url(f"/play/{token}/move"), content=body, headers=headers
+            )
+            return reply.status_code
+
+        assert SECRETS[0] in await text(f"/play/{red}") and SECRETS[0] in await first_frame(
+            f"/play/{red}/events"
+        )
+        for path in [
+            "/",
+            "/api/games",
+            f"/api/game/{match.game_id}",
+            f"/game/{match.game_id}",
+            f"/api/game/{match.game_id}/ply/0",
+            f"/play/{blue}",
+        ]:
+            assert SECRETS[0] not in await text(path), path
+        for path in ["/events", f"/game/{match.game_id}/events", f"/play/{blue}/events"]:
+            assert SECRETS[0] not in await first_frame(path), path
+
+        assert await post("nosuchtoken", b'{"move":"a"}') == 404  # a spectator has no token
+        assert await post(blue, b'{"move":"a"}') == 409  # the other seat: not its turn
+        assert await post(red, b'{"move":"a"}', **{"content-type": "text/plain"}) == 415
+        assert await post(red, b'{"move":"a"}', origin="http://elsewhere.example") == 403
+        assert await post(red, b'{"move":"a"}', **{"sec-fetch-site": "cross-site"}) == 403
+        assert await post(red, b"x" * 5000) == 413
+        assert await post(red, b"[1, 2") == 400
+        assert await post(red, b'{"move": 3}') == 400
+        assert await post(red, b'{"move":"zz"}') == 200  # taken to the game, which refuses it
+        await trio.testing.wait_all_tasks_blocked()
+        assert "not a move of secrets" in seats[0].snapshot()["error"]
+        assert len(match.moves) == 0
+        assert await post(red, b'{"move":"a"}') == 200
+        await trio.testing.wait_all_tasks_blocked()
+        assert match.moves == [(0, "a")]
+        assert (await client.get(server.url("/"))).status_code == 200  # the server is up
+    match.stop(None)
+
+
+async def test_a_silent_page_costs_its_seat_the_clock_and_slows_no_other_game(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    game = ConnectFour()
+    silent = SeatDesk().open(game)
+    stalled = Match(
+        game,
+        game.start(random.Random(0)),
+        [silent, RandomSeat(game, random.Random(1), PlayerInfo("random"))],
+        notation=game,
+        time_control=TimeControl(per_move=30),
+    )
+    other = Match(
+        game,
+        game.start(random.Random(0)),
+        [RandomSeat(game, random.Random(seat), PlayerInfo("random")) for seat in (2, 3)],
+        notation=game,
+        time_control=TimeControl(per_move=30),
+    )
+    ended: dict[str, float] = {}
+
+    async def run(name: str, match: Match[Any, Any]) -> None:
+        await match.run()
+        ended[name] = trio.current_time()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run, "stalled", stalled)
+        nursery.start_soon(run, "other", other)
+    assert stalled.result is not None and stalled.result.fault is not None
+    assert (stalled.result.fault.seat, stalled.result.fault.termination) == (0, Termination.TIMEOUT)
+    assert ended["stalled"] == pytest.approx(30)
+    assert ended["other"] == 0  # played out at once, whatever the page did
+
+
+def play_through(page: Any, url: str, *, shots: str, phone: bool = False) -> str:
+    """Click legal moves (any element with data-move and class legal) until the game ends."""
+    page.goto(url)
+    result = page.locator("#result")
+    for _ in range(200):
+        if result.inner_text().strip():
+            break
+        legal = page.locator("[data-move].legal")
+        try:
+            legal.first.wait_for(timeout=5000)
+        except Exception:  # noqa: BLE001 (the game may have ended meanwhile)
+            continue
+        if result.inner_text().strip():
+            break
+        legal.first.click()
+        page.wait_for_timeout(50)
+    expect(result).not_to_be_empty()
+    page.screenshot(path=artifacts() / f"{shots}.png", full_page=True)
+    if phone:
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    return str(result.inner_text())
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+async def test_a_person_plays_connect4_in_the_browser_against_the_ai(viewport: str) -> None:
+    process = subprocess.Popen(
+        [program("hub"), "play", "connect4", "web", "ai:2", "--web", "0", "--seed", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        lines: Sequence[str] = [process.stderr.readline(), process.stderr.readline()]
+        assert "Red plays in the browser at http://127.0.0.1:" in lines[1]
+        url = lines[1].rsplit(" at ", 1)[1].strip()
+        kwargs = {"viewport": PHONE} if viewport == "phone" else {}
+        result = await run_in_browser(
+            lambda page: play_through(
+                page, url, shots=f"connect4-web-{viewport}", phone=viewport == "phone"
+            ),
+            **kwargs,
+        )
+        assert "wins" in result or "draw" in result
+        assert "stays up" in process.stderr.readline()
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
