@@ -172,6 +172,8 @@ async def test_a_silent_page_costs_its_seat_the_clock_and_slows_no_other_game(
 
 def play_through(page: Any, url: str, *, shots: str, phone: bool = False) -> str:
     """Click legal moves (any element with data-move and class legal) until the game ends."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.goto(url)
     result = page.locator("#result")
     for _ in range(200):
@@ -180,7 +182,7 @@ def play_through(page: Any, url: str, *, shots: str, phone: bool = False) -> str
         legal = page.locator("[data-move].legal")
         try:
             legal.first.wait_for(timeout=5000)
-        except Exception:  # noqa: BLE001 (the game may have ended meanwhile)
+        except PlaywrightTimeout:  # the game may have ended meanwhile
             continue
         if result.inner_text().strip():
             break
