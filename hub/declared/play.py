@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import random
+import signal
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -141,12 +142,22 @@ async def play(
                 spectators=[narrator],
             )
             await match.run()
+        status = 0
         if web is not None:
             err.line(f"{prog}: the game is over; its page stays up at {web.url('/')} until Ctrl-C")
             err.flush()
-            await trio.sleep_forever()
+            status = await until_signal()
         nursery.cancel_scope.cancel()
-    return 0
+    return status
+
+
+async def until_signal() -> int:
+    """Wait for Ctrl-C or SIGTERM, received here rather than raised into the web server's
+    tasks: the exit status 130 or 143, after an orderly shutdown."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            return 143 if signum == signal.SIGTERM else 130
+    return 130  # pragma: no cover - the receiver never ends by itself
 
 
 class Host:
