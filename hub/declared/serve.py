@@ -47,6 +47,7 @@ from hub.core.serve import (
 )
 from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
+from hub.declared.browser import SeatDesk
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -54,7 +55,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
-from hub.declared.seats import SeatSpecError, handshake, parse_seat
+from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, handshake, parse_seat
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
@@ -103,20 +104,28 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
 
 @attrs.define(eq=False)
 class Waiting:
-    """A client waiting in the lobby for partners: told its game is over by ``done``."""
+    """A player waiting in the lobby for partners (a TCP client or a person in a browser):
+    its seat, and ``done``, set when its game is over."""
 
-    connection: Connection
-    hello: Hello
+    seat: Seat[Any, Any]
     done: trio.Event = attrs.Factory(trio.Event)
+
+
+BROWSER_OPPONENTS = ("any", "person", "random")
+"""What a person starting a game on the lobby page may ask for, beside ``ai:N``."""
 
 
 @attrs.define(eq=False)
 class Lobby:
-    """The one place where clients are paired, in order of arrival, and games are played."""
+    """The one place where players are paired, in order of arrival, and games are played:
+    TCP clients (`handle`, one task per connection) and people in a browser (`start`, from
+    the lobby page; their games run in ``nursery``) wait in the same queue."""
 
     game: Game[Any, Any]
     control: TimeControl
     events: EventBus
+    nursery: trio.Nursery | None = None
+    desk: SeatDesk | None = None
     waiting: list[Waiting] = attrs.Factory(list)
     games: int = 0
 
@@ -136,34 +145,49 @@ class Lobby:
             finally:
                 connection.busy = lambda: False
 
+    def _built(self, opponent: str) -> SeatSpec:
+        spec = parse_seat(opponent, type(self.game))
+        if spec.kind not in ("ai", "random"):
+            raise SeatSpecError(f"{opponent!r}: ask for any, random or ai:N")
+        return spec
+
     async def _one_game(self, connection: Connection, hello: Hello) -> None:
-        opponent = hello.opponent
-        if opponent != OPPONENTS_ANY:
+        seat = self._seat(connection, hello)
+        if hello.opponent != OPPONENTS_ANY:
             try:
-                spec = parse_seat(opponent, type(self.game))
-                if spec.kind not in ("ai", "random"):
-                    raise SeatSpecError(f"{opponent!r}: ask for any, random or ai:N")
+                spec = self._built(hello.opponent)
             except SeatSpecError as exc:
                 await connection.lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
-            from hub.declared.seats import SeatMaker
-
-            maker = SeatMaker(self.game, random.randrange(2**31))
-            async with maker.seats([spec]) as (built,):
-                await self._play([self._seat(connection, hello), built])
+            await self._against(seat, spec)
             return
-        me = Waiting(connection, hello)
+        me = Waiting(seat)
+        table = self._queue(me)
+        if table is None:
+            await me.done.wait()
+        else:
+            await self._play_table(table)
+
+    def _queue(self, me: Waiting) -> list[Waiting] | None:
+        """Queue ``me``; the table it completes (to be played by the caller), if any."""
         self.waiting.append(me)
         needed = self.game.players[0]
         if len(self.waiting) < needed:
-            await me.done.wait()
-            return
+            return None
         table, self.waiting = self.waiting[:needed], self.waiting[needed:]
+        return table
+
+    async def _play_table(self, table: list[Waiting]) -> None:
         try:
-            await self._play([self._seat(w.connection, w.hello) for w in table])
+            await self._play([waiting.seat for waiting in table])
         finally:
             for waiting in table:
                 waiting.done.set()
+
+    async def _against(self, seat: Seat[Any, Any], spec: SeatSpec) -> None:
+        maker = SeatMaker(self.game, random.randrange(2**31))
+        async with maker.seats([spec]) as (built,):
+            await self._play([seat, built])
 
     def _seat(self, connection: Connection, hello: Hello) -> Seat[Any, Any]:
         from hub.core.jsonbot import JsonCodec
@@ -184,6 +208,40 @@ class Lobby:
         )
         await match.run()
 
+    # -- people in a browser (the lobby page) ----------------------------------------------------
+
+    def choices(self) -> list[tuple[str, str]]:
+        """What the lobby page offers: (opponent, words)."""
+        offered = [(f"ai:{level}", f"the computer, level {level}") for level in self.game.ai_levels]
+        offered.append(("random", "random moves"))
+        offered.append(("person", "a friend (you get a link to share)"))
+        offered.append(("any", "the next player to arrive (a browser or a program over TCP)"))
+        return offered
+
+    def start(self, opponent: str) -> dict[str, Any]:
+        """Seat a person in a browser for a game against ``opponent`` (an ``ai:N``, ``random``,
+        ``person``: a second browser seat whose link they share, ``any``: the lobby's queue);
+        the seat's page (and the link to share); raises `SeatSpecError`."""
+        assert self.nursery is not None and self.desk is not None
+        if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
+            raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
+        mine = self.desk.open(self.game, PlayerInfo("browser", "person", "web", "person:browser"))
+        reply: dict[str, Any] = {"play": f"/play/{mine.token}", "share": None}
+        if opponent == "person":
+            theirs = self.desk.open(
+                self.game, PlayerInfo("friend", "person", "web", "person:friend")
+            )
+            reply["share"] = f"/play/{theirs.token}"
+            pair: list[Seat[Any, Any]] = [mine, theirs]
+            self.nursery.start_soon(self._play, pair)
+        elif opponent == OPPONENTS_ANY:
+            table = self._queue(Waiting(mine))
+            if table is not None:
+                self.nursery.start_soon(self._play_table, table)
+        else:
+            self.nursery.start_soon(self._against, mine, self._built(opponent))
+        return reply
+
 
 async def serve(
     game: Game[Any, Any],
@@ -201,11 +259,12 @@ async def serve(
         err.flush()
         return 1
     events = EventBus()
-    lobby = Lobby(game, control, events)
+    lobby = Lobby(game, control, events, desk=SeatDesk())
     limits = fit_open_files(limits_from_args(options))
     from hub.records.recording import start_recording
 
     async with trio.open_nursery() as nursery:
+        lobby.nursery = nursery
         await nursery.start(
             lambda task_status: serve_lines(
                 lobby.handle, listeners, limits=limits, max_line=MAX_LINE, task_status=task_status
@@ -218,9 +277,21 @@ async def serve(
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
+                from hub.web.records import RecordsReader
                 from hub.web.server import start_web
 
-                if await start_web(nursery, events, options.web, err=err, prog=prog) is None:
+                path = record_path(options)
+                web = await start_web(
+                    nursery,
+                    events,
+                    options.web,
+                    err=err,
+                    prog=prog,
+                    records=None if path is None else RecordsReader.at(path),
+                    desk=lobby.desk,
+                    starter=lobby,
+                )
+                if web is None:
                     nursery.cancel_scope.cancel()
                     return 1
             task_status.started(port)

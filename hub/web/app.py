@@ -30,7 +30,7 @@ from starlette.types import Receive, Scope, Send
 
 from hub.core.values import JSON
 from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
-from hub.web.play import Desk
+from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
 from hub.web.views import Game, detail, ply_json, stored_summary
@@ -101,7 +101,10 @@ class EventStream(Response):
 
 
 def create_app(
-    index: GameIndex, records: RecordsReader | None = None, desk: Desk | None = None
+    index: GameIndex,
+    records: RecordsReader | None = None,
+    desk: Desk | None = None,
+    host: Host | None = None,
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
     the browser seats of ``desk``, if given: hub.web.play)."""
@@ -131,6 +134,8 @@ def create_app(
                 ("recent", "Recent", "No game has finished yet."),
             ]
         )
+        if host is not None:
+            body = host_section(host) + body
         return _page("Games", "lobby", body)
 
     async def game_page(request: Request) -> Response:
@@ -190,7 +195,7 @@ def create_app(
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:
-        routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
+        routes += play_routes(desk, SECURITY_HEADERS, _seat_page, host)
     return Starlette(routes=routes)
 
 

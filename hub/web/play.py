@@ -48,12 +48,40 @@ class Desk(Protocol):
     def find(self, token: str) -> PlaySeat | None: ...
 
 
+class Host(Protocol):
+    """A program that starts games for people on the lobby page (``hub serve GAME --web``)."""
+
+    def choices(self) -> list[tuple[str, str]]:
+        """(opponent, words) for each kind of game a person may start."""
+        ...
+
+    def start(self, opponent: str) -> dict[str, Any]:
+        """Start one: ``{"play": PATH, "share": PATH or None}``; `ValueError` if refused."""
+        ...
+
+
+def host_section(host: Host) -> str:
+    """The lobby's "Play" section: a button per kind of game a person may start."""
+    buttons = "".join(
+        f'<li><button type="button" class="start" data-opponent="{escape(opponent)}">'
+        f"Play {escape(words)}</button></li>"
+        for opponent, words in host.choices()
+    )
+    return (
+        '<section id="play"><h2>Play</h2>'
+        f'<ul class="choices">{buttons}</ul><p id="start-error" class="error"></p></section>'
+    )
+
+
 PageMaker = Callable[[str, str, str, dict[str, str], int], Response]
 
 
-def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
-    """The routes of ``desk``'s seats; ``headers`` are the site's security headers and
-    ``page(title, name, body, data)`` builds a page as the rest of the site does."""
+def routes(
+    desk: Desk, headers: dict[str, str], page: PageMaker, host: Host | None = None
+) -> list[Route]:
+    """The routes of ``desk``'s seats (and ``POST /new`` of ``host``, if given);
+    ``headers`` are the site's security headers and ``page(title, name, body, data,
+    status)`` builds a page as the rest of the site does."""
 
     def seat_of(request: Request) -> PlaySeat | None:
         return desk.find(str(request.path_params["token"]))
@@ -77,8 +105,8 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
             return reply({"error": "no such seat"}, 404)
         return SnapshotStream(seat, headers)
 
-    async def checked_body(request: Request) -> dict[str, Any] | Response:
-        if seat_of(request) is None:
+    async def checked_body(request: Request, *, seat: bool = True) -> dict[str, Any] | Response:
+        if seat and seat_of(request) is None:
             return reply({"error": "no such seat"}, 404)
         origin = request.headers.get("origin")
         site = request.headers.get("sec-fetch-site")
@@ -121,7 +149,20 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
         problem = seat.resign()
         return reply({"error": problem}, 409) if problem else reply({"ok": True})
 
+    async def new_game(request: Request) -> Response:
+        data = await checked_body(request, seat=False)
+        if isinstance(data, Response):
+            return data
+        opponent = data.get("opponent")
+        if host is None or not isinstance(opponent, str):
+            return reply({"error": 'send {"opponent": "ai:N"}'}, 400)
+        try:
+            return reply(host.start(opponent))
+        except ValueError as exc:
+            return reply({"error": str(exc)}, 400)
+
     return [
+        Route("/new", new_game, methods=["POST"]),
         Route("/play/{token}", play_page, methods=["GET"]),
         Route("/play/{token}/events", events, methods=["GET"]),
         Route("/play/{token}/move", move, methods=["POST"]),

@@ -25,7 +25,7 @@ from hub.core.output import Output
 from hub.web.app import create_app
 from hub.web.index import GameIndex
 from hub.web.options import DEFAULT_HOST
-from hub.web.play import Desk
+from hub.web.play import Desk, Host
 from hub.web.records import RecordsReader
 
 LOGGER = logging.getLogger("hub.web")
@@ -78,6 +78,7 @@ async def serve_web(
     port: int = 0,
     records: RecordsReader | None = None,
     desk: Desk | None = None,
+    starter: Host | None = None,
     task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
@@ -89,7 +90,7 @@ async def serve_web(
         index = GameIndex(bus)
     elif bus is not None and index.bus is None:
         index.bus = bus
-    app = create_app(index, records, desk)
+    app = create_app(index, records, desk, starter)
     with bind_socket(host, port) as sock:
         async with trio.open_nursery() as nursery:
             if index.bus is not None:
@@ -121,6 +122,7 @@ async def start_web(
     err: Output | None = None,
     prog: str | None = None,
     desk: Desk | None = None,
+    starter: Host | None = None,
 ) -> WebServer | None:
     """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
     ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
@@ -132,7 +134,9 @@ async def start_web(
     host, port = address
     try:
         server: WebServer = await nursery.start(
-            partial(serve_web, bus, host=host, port=port, records=records, desk=desk)
+            partial(
+                serve_web, bus, host=host, port=port, records=records, desk=desk, starter=starter
+            )
         )
     except OSError as exc:
         if prog is None:

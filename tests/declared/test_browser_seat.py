@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import random
 import subprocess
+import sys
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -30,6 +32,7 @@ from hub.web.server import WebServer, serve_web
 from tests.conftest import program
 from tests.web.browser import PHONE, artifacts, expect, run_in_browser
 
+ROOT = Path(__file__).resolve().parents[2]
 SECRETS = ("ZEBRA-SECRET", "YAK-SECRET")
 
 
@@ -221,3 +224,119 @@ async def test_a_person_plays_connect4_in_the_browser_against_the_ai(viewport: s
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130
+
+
+def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
+    """Click a legal move on whichever page offers one until every page shows a result."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    results = [page.locator("#result") for page in pages]
+    for _ in range(400):
+        if all(result.inner_text().strip() for result in results):
+            break
+        for page in pages:
+            legal = page.locator("[data-move].legal")
+            try:
+                legal.first.wait_for(timeout=300)
+            except PlaywrightTimeout:
+                continue
+            legal.first.click()
+            page.wait_for_timeout(30)
+    for number, page in enumerate(pages):
+        expect(page.locator("#result")).not_to_be_empty()
+        page.screenshot(path=artifacts() / f"{shots}-{number}.png", full_page=True)
+    return [str(result.inner_text()) for result in results]
+
+
+async def start_server(*args: str) -> tuple[subprocess.Popen[str], str, str]:
+    """``hub serve connect4 --web 0 ...``: the process, its TCP port and its web URL."""
+    process = subprocess.Popen(
+        [program("hub"), "serve", "connect4", "--web", "0", "--tc", "none", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    port = process.stderr.readline().strip()
+    url = process.stderr.readline().strip()
+    assert port.isdigit() and url.startswith("http://127.0.0.1:"), (port, url)
+    return process, port, url
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.send_signal(2)
+    assert process.wait(timeout=30) == 130
+
+
+@pytest.mark.browser
+async def test_two_browsers_meet_in_the_lobby_and_play_each_other() -> None:
+    process, _, url = await start_server()
+    try:
+
+        def script(page: Any) -> list[str]:
+            other = page.context.new_page()
+            for each in (page, other):
+                each.goto(url)
+                each.locator('button[data-opponent="any"]').click()
+                each.wait_for_url("**/play/*")
+            return drive([page, other], shots="connect4-two-browsers")
+
+        first, second = await run_in_browser(script)
+        assert first == second and ("wins" in first or "draw" in first)
+    finally:
+        stop(process)
+
+
+@pytest.mark.browser
+async def test_a_browser_plays_the_ai_and_a_friend_gets_a_link(records_database: Path) -> None:
+    process, _, url = await start_server()
+    try:
+
+        def script(page: Any) -> tuple[list[str], list[str]]:
+            page.goto(url)
+            page.locator('button[data-opponent="ai:1"]').click()
+            page.wait_for_url("**/play/*")
+            against_ai = drive([page], shots="connect4-lobby-ai")
+            page.goto(url)
+            page.locator('button[data-opponent="person"]').click()
+            page.wait_for_url("**/play/*")
+            link = page.locator(".share a").inner_text()
+            friend = page.context.new_page()
+            friend.goto(link)
+            return against_ai, drive([page, friend], shots="connect4-friend")
+
+        against_ai, with_friend = await run_in_browser(script)
+        assert "wins" in against_ai[0] or "draw" in against_ai[0]
+        assert with_friend[0] == with_friend[1]
+    finally:
+        stop(process)
+
+
+@pytest.mark.browser
+async def test_a_tcp_program_and_a_browser_play_each_other() -> None:
+    process, port, url = await start_server()
+    bot = None
+    try:
+
+        def script(page: Any) -> list[str]:
+            nonlocal bot
+            page.goto(url)
+            page.locator('button[data-opponent="any"]').click()
+            page.wait_for_url("**/play/*")
+            bot = subprocess.Popen(
+                [
+                    sys.executable,
+                    str(ROOT / "players" / "json_bot.py"),
+                    "--connect",
+                    f"127.0.0.1:{port}",
+                    "--name",
+                    "tcpbot",
+                ]
+            )
+            return drive([page], shots="connect4-browser-vs-tcp")
+
+        (result,) = await run_in_browser(script)
+        assert "tcpbot" in result or "draw" in result or "browser" in result
+        assert bot is not None and bot.wait(timeout=30) == 0
+    finally:
+        stop(process)

@@ -235,6 +235,27 @@ function consolePage() {
   });
 }
 
-if (page === "lobby") lobby();
+// The lobby's "Play" buttons (hub serve GAME --web): start a game, then go to its seat's
+// page; a game with a friend opens a page that shows the link to share.
+function startButtons() {
+  const section = document.getElementById("play");
+  if (!section) return;
+  section.addEventListener("click", async (event) => {
+    const button = event.target.closest("button[data-opponent]");
+    if (!button) return;
+    const reply = await fetch("/new", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ opponent: button.dataset.opponent }),
+    });
+    const data = await reply.json();
+    if (data.error) { document.getElementById("start-error").textContent = data.error; return; }
+    const target = new URL(data.play, location.href);
+    if (data.share) target.hash = `share=${encodeURIComponent(data.share)}`;
+    location.href = target.href;
+  });
+}
+
+if (page === "lobby") { startButtons(); lobby(); }
 else if (page === "game") gamePage();
 else if (page === "console") consolePage();

@@ -124,6 +124,16 @@ setInterval(() => {
   clock.textContent = `${minutes}:${String(Math.floor(rest / 10)).padStart(2, "0")}.${rest % 10}`;
 }, 100);
 
+// a game with a friend: the link to share came in the fragment (never sent to the server)
+const share = new URLSearchParams(location.hash.slice(1)).get("share");
+if (share) {
+  const note = el("p", "Send this link to your opponent: ", "share");
+  const link = el("a", new URL(share, location.href).href);
+  link.href = link.textContent;
+  note.append(link);
+  document.querySelector(".play aside").prepend(note);
+}
+
 const source = new EventSource(`/play/${encodeURIComponent(token)}/events`);
 source.onmessage = (event) => {
   const next = JSON.parse(event.data);
