@@ -247,7 +247,7 @@ def _table(name: str, games: Sequence[dict[str, JSON]]) -> str:
     for game in games:
         names = ", ".join(player["name"] for player in game["players"])
         if game["status"] == "finished":
-            state = str(game["result"])
+            state = str(game.get("words") or game["result"])
         elif game["to_move"] is not None and game["to_move"] < len(game["players"]):
             state = f"{game['players'][game['to_move']]['name']} to move"
         else:
@@ -274,7 +274,7 @@ def _game_body(
     moves = "" if game is None else _moves(game)
     result = ""
     if game is not None and game["status"] == "finished":
-        result = f"{game['result']} ({game['how']})"
+        result = str(game["words"])
     scoreline = ""
     if score is not None:
         scoreline = (

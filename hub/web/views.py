@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from hub.core.events import GameRecord, GameStarted, MoveMade
+from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
 from hub.records import GameSummary
 from hub.web.render import Position, chess_status, render_position, seat_label
@@ -95,6 +96,7 @@ def summary(game: Game) -> dict[str, JSON]:
             "result": "*",
             "termination": None,
             "how": None,
+            "words": "",
         }
     return {
         "id": game.game_id,
@@ -109,7 +111,47 @@ def summary(game: Game) -> dict[str, JSON]:
         "result": game.result_text(),
         "termination": game.termination.value,
         "how": game.detail or game.termination.value,
+        "words": result_words(game),
     }
+
+
+FAULT_WORDS = {
+    Termination.TIMEOUT: "on time",
+    Termination.RESIGNATION: "by resignation",
+    Termination.ILLEGAL_MOVE: "by an illegal move",
+    Termination.MALFORMED: "by a move that was not one",
+    Termination.DISCONNECT: "as the other side left",
+}
+
+
+def result_words(record: GameRecord) -> str:
+    """A finished game's result in words, with the game's own seat names: ``South wins
+    37-11``, ``Black wins on time``, ``White wins (checkmate)``, ``a draw``. Scores are said
+    when they are more than a win's points (stores, card points)."""
+    final = record.final_state
+
+    def side(seat: int) -> str:
+        return seat_label(record.game, seat, final)
+
+    if record.termination is Termination.ABORTED and record.fault is None:
+        return "stopped" + (f" ({record.detail})" if record.detail else "")
+    winners = list(record.winners)
+    if not winners:
+        words = "no winner"
+    elif len(winners) == len(record.players):
+        words = "a draw"
+    else:
+        words = " and ".join(side(seat) for seat in winners)
+        words += " wins" if len(winners) == 1 else " win"
+        scores = record.scores
+        if scores and max(scores) > 2:
+            words += " " + "-".join(f"{score:g}" for score in scores)
+    fault = record.fault
+    if fault is not None and fault.termination in FAULT_WORDS:
+        return f"{words} {FAULT_WORDS[fault.termination]}"
+    if record.detail:
+        return f"{words} ({record.detail})"
+    return words
 
 
 def stored_summary(row: GameSummary) -> dict[str, JSON]:
@@ -127,6 +169,7 @@ def stored_summary(row: GameSummary) -> dict[str, JSON]:
         "result": row.result,
         "termination": row.termination,
         "how": row.termination,
+        "words": f"{row.result} ({row.termination})",
     }
 
 

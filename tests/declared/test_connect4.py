@@ -58,6 +58,7 @@ def test_a_vertical_four_wins_and_the_pictures_show_it() -> None:
     html = game.html(view)
     assert html.startswith('<svg class="connect4"')
     assert [f'data-move="{n}"' in html for n in range(1, 8)] == [True] * 7
+    assert view["last"] == [3, 2] and html.count('class="last"') == 1  # the last disc, marked
 
 
 def test_notation_tells_a_non_move_from_an_illegal_move() -> None:

@@ -64,7 +64,7 @@ async def test_the_lobby_and_a_game_followed_while_it_is_played(nursery: trio.Nu
             assert board.count("X") + board.count("O") == ply
             if ply == 5:
                 page.screenshot(path=artifacts() / "game-live.png", full_page=True)
-        expect(page.locator("#result")).to_have_text("1/2-1/2 (normal)")
+        expect(page.locator("#result")).to_have_text("a draw")
         expect(page.locator("#live")).to_be_hidden()  # over: the stream is closed
         assert page.locator("#moves li").all_inner_texts()[:2] == ["Seat 1 4", "Seat 2 0"]
 
@@ -93,7 +93,7 @@ async def test_a_finished_game_is_replayed_move_by_move(
         page.goto(server.url(f"/game/{result.record.game_id}"))
         label(page, "ply 7 of 7")
         assert board(page) == "XOXOXOX.."
-        assert page.locator("#result").inner_text() == "1-0 (normal)"
+        assert page.locator("#result").inner_text() == "Seat 1 wins"
         expect(page.locator("#live")).to_be_hidden()
         page.click("#first")
         label(page, "ply 0 of 7")
@@ -152,7 +152,7 @@ async def test_the_console_page_is_redrawn_after_every_move(nursery: trio.Nurser
                 page.screenshot(path=artifacts() / "console.png", full_page=True)
         trio.from_thread.run_sync(game.end, [0], Termination.NORMAL, "checkmate")
         expect(page.locator("#score")).to_have_text("Score: White 2.5, Black 0.5")
-        expect(page.locator("#result")).to_have_text("1-0 (checkmate)")
+        expect(page.locator("#result")).to_have_text("White wins (checkmate)")
         page.screenshot(path=artifacts() / "console-mate.png", full_page=True)
 
     await run_in_browser(script)

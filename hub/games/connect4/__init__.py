@@ -31,6 +31,7 @@ class Board:
     columns: tuple[str, ...]
     mover: int = 0
     winner: int | None = None
+    last: int = 0  # the column of the last move (0: none yet)
 
 
 class ConnectFour(Game[Board, int]):
@@ -66,7 +67,7 @@ class ConnectFour(Game[Board, int]):
         columns = list(state.columns)
         columns[move - 1] += DISCS[state.mover]
         won = self._line(columns, move - 1, len(columns[move - 1]) - 1)
-        return Board(tuple(columns), 1 - state.mover, state.mover if won else None)
+        return Board(tuple(columns), 1 - state.mover, state.mover if won else None, move)
 
     def _line(self, columns: list[str], x: int, y: int) -> bool:
         disc, need = columns[x][y], int(self.settings["connect"])
@@ -97,7 +98,9 @@ class ConnectFour(Game[Board, int]):
             "".join(col[y] if y < len(col) else "." for col in state.columns)
             for y in reversed(range(rows))
         ]
-        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner}
+        x = state.last - 1
+        last = [x, rows - len(state.columns[x])] if state.last else None
+        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner, "last": last}
 
     def text(self, view: dict[str, Any]) -> str:
         grid = list(view["grid"])
@@ -105,10 +108,11 @@ class ConnectFour(Game[Board, int]):
         return "\n".join([*(" ".join(row) for row in grid), numbers])
 
     def html(self, view: dict[str, Any]) -> str:
-        grid: list[str] = list(view["grid"])
+        grid, last = list(view["grid"]), view.get("last")
         cells = "".join(
             f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
-            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"/>'
+            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"'
+            + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
             for y, row in enumerate(grid)
             for x, c in enumerate(row)
         )

@@ -58,7 +58,7 @@ function lobbyRow(game) {
   const first = el("td");
   first.append(link);
   let state = "playing";
-  if (game.status === "finished") state = game.result;
+  if (game.status === "finished") state = game.words || game.result;
   else if (game.to_move !== null && game.to_move < game.players.length) {
     state = `${game.players[game.to_move].name} to move`;
   }
@@ -139,7 +139,7 @@ class GameView {
     this.plies.clear();
     this.moves.replaceChildren(...game.moves.map((move, i) => this.moveItem(move, i + 1)));
     this.result.textContent = game.status === "finished"
-      ? `${game.result} (${game.how})` : "";
+      ? game.words : "";
     if (game.latest) this.plies.set(game.latest.ply, game.latest);
     this.shown = null;
     this.draw(game.latest);

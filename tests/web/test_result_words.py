@@ -1,0 +1,52 @@
+"""Results in words on the pages, with the game's own seat names."""
+
+from __future__ import annotations
+
+from hub.core.events import FaultInfo, GameRecord
+from hub.core.referee import Termination
+from hub.core.values import PlayerInfo
+from hub.web.views import result_words
+
+
+def record(game: str, scores: list[float], winners: list[int], **fields: object) -> GameRecord:
+    values: dict[str, object] = {
+        "game_id": "g",
+        "game": game,
+        "settings": {},
+        "players": [PlayerInfo("a"), PlayerInfo("b")],
+        "time_controls": ["none", "none"],
+        "initial_state": None,
+        "moves": [],
+        "final_state": fields.pop("final_state", None),
+        "scores": scores,
+        "winners": winners,
+        "termination": Termination.NORMAL,
+        "fault": None,
+        "started_at": 0.0,
+        "ended_at": 1.0,
+        "thinking": [0.0, 0.0],
+    }
+    values.update(fields)
+    return GameRecord(**values)  # type: ignore[arg-type]
+
+
+def test_results_are_said_with_the_games_seat_names() -> None:
+    kalah = {"holes": 6, "board": [0] * 14, "to_move": None, "swapped": False}
+    assert result_words(record("kalah", [37, 11], [0], final_state=kalah)) == "South wins 37-11"
+    timeout = FaultInfo(0, Termination.TIMEOUT, "no move in time")
+    assert (
+        result_words(record("chess", [0, 1], [1], termination=Termination.TIMEOUT, fault=timeout))
+        == "Black wins on time"
+    )
+    assert (
+        result_words(record("chess", [1, 0], [0], detail="checkmate")) == "White wins (checkmate)"
+    )
+    assert result_words(record("connect4", [2, 0], [0])) == "Red wins"
+    assert result_words(record("connect4", [1, 1], [0, 1], detail="the grid is full")) == (
+        "a draw (the grid is full)"
+    )
+    assert result_words(record("tictactoe", [0, 2], [1])) == "Seat 2 wins"
+    assert (
+        result_words(record("connect4", [0, 0], [], termination=Termination.ABORTED, detail="undo"))
+        == "stopped (undo)"
+    )
