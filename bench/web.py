@@ -1,4 +1,6 @@
-"""Web view latency: how long a move takes to reach the 1st and the last of N viewers.
+"""Web view latency: how long a move takes to reach the 1st and the last of N viewers, and
+how long a person's click in the browser takes to reach the opponent's page and 100
+spectators.
 
 A `serve_web` on loopback, N real event-stream clients (h11 over TCP, `hub.web.client`) on
 one game, then moves published one at a time on the bus; for each move, the time from
@@ -6,6 +8,12 @@ one game, then moves published one at a time on the bus; for each move, the time
 (each move carries python-chess's SVG board, ~15-30 kB) and tic-tac-toe (~1 kB). Server and
 clients share this one process (and the machine's 2 cores), so the figures include parsing
 the streams on the client side too: they are an upper bound for a server alone.
+
+The click: a real `Match` of Connect Four between two browser seats (`hub.declared.browser`,
+served by `hub.web.play`), 100 spectators following the game's event stream and the
+opponent following its seat's stream; each move is a real ``POST /play/TOKEN/move`` (httpx
+over loopback), timed from just before the POST to the frame that shows it on the
+opponent's page and on every spectator's.
 
 Usage: .venv/bin/python bench/web.py [--quick]
 """
@@ -23,6 +31,7 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import chess  # noqa: E402
+import httpx  # noqa: E402
 import trio  # noqa: E402
 
 from hub.core.bus import EventBus  # noqa: E402
@@ -105,6 +114,80 @@ async def measure(viewers: int, game: str, moves: list[tuple[str, Any]]) -> dict
     }
 
 
+async def click_latency(spectators: int, moves: int) -> dict[str, float]:
+    """A browser's click to the opponent's page and to the last of ``spectators``."""
+    import random
+
+    from hub.core.match import Match
+    from hub.declared.browser import SeatDesk
+    from hub.games.connect4 import ConnectFour
+
+    game, desk, bus = ConnectFour({"rows": 12, "columns": 7}), SeatDesk(), EventBus()
+    seats = [desk.open(game), desk.open(game)]
+    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    to_opponent: list[float] = []
+    to_last: list[float] = []
+    async with trio.open_nursery() as nursery:
+        server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
+        nursery.start_soon(match.run)
+        await trio.sleep(0.2)
+        ready = trio.Semaphore(0)
+        seen = {"ply": 0, "count": 0, "opponent": 0}
+        arrived: dict[str, trio.Event] = {"all": trio.Event(), "opponent": trio.Event()}
+
+        async def spectator() -> None:
+            async with follow(server.host, server.port, f"/game/{match.game_id}/events") as got:
+                async for message in got:
+                    if message.get("type") == "snapshot":
+                        ready.release()
+                    elif message.get("type") == "move" and message["ply"] == seen["ply"]:
+                        seen["count"] += 1
+                        if seen["count"] == spectators:
+                            arrived["all"].set()
+
+        async def opponent(token: str, seat: int) -> None:
+            async with follow(server.host, server.port, f"/play/{token}/events") as got:
+                ready.release()
+                async for message in got:
+                    if len(message.get("moves", ())) == seen["ply"] and seen["opponent"] == seat:
+                        arrived["opponent"].set()
+
+        for _ in range(spectators):
+            nursery.start_soon(spectator)
+        for seat, browser in enumerate(seats):
+            nursery.start_soon(opponent, browser.token, seat)
+        for _ in range(spectators + 2):
+            await ready.acquire()
+        async with httpx.AsyncClient(timeout=30) as client:
+            for ply in range(1, moves + 1):
+                mover = seats[(ply - 1) % 2]
+                seen.update(ply=ply, count=0, opponent=ply % 2)
+                arrived = {"all": trio.Event(), "opponent": trio.Event()}
+                move = mover.snapshot()["legal"][ply % 3]
+                start = time.perf_counter()
+                await client.post(
+                    server.url(f"/play/{mover.token}/move"),
+                    json={"move": move},
+                    headers={"Origin": server.url("/").rstrip("/")},
+                )
+                with trio.fail_after(30):
+                    await arrived["opponent"].wait()
+                    to_opponent.append(time.perf_counter() - start)
+                    await arrived["all"].wait()
+                    to_last.append(time.perf_counter() - start)
+        nursery.cancel_scope.cancel()
+
+    def p99(values: list[float]) -> float:
+        return sorted(values)[int(0.99 * (len(values) - 1))] * 1000
+
+    return {
+        "opponent_median": statistics.median(to_opponent) * 1000,
+        "opponent_p99": p99(to_opponent),
+        "last_median": statistics.median(to_last) * 1000,
+        "last_p99": p99(to_last),
+    }
+
+
 async def main() -> None:
     print(f"{MOVES} moves each; milliseconds from publish to arrival")
     print(
@@ -118,6 +201,15 @@ async def main() -> None:
                 f"{game:10} {viewers:7d} {got['first_median']:10.2f} {got['last_median']:11.2f}"
                 f" {got['last_p95']:8.2f} {got['last_max']:8.2f}"
             )
+
+    clicks = 20 if QUICK else 100
+    got = await click_latency(100, clicks)
+    print(
+        f"\n{clicks} clicks in a browser seat (Connect Four, 12 rows), milliseconds from the POST"
+    )
+    print(f"{'to':24} {'median':>7} {'p99':>7}")
+    print(f"{'the opponent page':24} {got['opponent_median']:7.2f} {got['opponent_p99']:7.2f}")
+    print(f"{'the last of 100 viewers':24} {got['last_median']:7.2f} {got['last_p99']:7.2f}")
 
 
 if __name__ == "__main__":
