@@ -13,7 +13,7 @@ import json
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -50,6 +50,7 @@ from hub.web.options import add_web_option
 if TYPE_CHECKING:
     from hub.records import RecordStore
     from hub.tournament.ray_backend import RayBackend
+    from hub.web.server import WebServer
 
 PROG = "hub match"
 USAGE = f"{PROG} GAME PLAYER PLAYER [PLAYER ...] [options]"
@@ -333,11 +334,17 @@ def resume_difference(scheduled: Scheduled, record: GameRecord) -> str | None:
 
 
 async def play(
-    runner: MatchRunner, progress: ProgressLine, web: WebView | None = None
+    runner: MatchRunner,
+    progress: ProgressLine,
+    web: WebView | None = None,
+    finish: Callable[[], None] | None = None,
 ) -> int | None:
-    """Run the match until it ends or a signal stops it; the signal's number, if any."""
+    """Run the match until it ends or a signal stops it; the signal's number, if any.
+    With a web view, ``finish`` (the table) is called when the match is over, and the view
+    stays up until a signal (docs/web.md: a printed URL stays useful)."""
     got: list[int] = []
     failed = False
+    over = False
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             if web is not None and not await web.start(nursery):
@@ -358,11 +365,21 @@ async def play(
             nursery.start_soon(watch)
             nursery.start_soon(tick)
             await runner.run()
+            over = True
+            if web is not None and web.server is not None and finish is not None:
+                finish()
+                web.err.line(
+                    f"{PROG}: the match is over; its web view stays up at "
+                    f"{web.server.url('/match')} until Ctrl-C"
+                )
+                web.err.flush()
+                await trio.sleep_forever()  # until `watch` sees the signal
             nursery.cancel_scope.cancel()
     if failed:
         raise WebFailed
     if got:
-        runner.report.stopped = "interrupted"
+        if not over:  # (a signal after the match only closes its web view)
+            runner.report.stopped = "interrupted"
         return got[0]
     return None
 
@@ -377,6 +394,15 @@ class WebView:
     events: EventBus
     records: Path | None
     err: Output
+    report: Callable[[], MatchReport] | None = None
+    server: WebServer | None = None
+
+    def text(self) -> str:
+        """The standings for the match page (`hub.web.app.Standings`)."""
+        return "" if self.report is None else format_table(self.report()).rstrip("\n")
+
+    def json(self) -> dict[str, Any]:
+        return {} if self.report is None else report_json(self.report())
 
     @classmethod
     def of(cls, setup: Setup, backend: Backend, err: Output) -> WebView | None:
@@ -396,10 +422,16 @@ class WebView:
         from hub.web.server import start_web
 
         records = None if self.records is None else RecordsReader.at(self.records)
-        server = await start_web(
-            nursery, self.events, self.address, records=records, err=self.err, prog=PROG
+        self.server = await start_web(
+            nursery,
+            self.events,
+            self.address,
+            records=records,
+            err=self.err,
+            prog=PROG,
+            standings=self if self.report is not None else None,
         )
-        return server is not None
+        return self.server is not None
 
 
 def usage_error(err: Output, message: str) -> int:
@@ -482,17 +514,28 @@ def run_match(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
         on_update=progress.update,
         on_game=None if web is None or isinstance(backend, InProcess) else web.finished,
     )
+    printed: list[bool] = []
+
+    def finish() -> None:
+        if printed:
+            return
+        printed.append(True)
+        progress.close()
+        report = runner.report
+        if setup.options.json:
+            out.line(json.dumps(report_json(report)))
+        else:
+            out.line(format_table(report).rstrip("\n"))
+        out.flush()
+
+    if web is not None:
+        web.report = lambda: runner.report
     try:
-        signum = trio.run(play, runner, progress, web)
+        signum = trio.run(play, runner, progress, web, finish)
     except WebFailed:
         return 1
-    progress.close()
+    finish()
     report: MatchReport = runner.report
-    if setup.options.json:
-        out.line(json.dumps(report_json(report)))
-    else:
-        out.line(format_table(report).rstrip("\n"))
-    out.flush()
     if signum is not None:
         return 128 + signum
     return 1 if report.stopped == "error" else 0

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 from starlette.applications import Starlette
@@ -100,11 +100,24 @@ class EventStream(Response):
             await send({"type": "http.response.body", "body": data, "more_body": True})
 
 
+class Standings(Protocol):
+    """A series of games whose standings a page shows (``hub match --web``)."""
+
+    def text(self) -> str:
+        """The standings table as the terminal prints it."""
+        ...
+
+    def json(self) -> dict[str, Any]:
+        """The same as JSON."""
+        ...
+
+
 def create_app(
     index: GameIndex,
     records: RecordsReader | None = None,
     desk: Desk | None = None,
     host: Host | None = None,
+    standings: Standings | None = None,
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
     the browser seats of ``desk``, if given: hub.web.play)."""
@@ -136,7 +149,24 @@ def create_app(
         )
         if host is not None:
             body = host_section(host) + body
+        if standings is not None:
+            body = '<section><h2><a href="/match">The match: standings</a></h2></section>' + body
         return _page("Games", "lobby", body)
+
+    async def match_page(request: Request) -> Response:
+        if standings is None:
+            return _page("No match", "missing", "<p>No match is played here.</p>", status=404)
+        body = (
+            '<section class="standings"><h2>Standings</h2>'
+            f'<pre id="standings">{escape(standings.text())}</pre>'
+            '<p><a href="/">every game of the match</a></p></section>'
+        )
+        return _page("Match", "match", body)
+
+    async def api_match(request: Request) -> Response:
+        if standings is None:
+            return _json({"error": "no match"}, 404)
+        return _json({"text": standings.text(), "report": standings.json()})
 
     async def game_page(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -192,6 +222,8 @@ def create_app(
         Route("/api/game/{game_id}", api_game, methods=["GET"]),
         Route("/api/game/{game_id}/ply/{ply:int}", api_ply, methods=["GET"]),
         Route("/api/console", api_console, methods=["GET"]),
+        Route("/match", match_page, methods=["GET"]),
+        Route("/api/match", api_match, methods=["GET"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:

@@ -22,7 +22,7 @@ from hypercorn.config import Config
 
 from hub.core.bus import EventBus
 from hub.core.output import Output
-from hub.web.app import create_app
+from hub.web.app import Standings, create_app
 from hub.web.index import GameIndex
 from hub.web.options import DEFAULT_HOST
 from hub.web.play import Desk, Host
@@ -79,6 +79,7 @@ async def serve_web(
     records: RecordsReader | None = None,
     desk: Desk | None = None,
     starter: Host | None = None,
+    standings: Standings | None = None,
     task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
@@ -90,7 +91,7 @@ async def serve_web(
         index = GameIndex(bus)
     elif bus is not None and index.bus is None:
         index.bus = bus
-    app = create_app(index, records, desk, starter)
+    app = create_app(index, records, desk, starter, standings)
     with bind_socket(host, port) as sock:
         async with trio.open_nursery() as nursery:
             if index.bus is not None:
@@ -123,6 +124,7 @@ async def start_web(
     prog: str | None = None,
     desk: Desk | None = None,
     starter: Host | None = None,
+    standings: Standings | None = None,
 ) -> WebServer | None:
     """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
     ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
@@ -135,7 +137,14 @@ async def start_web(
     try:
         server: WebServer = await nursery.start(
             partial(
-                serve_web, bus, host=host, port=port, records=records, desk=desk, starter=starter
+                serve_web,
+                bus,
+                host=host,
+                port=port,
+                records=records,
+                desk=desk,
+                starter=starter,
+                standings=standings,
             )
         )
     except OSError as exc:

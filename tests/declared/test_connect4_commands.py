@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 from tests.conftest import program
@@ -111,3 +112,41 @@ def test_a_plugin_that_fails_to_load_is_listed_with_its_error(tmp_path: Path) ->
         "ModuleNotFoundError: No module named 'nosuchmodule'"
     )
     assert "connect4   Connect Four" in listed.stdout
+
+
+def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c() -> None:
+    process = subprocess.Popen(
+        [
+            program("hub"),
+            "match",
+            "connect4",
+            "ai:1",
+            "ai:2",
+            "--games",
+            "2",
+            "--tc",
+            "none",
+            "--web",
+            "0",
+            "--no-record",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "stays up" not in (line := process.stderr.readline()):
+            assert line, "hub match ended without keeping its web view up"
+        url = line.split(" at ", 1)[1].split()[0]
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            page = reply.read().decode()
+        assert '<pre id="standings">' in page and "Distinct games: 2 of 2" in page
+        with urllib.request.urlopen(url.replace("/match", "/api/match"), timeout=10) as reply:
+            report = json.load(reply)
+        assert report["report"]["players"] == ["ai:1", "ai:2"]
+        assert report["report"]["distinct_games"] == 2
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    assert process.stdout is not None and "Distinct games: 2 of 2" in process.stdout.read()

@@ -4,6 +4,7 @@ lobby following the program's games, standard output untouched."""
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -134,7 +135,13 @@ async def test_hub_match_with_web(concurrency: int) -> None:
                 async for message in messages:
                     if message["type"] == "game":
                         seen.append(message["game"])
-            assert await process.wait() == 0
+                    if sum(row["status"] == "finished" for row in seen) == 2:
+                        break
+            # the match is over and its web view stays up until Ctrl-C (docs/web.md)
+            while "stays up" not in await err.line():
+                pass
+            process.send_signal(signal.SIGINT)
+            assert await process.wait() == 130
             table = await out.rest()
     assert line not in table and "ai:6 #2" in table
     finished = {row["id"] for row in seen if row["status"] == "finished"}

@@ -256,6 +256,17 @@ function startButtons() {
   });
 }
 
+// The match page: its standings, fetched again every second while the match goes on.
+function matchPage() {
+  const table = document.getElementById("standings");
+  const refresh = async () => {
+    const reply = await fetch("/api/match");
+    if (reply.ok) table.textContent = (await reply.json()).text;
+  };
+  setInterval(refresh, 1000);
+}
+
 if (page === "lobby") { startButtons(); lobby(); }
+else if (page === "match") matchPage();
 else if (page === "game") gamePage();
 else if (page === "console") consolePage();
