@@ -87,8 +87,7 @@ def board_html(view: Mapping[str, Any]) -> str:
     def store(seat: int, where: str) -> str:
         count = board[seat * (holes + 1) + holes]
         return (
-            f'<div class="store {where}" title="{side_name(seat, view)} store">'
-            f"<b>{count}</b></div>"
+            f'<div class="store {where}" title="{side_name(seat, view)} store"><b>{count}</b></div>'
         )
 
     def hole(seat: int, number: int) -> str:
