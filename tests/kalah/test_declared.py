@@ -153,7 +153,12 @@ def test_the_plugin_is_the_declaration_with_kalahs_own_commands() -> None:
 
 def hub(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [program("hub"), *args], input=stdin, capture_output=True, text=True, timeout=120
+        [program("hub"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
