@@ -284,7 +284,9 @@ SERVE_DESCRIPTION = (
 PLAY_DESCRIPTION = (
     "Play Kalah: with --connect, as a client of a Kalah server (you, or the AI with --ai); "
     "without it, a local game at this terminal against the AI or a second person (or the AI "
-    "against itself with --ai). Type a hole's number (1 is your leftmost) to move."
+    "against itself with --ai). Type a hole's number (1 is your leftmost) to move. Seats "
+    "given as words (hub play kalah human ai:9) make it the play of every declared game "
+    "instead: see hub play kalah human --help."
 )
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hub.core.plugin import GamePlugin, lazy, lazy_object
-from hub.games.kalah.game import KalahGame
+
+GAME = "hub.games.kalah.game:KalahGame"
+"""The declaration, imported only when needed (``hub games`` imports this module)."""
 
 
 def play(args: Sequence[str]) -> int:
@@ -19,6 +21,7 @@ def play(args: Sequence[str]) -> int:
 
     if has_seat_specs(args):
         from hub.declared.play import main as generic
+        from hub.games.kalah.game import KalahGame
 
         return generic(KalahGame, args)
     from hub.games.kalah.client import main
@@ -27,7 +30,9 @@ def play(args: Sequence[str]) -> int:
 
 
 plugin = GamePlugin.declared(
-    KalahGame,
+    GAME,
+    name="kalah",
+    summary="Kalah (mancala) over TCP: server, AI and human clients, pie rule, random layouts",
     play=play,
     serve=lazy("hub.games.kalah.server:main"),
     demo=lazy("hub.games.kalah.demo:main"),
