@@ -227,12 +227,28 @@ class Game(Generic[S, M]):
             return self.seat_names[seat]
         return f"Seat {seat + 1}"
 
+    def seat_label(self, seat: int, view: JSON) -> str:
+        """How a page names ``seat`` at the position ``view`` (the web view's players);
+        default `seat_name`. A game whose seats change sides (Kalah's pie swap) says where
+        the seat sits now."""
+        return self.seat_name(seat)
+
+    def named_text(self, view: JSON, names: Sequence[str]) -> str:
+        """The text picture naming the players (short names in seat order: ``hub games
+        show``); default `text`."""
+        return self.text(view)
+
     # -- players -------------------------------------------------------------------------------
 
     def ai(self, state: S, level: int, stop: StopFlag) -> M:
         """The built-in AI's move at ``level`` (one of `ai_levels`); runs in a worker thread
         and should give up soon after ``stop.is_set()``."""
         raise NotImplementedError(f"{self.name} has no built-in AI")
+
+    def timed_ai(self, state: S, level: int, seconds: float, stop: StopFlag) -> M:
+        """The built-in AI's move with ``seconds`` left on its clock (``inf``: no limit),
+        for an AI that budgets its time; default `ai`, which ignores the clock."""
+        return self.ai(state, level, stop)
 
     # -- what the derived layers use ---------------------------------------------------------------
 

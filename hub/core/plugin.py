@@ -106,33 +106,60 @@ class GamePlugin:
     """The game's `MatchKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
     game: type[Game[Any, Any]] | None = None
     """The game's declaration (`hub.core.game.Game`), when it has one: its pictures draw its
-    positions in ``hub games show`` and the web view."""
+    positions in ``hub games show`` and the web view. Read it with `declaration`."""
+    game_ref: str = ""
+    """``"package.module:Class"``: a declaration imported only when `declaration` is asked
+    (a plug-in module that must stay light; see `declared`)."""
+
+    def declaration(self) -> type[Game[Any, Any]] | None:
+        """The game's declaration: `game`, or the class `game_ref` names (imported now)."""
+        if self.game is not None or not self.game_ref:
+            return self.game
+        found: type[Game[Any, Any]] = lazy_object(self.game_ref)()
+        return found
 
     @classmethod
-    def declared(cls, game: type[Game[Any, Any]], **commands: Any) -> GamePlugin:
+    def declared(cls, game: type[Game[Any, Any]] | str, **commands: Any) -> GamePlugin:
         """The plug-in of a declared game: ``hub play``, ``hub serve`` and ``hub match``
-        derived from the declaration (`hub.declared`), unless ``commands`` give their own."""
+        derived from the declaration (`hub.declared`), unless ``commands`` give their own.
+
+        ``game`` may be ``"package.module:Class"`` instead of the class, with ``name=`` and
+        ``summary=`` among ``commands``: the declaration is then imported only when a verb
+        or a picture needs it (``hub games`` imports every plug-in module)."""
+        if isinstance(game, str):
+            name, summary = str(commands.pop("name")), str(commands.pop("summary"))
+            resolve: Callable[[], type[Game[Any, Any]]] = lazy_object(game)
+            known, ref = None, game
+        else:
+            name, summary = game.name, game.summary
+            known, ref = game, ""
+
+            def resolve() -> type[Game[Any, Any]]:
+                return game
+
         derived: dict[str, Any] = {
-            "play": _declared_command("hub.declared.play", game),
-            "serve": _declared_command("hub.declared.serve", game),
-            "match": _declared_kit(game),
+            "play": _declared_command("hub.declared.play", name, resolve),
+            "serve": _declared_command("hub.declared.serve", name, resolve),
+            "match": _declared_kit(resolve),
         }
         derived.update(commands)
-        return cls(name=game.name, summary=game.summary, game=game, **derived)
+        return cls(name=name, summary=summary, game=known, game_ref=ref, **derived)
 
 
-def _declared_command(module: str, game: type[Game[Any, Any]]) -> Command:
+def _declared_command(
+    module: str, name: str, resolve: Callable[[], type[Game[Any, Any]]]
+) -> Command:
     def command(args: Sequence[str]) -> int:
-        status: int = import_module(module).main(game, args)
+        status: int = import_module(module).main(resolve(), args)
         return status
 
-    command.__qualname__ = command.__name__ = f"{module}.main({game.name})"
+    command.__qualname__ = command.__name__ = f"{module}.main({name})"
     return command
 
 
-def _declared_kit(game: type[Game[Any, Any]]) -> Callable[[], MatchKit]:
+def _declared_kit(resolve: Callable[[], type[Game[Any, Any]]]) -> Callable[[], MatchKit]:
     def get() -> MatchKit:
-        kit: MatchKit = import_module("hub.declared.kit").DeclaredKit(game)
+        kit: MatchKit = import_module("hub.declared.kit").DeclaredKit(resolve())
         return kit
 
     return get
@@ -227,9 +254,10 @@ def pictures(name: str) -> Game[Any, Any] | None:
     `Game.text` and `Game.html` draw any of its views (records, the web view). None for a
     game without a declaration, or one whose defaults do not build."""
     plugin = discover().get(name)
-    if plugin is None or plugin.game is None:
+    if plugin is None:
         return None
     try:
-        return plugin.game()
+        game = plugin.declaration()
+        return None if game is None else game()
     except Exception:
         return None

@@ -125,7 +125,7 @@ class RandomSeat(BaseSeat[Any, Any]):
 
 def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> ThreadSeat[Any, Any]:
     def think(state: Any, seconds: float, stop: StopFlag) -> Any:
-        return game.ai(state, level, stop)
+        return game.timed_ai(state, level, seconds, stop)
 
     player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
     return ThreadSeat(think, player, threaded=threaded)

@@ -24,7 +24,9 @@ RESIGN = ("resign", "quit")
 
 
 def legal_line(game: Game[Any, Any], state: Any) -> str:
-    return "legal moves: " + " ".join(game.legal_texts(state))
+    """``legal moves: 1 2 3``; moves separated by commas where a move has spaces (``1, 4 3``)."""
+    texts = game.legal_texts(state)
+    return "legal moves: " + (", " if any(" " in text for text in texts) else " ").join(texts)
 
 
 class PersonWords:

@@ -58,7 +58,7 @@ def _player_option(parser: argparse.ArgumentParser) -> None:
         "--player",
         metavar="P",
         help="only the games of the player named P, or whose identity is P (e.g. "
-        "kalah/ai:9), in any case (default: everyone)",
+        "GAME/ai:9), in any case (default: everyone)",
     )
 
 
@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         "draw parameter (the BayesElo/Ordo model; docs/records.md).",
     )
     ratings.add_argument(
-        "game", nargs="?", metavar="GAME", help="only GAME, e.g. kalah (default: every game)"
+        "game", nargs="?", metavar="GAME", help="only the games of GAME (default: every game)"
     )
     ratings.add_argument(
         "--anchor",

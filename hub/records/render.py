@@ -1,9 +1,10 @@
 """Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
 each position from the game's state view (docs/architecture.md, "State views").
 
-Nothing here imports a game: chess is drawn from the FEN with python-chess, Kalah and clubs
-from their documented views; a view of any other shape (another game, or a view that breaks
-its game's contract) is printed as compact JSON.
+Nothing here imports a game: a declared game (Kalah, Connect Four) draws its own views
+(`hub.core.plugin.pictures`: `Game.named_text`, with the players' short names), chess is
+drawn from the FEN with python-chess, clubs from its documented view; a view of any other
+shape (another game, or a view that breaks its game's contract) is printed as compact JSON.
 """
 
 from __future__ import annotations
@@ -154,35 +155,6 @@ def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     return lines
 
 
-def kalah_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
-    """Seat 1's holes right to left on top with its store on the left, seat 0's below left
-    to right with its store on the right (the board as it is sown, counter-clockwise)."""
-    holes: int = view["holes"]
-    board: list[int] = view["board"]
-    if len(board) != 2 * holes + 2:
-        raise ValueError("a Kalah board of the wrong size")
-    width = max(2, *(len(str(seeds)) for seeds in board))
-
-    def row(values: Sequence[int]) -> str:
-        return " ".join(f"{seeds:>{width}}" for seeds in values)
-
-    names = [short_name(player.name) for player in players] + ["seat 0", "seat 1"][len(players) :]
-    top = row(board[holes + 1 : 2 * holes + 1][::-1])
-    bottom = row(board[:holes])
-    pad = " " * (width + 2)
-    lines = [
-        f"{pad}{top}    seat 1 {names[1]} (holes {holes}..1)",
-        f"{board[2 * holes + 1]:>{width}}  {' ' * len(top)}  {board[holes]:>{width}}",
-        f"{pad}{bottom}    seat 0 {names[0]} (holes 1..{holes})",
-    ]
-    mover = view.get("to_move")
-    extra = [f"seat {mover} to move"] if mover is not None else ["over"]
-    if view.get("swapped"):
-        extra.append("sides swapped (pie rule)")
-    lines.append(f"{pad}" + ", ".join(extra))
-    return lines
-
-
 def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     """The round (counted from 1, as the game says it; the view counts from 0), one line per
     seat (A, B, ...: score, hand), then the trick on the table."""
@@ -202,7 +174,7 @@ def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
 
 
 Renderer = Callable[[JSON, Sequence[PlayerInfo]], list[str]]
-RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "kalah": kalah_lines, "clubs": clubs_lines}
+RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "clubs": clubs_lines}
 
 
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
@@ -213,7 +185,8 @@ def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list
     declared = pictures(game)
     if declared is not None:
         try:
-            return ["    " + line for line in declared.text(view).splitlines()]
+            names = [short_name(player.name) for player in players]
+            return ["    " + line for line in declared.named_text(view, names).splitlines()]
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # a view that does not follow its game's shape: show it as it is
     renderer = RENDERERS.get(game)

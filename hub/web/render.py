@@ -59,15 +59,14 @@ class Position:
 
 
 def seat_label(game: str, seat: int, view: JSON = None) -> str:
-    """How a page names a seat: White/Black in chess, South/North in Kalah, else Seat N."""
+    """How a page names a seat: White/Black in chess, a declared game's `Game.seat_label`
+    (South/North in Kalah, after the pie swap too), else Seat N."""
     if game == "chess" and seat < 2:
         return COLOURS[seat]
-    if game == "kalah" and seat < 2 and isinstance(view, Mapping):
-        return "South" if (seat == 0) != bool(view.get("swapped")) else "North"
     from hub.core.plugin import pictures
 
     declared = pictures(game)
-    return declared.seat_name(seat) if declared is not None else f"Seat {seat + 1}"
+    return declared.seat_label(seat, view) if declared is not None else f"Seat {seat + 1}"
 
 
 def clock_text(seconds: float | None) -> str:
@@ -136,8 +135,6 @@ def render_board(position: Position) -> str:
             return declared.html(view)
         if position.game == "chess":
             return chess_board(view)
-        if position.game == "kalah":
-            return kalah_board(view)
         if position.game == "clubs":
             return clubs_table(view, position.players, reveal=position.reveal)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -176,44 +173,6 @@ def chess_status(
     if board.is_check():
         return [f"{COLOURS[0 if board.turn == chess.WHITE else 1]} is in check."]
     return []
-
-
-# -- kalah ----------------------------------------------------------------------------------
-
-
-def kalah_board(view: Mapping[str, Any]) -> str:
-    """The board with South along the bottom (holes 1..h left to right, its store on the
-    right) and North along the top (right to left, its store on the left)."""
-    holes = int(view["holes"])
-    board = [int(count) for count in view["board"]]
-    if holes < 1 or len(board) != 2 * holes + 2:
-        raise ValueError("not a Kalah board")
-    south = 1 if view.get("swapped") else 0
-    north = 1 - south
-    to_move = view.get("to_move")
-
-    def store(seat: int, where: str) -> str:
-        count = board[seat * (holes + 1) + holes]
-        return (
-            f'<div class="store {where}" title="{seat_label("kalah", seat, view)} store">'
-            f"<b>{count}</b></div>"
-        )
-
-    def row(seat: int, where: str) -> str:
-        numbers = range(1, holes + 1) if where == "south" else range(holes, 0, -1)
-        turn = " to-move" if to_move == seat else ""
-        cells = "".join(
-            f'<div class="hole"><b>{board[seat * (holes + 1) + n - 1]}</b><i>{n}</i></div>'
-            for n in numbers
-        )
-        return f'<div class="row {where}{turn}">{cells}</div>'
-
-    swapped = '<p class="note">sides swapped (pie rule)</p>' if view.get("swapped") else ""
-    return (
-        f'<div class="kalah" style="--holes: {holes}">'
-        f"{store(north, 'north')}{row(north, 'north')}{row(south, 'south')}"
-        f"{store(south, 'south')}</div>{swapped}"
-    )
 
 
 # -- clubs ----------------------------------------------------------------------------------

@@ -7,6 +7,10 @@
   a Kalah agent that speaks the *client* side of kalah.md on its stdin/stdout: the hub is
   its server, handshake included (``WELCOME``, ``INFO``, ``READY``, ``BEGIN``), with the same
   `hub.games.kalah.codec.KalahCodec` as for TCP clients. Each game starts it afresh.
+  ``json:PROGRAM`` (``json:./players/json_bot.py``, arguments allowed) is a program speaking
+  the JSON bot protocol of every declared game instead (docs/bots.md), seated as
+  `hub.declared.seats` seats it (`JSON_PREFIX`); a plain program is a Kalah agent, as
+  before, since nothing a program says before its first turn tells the two apart.
 * Options: ``--holes``, ``--seeds``, ``--pie``, ``--time-ms`` (every player's limit per
   whole turn, default 5000; 0: none), ``--random`` (a random layout per opening) or
   ``--layout C,C,..`` (one given layout); the same parsing as ``hub serve kalah``.
@@ -54,6 +58,8 @@ if TYPE_CHECKING:
 
 AI_PREFIX = "ai"
 HUMAN = "human"
+JSON_PREFIX = "json:"
+"""A player spec ``json:PROGRAM``: a program speaking the JSON bot protocol."""
 START_TIMEOUT = 10.0
 """Seconds the programs have, together, to be started and say ``READY``."""
 END_GRACE = 2.0
@@ -169,9 +175,14 @@ class KalahKit:
             return None
         if spec == HUMAN:
             return None if sys.stdin.isatty() else "human: a person needs a terminal as stdin"
+        if spec.startswith(JSON_PREFIX):
+            return _json_spec_error(spec)
         if resolve_program(spec) is not None:
             return None
-        return f"{spec}: no such program (give ai:N, human, a path or a program on PATH)"
+        return (
+            f"{spec}: no such program (give ai:N, human, a path or a program on PATH, or "
+            "json:PROGRAM for a program of the JSON bot protocol)"
+        )
 
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
         """Seeded random layouts (distinct while there are enough), whether or not
@@ -212,6 +223,39 @@ class KalahKit:
         return result.record
 
 
+def _json_spec(spec: str) -> Any:
+    """The `hub.declared.seats.SeatSpec` of a ``json:PROGRAM`` player; raises ValueError."""
+    from hub.declared.seats import parse_seat
+    from hub.games.kalah.game import KalahGame
+
+    parsed = parse_seat(spec.removeprefix(JSON_PREFIX), KalahGame)
+    if parsed.kind != "program":
+        raise ValueError(f"{spec}: json: names a program speaking the JSON bot protocol")
+    return parsed
+
+
+def _json_spec_error(spec: str) -> str | None:
+    try:
+        _json_spec(spec)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _declared_game(settings: KalahSettings, layout: tuple[int, ...] | None) -> Any:
+    """The declaration with this game's settings (what a JSON bot is told at its start)."""
+    from hub.games.kalah.game import KalahGame
+
+    chosen: dict[str, object] = {
+        "holes": settings.holes,
+        "seeds": settings.seeds,
+        "pie": settings.pie,
+    }
+    if layout is not None:
+        chosen["layout"] = ",".join(map(str, layout))
+    return KalahGame(chosen)
+
+
 def _person_view(spec: GameSpec) -> GameView:
     """What the person sees of the game, besides the board at each of their turns."""
     names = (spec.players[0], spec.players[1])
@@ -229,9 +273,13 @@ async def _seats(
     the caller to reap) and greeted together; one that fails is a `FailedSeat`."""
     seats: list[KalahSeat | None] = []
     programs: list[tuple[int, ChildProcess]] = []
+    bots: list[tuple[int, str, ChildProcess]] = []
     infos: dict[int, PlayerInfo] = {}
     longest = max_line(settings.holes, settings.seeds)
     for seat, spec in enumerate(specs):
+        if spec.startswith(JSON_PREFIX):
+            seats.append(await _start_bot(seat, spec, children, bots))
+            continue
         level = ai_level(spec)
         player: Player | None = None
         if level is not None:
@@ -260,9 +308,24 @@ async def _seats(
         info = Info(settings.holes, settings.seeds, settings.time_ms, seat == 0, layout)
         failures[seat] = await greet(child.lines, info, max_line=longest, timeout=START_TIMEOUT)
 
+    bot_seats: dict[int, KalahSeat] = {}
+
+    async def hello(seat: int, spec: str, child: ChildProcess) -> None:
+        from hub.declared.seats import bot_seat
+
+        game = _declared_game(settings, layout)
+        parsed = _json_spec(spec)
+        identity = program_identity(_script(parsed))
+        name = _bot_name(parsed)
+        bot_seats[seat] = await bot_seat(game, child.lines, name, "program", spec, identity)
+
     async with trio.open_nursery() as nursery:
         for seat, child in programs:
             nursery.start_soon(welcome, seat, child)
+        for seat, spec, child in bots:
+            nursery.start_soon(hello, seat, spec, child)
+    for seat, seated in bot_seats.items():
+        seats[seat] = seated
     for seat, child in programs:
         info = infos[seat]
         failure = failures[seat]
@@ -271,6 +334,36 @@ async def _seats(
         else:
             seats[seat] = FailedSeat(info, failure.termination, failure.detail)
     return [seat for seat in seats if seat is not None]
+
+
+def _script(parsed: Any) -> str:
+    """The program a parsed spec runs (its script, for a ``.py`` run under this Python)."""
+    return str(parsed.argv[1] if parsed.argv[0] == sys.executable else parsed.argv[0])
+
+
+def _bot_name(parsed: Any) -> str:
+    from hub.declared.seats import short_name
+
+    return str(short_name(parsed))
+
+
+async def _start_bot(
+    seat: int, spec: str, children: list[ChildProcess], bots: list[tuple[int, str, ChildProcess]]
+) -> KalahSeat | None:
+    """Start a ``json:PROGRAM`` player (greeted later with the others); a `FailedSeat` if
+    it does not start."""
+    from hub.core.jsonbot import MAX_LINE
+
+    parsed = _json_spec(spec)
+    script = _script(parsed)
+    try:
+        child = await ChildProcess.spawn(list(parsed.argv), max_line=MAX_LINE, stderr=None)
+    except SpawnFailed as exc:
+        info = PlayerInfo(_bot_name(parsed), "program", spec, program_identity(script))
+        return FailedSeat(info, Termination.DISCONNECT, f"not started: {exc}")
+    children.append(child)
+    bots.append((seat, spec, child))
+    return None
 
 
 async def end_programs(children: Sequence[ChildProcess]) -> None:

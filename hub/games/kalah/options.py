@@ -284,7 +284,9 @@ SERVE_DESCRIPTION = (
 PLAY_DESCRIPTION = (
     "Play Kalah: with --connect, as a client of a Kalah server (you, or the AI with --ai); "
     "without it, a local game at this terminal against the AI or a second person (or the AI "
-    "against itself with --ai). Type a hole's number (1 is your leftmost) to move."
+    "against itself with --ai). Type a hole's number (1 is your leftmost) to move. Seats "
+    "given as words (hub play kalah human ai:9) make it the play of every declared game "
+    "instead: see hub play kalah human --help."
 )
 
 
@@ -386,3 +388,27 @@ def parse_play(argv: Sequence[str]) -> PlayOptions:
         record=record_path(args),
         grace_ms=args.grace_ms,
     )
+
+
+def has_seat_specs(argv: Sequence[str]) -> bool:
+    """Whether ``hub play kalah``'s arguments name seats (``human ai:9``): an argument that
+    is neither an option of `play_parser` (or an unambiguous abbreviation of one) nor the
+    value such an option takes. Such a command line is the generic ``hub play`` of every
+    declared game; any other is Kalah's client or local game, exactly as before."""
+    actions = play_parser()._option_string_actions
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return index + 1 < len(args)
+        if not arg.startswith("-") or arg == "-":
+            return True
+        name, equals, _ = arg.partition("=")
+        action = actions.get(name)
+        if action is None:
+            matches = {actions[key] for key in actions if key.startswith(name)}
+            action = matches.pop() if len(matches) == 1 else None
+        takes_value = action is not None and action.nargs != 0
+        index += 2 if takes_value and not equals else 1
+    return False

@@ -1,0 +1,164 @@
+"""Kalah, declared: the `hub.core.game.Game` over Kalah's pure pieces.
+
+The rules are `hub.games.kalah.rules` (`KalahReferee`'s functions), the notation is the
+protocol's (``4 3``: a whole turn, several holes when a sowing ends in one's own store;
+``P``: the pie swap), the view is `hub.games.kalah.codec.state_view` (docs/architecture.md,
+"State views"), the pictures are `hub.games.kalah.pictures` and the AI is
+`hub.games.kalah.ai`'s search. hub derives from it what every declared game gets: ``hub
+play kalah SEAT SEAT`` (people, AIs, JSON bots), the pictures of ``hub games show`` and the
+web view. The spec-fixed programs (``hub serve kalah``, ``hub play kalah --connect``) stay
+Kalah's own (hub/games/kalah/plugin.py).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hub.core.game import BadMove, Game, Option, SettingsError
+from hub.core.referee import Outcome
+from hub.core.values import JSON
+from hub.games.kalah import ai as search
+from hub.games.kalah import pictures
+from hub.games.kalah.protocol import BadLine, format_move, parse_move
+from hub.games.kalah.rules import (
+    MAX_HOLES,
+    MAX_SEEDS,
+    MIN_HOLES,
+    MIN_SEEDS,
+    KalahReferee,
+    KalahState,
+    Move,
+    new_game,
+    random_layout,
+)
+
+if TYPE_CHECKING:
+    from hub.core.local_seats import StopFlag
+
+RULES = KalahReferee()
+
+
+def parse_layout(text: str) -> tuple[int, ...] | None:
+    """``"6,4,7,6,5,8"`` (commas or spaces) as counts; an empty text is None."""
+    words = text.replace(",", " ").split()
+    if not words:
+        return None
+    if not all(word.isdigit() and len(word) <= 4 for word in words):
+        raise SettingsError(f"layout must be seed counts separated by commas, not {text!r}")
+    return tuple(int(word) for word in words)
+
+
+class KalahGame(Game[KalahState, Move]):
+    name = "kalah"
+    summary = "Kalah (mancala) over TCP: server, AI and human clients, pie rule, random layouts"
+    options = (
+        Option("holes", 6, "holes on each side", low=MIN_HOLES, high=MAX_HOLES),
+        Option("seeds", 4, "seeds in each hole at the start", low=MIN_SEEDS, high=MAX_SEEDS),
+        Option("pie", False, "the pie rule: the second player may swap sides after the first turn"),
+        Option("random", False, "a random layout of the same seeds, the same on both sides"),
+        Option("layout", "", "the seeds in each hole of a side, e.g. 6,4,7,6,5,8 (sets holes)"),
+    )
+    seat_names = ("South", "North")
+    ai_levels = range(search.MIN_LEVEL, search.MAX_LEVEL + 1)
+    opening_plies = 0
+    """A Kalah opening is a layout (``--random``), as in ``hub match kalah``."""
+
+    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
+        super().__init__(settings, seats)
+        given = settings or {}
+        layout = parse_layout(str(self.settings["layout"]))
+        self.layout = layout
+        if layout is not None:
+            if self.settings["random"]:
+                raise SettingsError("random and layout exclude each other")
+            if "holes" not in given:
+                self.settings["holes"] = len(layout)
+            if "seeds" not in given and len(layout) and not sum(layout) % len(layout):
+                self.settings["seeds"] = sum(layout) // len(layout)
+            try:
+                new_game(self.settings["holes"], self.settings["seeds"], layout=layout)
+            except ValueError as exc:
+                raise SettingsError(f"layout: {exc}") from None
+
+    # -- rules -----------------------------------------------------------------------------
+
+    def start(self, rng: random.Random) -> KalahState:
+        holes, seeds = int(self.settings["holes"]), int(self.settings["seeds"])
+        layout = self.layout
+        if layout is None and self.settings["random"]:
+            layout = random_layout(holes, seeds, rng)
+        return new_game(holes, seeds, pie=bool(self.settings["pie"]), layout=layout)
+
+    def to_move(self, state: KalahState) -> int | None:
+        return RULES.to_move(state)
+
+    def legal_moves(self, state: KalahState) -> Sequence[Move]:
+        return RULES.legal_moves(state)
+
+    def candidate_moves(self, state: KalahState) -> Any:
+        return RULES.candidate_moves(state)
+
+    def apply(self, state: KalahState, move: Move) -> KalahState:
+        return RULES.apply(state, move)
+
+    def outcome(self, state: KalahState) -> Outcome | None:
+        return RULES.outcome(state)
+
+    # -- notation --------------------------------------------------------------------------
+
+    def move_text(self, state: KalahState, move: Move) -> str:
+        return format_move(move)
+
+    def parse_move(self, state: KalahState, text: str) -> Move:
+        """Holes separated by spaces or commas (``4 3``), or ``P``/``p``."""
+        line = text.replace(",", " ").strip()
+        try:
+            return parse_move("P" if line.lower() == "p" else line, state.holes)
+        except BadLine as exc:
+            raise BadMove(f"{text.strip()[:40]!r} is not a Kalah move: {exc}") from None
+
+    # -- views and pictures ----------------------------------------------------------------
+
+    def view(self, state: KalahState, seat: int | None = None) -> JSON:
+        """The spectator's view is today's state view; the mover's own view adds
+        ``"pie": true`` while the pie swap is its legal move (for its clickable board)."""
+        from hub.games.kalah.codec import state_view  # imports the match loop: when needed
+
+        view: dict[str, Any] = state_view(state)
+        if seat is not None and seat == state.mover and state.pie_available:
+            view["pie"] = True
+        return view
+
+    def seat_label(self, seat: int, view: JSON) -> str:
+        if seat < 2 and isinstance(view, Mapping):
+            return pictures.side_name(seat, view)
+        return self.seat_name(seat)
+
+    def text(self, view: JSON) -> str:
+        return "\n".join(pictures.text_lines(view, [self.seat_label(s, view) for s in (0, 1)]))
+
+    def named_text(self, view: JSON, names: Sequence[str]) -> str:
+        return "\n".join(pictures.text_lines(view, names))
+
+    def html(self, view: JSON) -> str:
+        return pictures.board_html(view)
+
+    # -- players ---------------------------------------------------------------------------
+
+    def ai(self, state: KalahState, level: int, stop: StopFlag) -> Move:
+        return self.timed_ai(state, level, math.inf, stop)
+
+    def timed_ai(self, state: KalahState, level: int, seconds: float, stop: StopFlag) -> Move:
+        """The search at ``level``, budgeting a share of ``seconds`` as ``hub serve kalah``'s
+        AI does of its limit per turn (1 s without a limit)."""
+        limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
+        found = search.Search(state.holes, state.total, table_size=1 << 15).run(
+            state,
+            budget=search.budget_seconds(limit_ms),
+            max_depth=search.LEVEL_DEPTH[level],
+            stop=stop.is_set,
+        )
+        return found.move
