@@ -156,6 +156,9 @@ class Game(Generic[S, M]):
     opening_plies: ClassVar[int] = 2
     """How many random plies from `start` make one opening of ``hub match`` (distinct games
     between deterministic players); 0 with a `start` that draws its own layout."""
+    hidden_information: ClassVar[bool] = False
+    """True for a game whose spectator view hides something while the game goes on (a
+    hand): its record keeps `record_view`s instead, made once the game is over."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         self.settings: dict[str, Any] = validate_settings(self.options, settings or {})
@@ -221,6 +224,33 @@ class Game(Generic[S, M]):
         move a person may click carries ``data-move="TEXT"`` (see docs/web.md); the default
         draws the text picture."""
         return f'<pre class="picture">{_html.escape(self.text(view))}</pre>'
+
+    # -- hidden information and named pictures (records, the web view) ---------------------------
+
+    def record_view(self, state: S) -> JSON:
+        """A state's view in the record of a finished game (only for `hidden_information`:
+        the match loop then makes every view of the record with this, once the game is
+        over). Default: the spectator's view."""
+        return self.view(state, None)
+
+    def concealed(self, view: JSON) -> JSON:
+        """``view`` as a spectator of a live game may see it: a game with hidden information
+        takes out what only its owner may see (the web view's pages of a running game).
+        Default: the view as it is."""
+        return view
+
+    def seat_label(self, seat: int) -> str:
+        """How records name a seat (``player A``); default ``seat N``, counted from 0."""
+        return f"seat {seat}"
+
+    def picture_text(self, view: JSON, names: Sequence[str]) -> str:
+        """`text`, for a caller that knows the players' names (a record): a game may show
+        them. Default: `text`."""
+        return self.text(view)
+
+    def picture_html(self, view: JSON, names: Sequence[str]) -> str:
+        """`html`, for a caller that knows the players' names (a page). Default: `html`."""
+        return self.html(view)
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):
