@@ -68,7 +68,7 @@ def played_this_round(state: ClubsState) -> list[Card]:
 
 class ClubsGame(Game[ClubsState, Card]):
     name = "clubs"
-    summary = "a trick-taking card game for 2-4 programs over pipes (clubhub, clubber)"
+    summary = "a trick-taking card game for 2-4 players: programs over pipes, JSON bots, the AI"
     options = (
         Option("winscore", 20, "the game ends after the round in which someone reaches it",
                low=1, high=1000),
