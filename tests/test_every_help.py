@@ -20,8 +20,8 @@ import pytest
 
 from hub import cli
 from hub.core.plugin import discover
-from hub.core.usage import HELP_OPTIONS
-from hub.declared import serve as declared_serve, flag_options, option_strings, value_options
+from hub.core.usage import HELP_OPTIONS, flag_options, option_strings, value_options
+from hub.declared import serve as declared_serve
 from hub.games.chess import console, engine_server
 from hub.games.clubs import hub as clubhub
 from hub.games.clubs import player as clubber

@@ -920,7 +920,10 @@ class _RecordMaker:
         """Make every view of the record with ``record_view``, none kept from the events."""
         self.state_view = record_view
         self.initial = (self.initial[0], _NO_VIEW)
-        self.recorded = [(seat, text, elapsed, after, _NO_VIEW) for seat, text, elapsed, after, _ in self.recorded]
+        self.recorded = [
+            (seat, text, elapsed, after, _NO_VIEW)
+            for seat, text, elapsed, after, _ in self.recorded
+        ]
 
     def __call__(self) -> GameRecord:
         from hub.core.events import FaultInfo, GameRecord, RecordedMove

@@ -209,5 +209,3 @@ def kalah_board(view: Mapping[str, Any]) -> str:
         f"{store(north, 'north')}{row(north, 'north')}{row(south, 'south')}"
         f"{store(south, 'south')}</div>{swapped}"
     )
-
-

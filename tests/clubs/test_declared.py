@@ -54,7 +54,7 @@ def test_settings_and_deals() -> None:
     deck = str(SPEC_EXAMPLE / "one-sorted-deck.decks")
     dealt = ClubsGame({"deck": deck}).start(random.Random(5))
     assert sorted(dealt.hands[0] + dealt.hands[1]) == list(range(52))
-    with pytest.raises(SettingsError, match="deck: cannot read /no/such.decks"):
+    with pytest.raises(SettingsError, match=r"deck: cannot read /no/such\.decks"):
         ClubsGame({"deck": "/no/such.decks"})
     with pytest.raises(SettingsError, match="clubs takes 2 to 4 players, not 5"):
         ClubsGame(seats=5)

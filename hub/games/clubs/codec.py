@@ -26,7 +26,7 @@ from hub.core.referee import Outcome
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
 from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, card_text, parse_card
-from hub.games.clubs.pictures import hand_texts, state_view
+from hub.games.clubs.pictures import state_view
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,
     NEWTRICK,

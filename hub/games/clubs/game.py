@@ -88,6 +88,7 @@ class ClubsGame(Game[ClubsState, Card]):
     # -- rules ---------------------------------------------------------------------------------
 
     def start(self, rng: random.Random) -> ClubsState:
+        decks: list[Sequence[Card]]
         if self.decks is None:
             decks = [rng.sample(range(DECK_SIZE), DECK_SIZE) for _ in range(SHUFFLED_DECKS)]
         else:

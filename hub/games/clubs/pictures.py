@@ -180,8 +180,7 @@ def clubs_table(view: Mapping[str, Any], names: Sequence[str] = ()) -> str:
         else:
             mine = seat == own
             cards = (
-                " ".join(card_html(str(card), mine and card in moves) for card in hand)
-                or "&mdash;"
+                " ".join(card_html(str(card), mine and card in moves) for card in hand) or "&mdash;"
             )
         classes = "seat to-move" if to_move == seat else "seat"
         lead = " (leads)" if seat == leader else ""
