@@ -29,7 +29,7 @@ def test_games_lists_match_among_the_verbs() -> None:
     """Issue 20, item 6: the verbs listed per game include ``match`` where a game offers it."""
     lines = {line.split()[0]: line for line in hub("games").stdout.splitlines()}
     assert lines["kalah"].endswith(" [play, serve, match, demo]")
-    assert lines["clubs"].endswith(" [play, match, demo]")
+    assert lines["clubs"].endswith(" [play, serve, match, demo]")  # issue 17: hub serve clubs
     assert lines["chess"].endswith(" [play, match, demo, hub engine]")
     assert lines["uqchess"].endswith(" [serve, demo]")
 

@@ -21,9 +21,11 @@ import pytest
 from hub import cli
 from hub.core.plugin import discover
 from hub.core.usage import HELP_OPTIONS, flag_options, option_strings, value_options
+from hub.declared import serve as declared_serve
 from hub.games.chess import console, engine_server
 from hub.games.clubs import hub as clubhub
 from hub.games.clubs import player as clubber
+from hub.games.clubs.game import ClubsGame
 from hub.games.kalah import options as kalah
 from hub.games.uqchess import client as uqclient
 from hub.games.uqchess import server as uqserver
@@ -71,6 +73,7 @@ OUR_PARSERS: dict[tuple[str, ...], Factory] = {
     ("hub", "serve", "kalah"): kalah.serve_parser,
     ("hub", "play", "chess"): console.help_parser,
     ("hub", "play", "clubs"): lambda: clubhub.help_parser(play=True),
+    ("hub", "serve", "clubs"): lambda: declared_serve.parser_for(ClubsGame),
     ("hub", "serve", "uqchess"): lambda: uqserver.help_parser(hub_options=True),
     ("hub", "engine"): engine_server.build_parser,
 }

@@ -92,7 +92,7 @@ def test_only_the_games_offering_a_verb_are_listed(capfd: pytest.CaptureFixture[
     play = listed_games(run(capfd, "play", "--help")[1])
     serve = listed_games(run(capfd, "serve", "--help")[1])
     assert {"chess", "clubs", "kalah"} <= set(play) and "uqchess" not in play
-    assert {"kalah", "uqchess"} <= set(serve) and not {"chess", "clubs"} & set(serve)
+    assert {"kalah", "uqchess", "clubs"} <= set(serve) and "chess" not in serve  # issue 17
     _, _, err = run(capfd, "play")
     assert f"name a game: {', '.join(play)} (see hub play --help)" in err
     _, _, err = run(capfd, "serve")

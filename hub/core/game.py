@@ -156,6 +156,9 @@ class Game(Generic[S, M]):
     opening_plies: ClassVar[int] = 2
     """How many random plies from `start` make one opening of ``hub match`` (distinct games
     between deterministic players); 0 with a `start` that draws its own layout."""
+    hidden_information: ClassVar[bool] = False
+    """True for a game whose spectator view hides something while the game goes on (a
+    hand): its record keeps `record_view`s instead, made once the game is over."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         self.settings: dict[str, Any] = validate_settings(self.options, settings or {})
@@ -222,21 +225,43 @@ class Game(Generic[S, M]):
         draws the text picture."""
         return f'<pre class="picture">{_html.escape(self.text(view))}</pre>'
 
+    # -- hidden information and named pictures (records, the web view) ---------------------------
+
+    def record_view(self, state: S) -> JSON:
+        """A state's view in the record of a finished game (only for `hidden_information`:
+        the match loop then makes every view of the record with this, once the game is
+        over). Default: the spectator's view."""
+        return self.view(state, None)
+
+    def concealed(self, view: JSON) -> JSON:
+        """``view`` as a spectator of a live game may see it: a game with hidden information
+        takes out what only its owner may see (the web view's pages of a running game).
+        Default: the view as it is."""
+        return view
+
+    def record_label(self, seat: int) -> str:
+        """How ``hub games show`` names a seat (``player A``); default ``seat N``, from 0."""
+        return f"seat {seat}"
+
+    def picture_text(self, view: JSON, names: Sequence[str]) -> str:
+        """`text`, for a caller that knows the players' names (a record): a game may show
+        them. Default: `text`."""
+        return self.text(view)
+
+    def picture_html(self, view: JSON, names: Sequence[str]) -> str:
+        """`html`, for a caller that knows the players' names (a page). Default: `html`."""
+        return self.html(view)
+
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):
             return self.seat_names[seat]
         return f"Seat {seat + 1}"
 
-    def seat_label(self, seat: int, view: JSON) -> str:
-        """How a page names ``seat`` at the position ``view`` (the web view's players);
-        default `seat_name`. A game whose seats change sides (Kalah's pie swap) says where
-        the seat sits now."""
+    def seat_label(self, seat: int, view: JSON = None) -> str:
+        """How a page names ``seat`` at the position ``view`` (the web view's players, the
+        results in words); default `seat_name`. A game whose seats change sides (Kalah's pie
+        swap) says where the seat sits now."""
         return self.seat_name(seat)
-
-    def named_text(self, view: JSON, names: Sequence[str]) -> str:
-        """The text picture naming the players (short names in seat order: ``hub games
-        show``); default `text`."""
-        return self.text(view)
 
     # -- players -------------------------------------------------------------------------------
 

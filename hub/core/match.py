@@ -800,6 +800,10 @@ class Match(Generic[S, M]):
             self._recorded,
             self.notation.state_view,
         )
+        if getattr(self.notation, "hidden_information", False):
+            # the events showed the spectator's view of a live game (hands hidden); the
+            # record, made now the game is over, shows everything (`Game.record_view`)
+            maker.reveal(self.notation.record_view)  # type: ignore[attr-defined]
         result = MatchResult(self.state, self.moves, outcome, fault, maker)
         self.result = result
         self._rest.set()
@@ -911,6 +915,15 @@ class _RecordMaker:
         self.initial = initial
         self.recorded = recorded
         self.state_view = state_view
+
+    def reveal(self, record_view: Callable[[Any], JSON]) -> None:
+        """Make every view of the record with ``record_view``, none kept from the events."""
+        self.state_view = record_view
+        self.initial = (self.initial[0], _NO_VIEW)
+        self.recorded = [
+            (seat, text, elapsed, after, _NO_VIEW)
+            for seat, text, elapsed, after, _ in self.recorded
+        ]
 
     def __call__(self) -> GameRecord:
         from hub.core.events import FaultInfo, GameRecord, RecordedMove

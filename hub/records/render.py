@@ -1,10 +1,10 @@
 """Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
 each position from the game's state view (docs/architecture.md, "State views").
 
-Nothing here imports a game: a declared game (Kalah, Connect Four) draws its own views
-(`hub.core.plugin.pictures`: `Game.named_text`, with the players' short names), chess is
-drawn from the FEN with python-chess, clubs from its documented view; a view of any other
-shape (another game, or a view that breaks its game's contract) is printed as compact JSON.
+Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: Kalah, clubs,
+Connect Four) draws its own views (`Game.picture_text`, with the players' short names);
+chess is drawn from the FEN with python-chess; a view of any other shape (another game, or a
+view that breaks its game's contract) is printed as compact JSON.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from hub.core.events import GameRecord, RecordedMove
 from hub.core.values import JSON, PlayerInfo
 
 COLOURS = ("White", "Black")
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-"""Clubs names its seats A, B, C, D (docs/clubs.md)."""
 SETTING_WIDTH = 40
 """A setting whose JSON is longer than this is summarised (a clubs game's decks)."""
 
@@ -47,11 +45,15 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """White/Black in chess (seat 0 plays white), ``player A`` in clubs, ``seat N`` otherwise."""
+    """White/Black in chess (seat 0 plays white), a declared game's own label (clubs:
+    ``player A``: `hub.core.game.Game.record_label`), ``seat N`` otherwise."""
     if game == "chess" and seat < 2:
         return COLOURS[seat]
-    if game == "clubs" and 0 <= seat < len(LETTERS):
-        return f"player {LETTERS[seat]}"
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is not None and seat >= 0:
+        return declared.record_label(seat)
     return f"seat {seat}"
 
 
@@ -155,26 +157,11 @@ def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     return lines
 
 
-def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
-    """The round (counted from 1, as the game says it; the view counts from 0), one line per
-    seat (A, B, ...: score, hand), then the trick on the table."""
-    leader, mover = view["leader"], view.get("to_move")
-    lines = [f"Round {view['round'] + 1}, first to {view['winscore']}"]
-    names = [short_name(player.name) for player in players]
-    width = max((len(name) for name in names), default=0)
-    for seat in range(view["players"]):
-        name = names[seat] if seat < len(names) else ""
-        marks = ("L" if seat == leader else " ") + (">" if seat == mover else " ")
-        hand = " ".join(view["hands"][seat]) or "-"
-        letter = LETTERS[seat]
-        lines.append(f" {marks}{letter} {name:<{width}} {view['scores'][seat]:>4}  {hand}")
-    trick = " ".join(view["trick"])
-    lines.append(f"  trick: {trick or '-'}" + ("  (finished)" if view.get("finished") else ""))
     return lines
 
 
 Renderer = Callable[[JSON, Sequence[PlayerInfo]], list[str]]
-RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "clubs": clubs_lines}
+RENDERERS: dict[str, Renderer] = {"chess": chess_lines}
 
 
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
@@ -184,9 +171,9 @@ def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list
 
     declared = pictures(game)
     if declared is not None:
+        names = [short_name(player.name) for player in players]
         try:
-            names = [short_name(player.name) for player in players]
-            return ["    " + line for line in declared.named_text(view, names).splitlines()]
+            return ["    " + line for line in declared.picture_text(view, names).splitlines()]
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # a view that does not follow its game's shape: show it as it is
     renderer = RENDERERS.get(game)

@@ -21,12 +21,6 @@ import chess.svg
 from hub.core.values import JSON, PlayerInfo
 
 COLOURS = ("White", "Black")
-SUITS = {
-    "S": ("\u2660", "black"),
-    "C": ("\u2663", "black"),
-    "D": ("\u2666", "red"),
-    "H": ("\u2665", "red"),
-}
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -52,7 +46,8 @@ class Position:
     live: bool = False
     """A running game at its latest ply: the mover's clock ticks on the page."""
     reveal: bool = True
-    """Show hidden information (clubs hands): only once the game is over."""
+    """Show hidden information (a card game's hands): only once the game is over; a live
+    game's views pass through the game's `hub.core.game.Game.concealed`."""
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None
@@ -132,11 +127,11 @@ def render_board(position: Position) -> str:
     declared = pictures(position.game)
     try:
         if declared is not None:
-            return declared.html(view)
+            names = [player.name for player in position.players]
+            shown = view if position.reveal else declared.concealed(view)
+            return declared.picture_html(shown, names)
         if position.game == "chess":
             return chess_board(view)
-        if position.game == "clubs":
-            return clubs_table(view, position.players, reveal=position.reveal)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         pass  # a view that is not the documented shape: show it as it is
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
@@ -175,52 +170,3 @@ def chess_status(
     return []
 
 
-# -- clubs ----------------------------------------------------------------------------------
-
-
-def card_html(text: str) -> str:
-    """A card as clubs prints it (``10H``, ``AS``) with its suit symbol and colour."""
-    rank, suit = text[:-1], text[-1:]
-    symbol, colour = SUITS.get(suit, (suit, "black"))
-    return f'<span class="card {colour}">{escape(rank)}{escape(symbol)}</span>'
-
-
-def clubs_table(view: Mapping[str, Any], players: Sequence[PlayerInfo], *, reveal: bool) -> str:
-    """The trick in play order, each seat's score and hand (its cards once the game is over,
-    only the number of cards while it runs: the page is public)."""
-    count = int(view["players"])
-    leader = int(view["leader"])
-    to_move = view.get("to_move")
-    trick = [str(card) for card in view["trick"]]
-    scores = [int(score) for score in view["scores"]]
-    hands = [[str(card) for card in hand] for hand in view["hands"]]
-    played = "".join(
-        f'<li>{card_html(card)} <span class="by">'
-        f"{escape(_name(players, (leader + i) % count))}</span></li>"
-        for i, card in enumerate(trick)
-    )
-    rows = []
-    for seat in range(count):
-        hand = hands[seat] if seat < len(hands) else []
-        if reveal:
-            cards = " ".join(card_html(card) for card in hand) or "&mdash;"
-        else:
-            cards = f'<span class="backs">{len(hand)} cards</span>'
-        classes = "seat to-move" if to_move == seat else "seat"
-        lead = " (leads)" if seat == leader else ""
-        rows.append(
-            f'<tr class="{classes}"><th>{escape(_name(players, seat))}{lead}</th>'
-            f'<td class="score">{scores[seat] if seat < len(scores) else ""}</td>'
-            f'<td class="hand">{cards}</td></tr>'
-        )
-    return (
-        f'<div class="clubs"><p>Round {int(view["round"])}, playing to '
-        f"{int(view['winscore'])}</p>"
-        f'<ol class="trick">{played}</ol>'
-        "<table><thead><tr><th>player</th><th>score</th><th>hand</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
-def _name(players: Sequence[PlayerInfo], seat: int) -> str:
-    return players[seat].name if seat < len(players) else f"Seat {seat + 1}"

@@ -99,7 +99,7 @@ def test_the_text_picture_is_the_records_drawing() -> None:
     ]
     declared = pictures("kalah")
     assert declared is not None and isinstance(declared, KalahGame)
-    assert declared.named_text(view, ["ann", "bob"]).splitlines() == text_lines(
+    assert declared.picture_text(view, ["ann", "bob"]).splitlines() == text_lines(
         view, ["ann", "bob"]
     )
 

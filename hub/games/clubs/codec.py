@@ -17,7 +17,6 @@ Pure functions over states, cards and lines, no I/O:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -27,6 +26,7 @@ from hub.core.referee import Outcome
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
 from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, card_text, parse_card
+from hub.games.clubs.pictures import state_view
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,
     NEWTRICK,
@@ -119,28 +119,6 @@ class ClubsCodec:
 
     def end_lines(self, seat: int, result: MatchResult[ClubsState, Card]) -> Sequence[str]:
         return ()  # ``end`` is sent by the shutdown (`table.end_players`), whatever happened
-
-
-@functools.lru_cache(maxsize=1024)
-def hand_texts(hand: tuple[Card, ...]) -> tuple[str, ...]:
-    """A hand's cards as texts, sorted S, C, D, H then rank. Cached: a card changes one
-    hand, so every view of a game repeats the other hands (a third of a view's cost)."""
-    return tuple(CARD_TEXT[card] for card in sorted(hand))
-
-
-def state_view(state: ClubsState) -> JSON:
-    """The clubs view of docs/architecture.md; hands sorted S, C, D, H then rank."""
-    return {
-        "players": state.players,
-        "round": state.round,
-        "hands": list(map(list, map(hand_texts, state.hands))),
-        "trick": list(map(CARD_TEXT.__getitem__, state.trick)),
-        "leader": state.leader,
-        "to_move": state.to_move,
-        "scores": list(state.scores),
-        "winscore": state.winscore,
-        "finished": state.finished,
-    }
 
 
 class ClubsNotation:

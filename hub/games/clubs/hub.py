@@ -39,7 +39,6 @@ from hub.games.clubs.codec import (
     ClubsNotation,
     ClubsSettings,
     clubs_forfeit,
-    hand_texts,
 )
 from hub.games.clubs.launch import (
     MESSAGES,
@@ -50,6 +49,7 @@ from hub.games.clubs.launch import (
     abandon,
     check_arguments,
 )
+from hub.games.clubs.pictures import hand_texts
 from hub.games.clubs.protocol import LABELS, scores_line
 from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.table import (

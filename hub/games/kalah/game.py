@@ -132,7 +132,7 @@ class KalahGame(Game[KalahState, Move]):
             view["pie"] = True
         return view
 
-    def seat_label(self, seat: int, view: JSON) -> str:
+    def seat_label(self, seat: int, view: JSON = None) -> str:
         if seat < 2 and isinstance(view, Mapping):
             return pictures.side_name(seat, view)
         return self.seat_name(seat)
@@ -140,7 +140,7 @@ class KalahGame(Game[KalahState, Move]):
     def text(self, view: JSON) -> str:
         return "\n".join(pictures.text_lines(view, [self.seat_label(s, view) for s in (0, 1)]))
 
-    def named_text(self, view: JSON, names: Sequence[str]) -> str:
+    def picture_text(self, view: JSON, names: Sequence[str]) -> str:
         return "\n".join(pictures.text_lines(view, names))
 
     def html(self, view: JSON) -> str:
