@@ -86,7 +86,9 @@ T = TypeVar("T")
 class TurnTimer:
     """The hub's own time per move, for benchmarks (bench/fastchess.py): from reading an
     engine's ``bestmove`` to writing the next ``go`` of the same game (to the opponent),
-    in nanoseconds of `time.perf_counter_ns`.
+    in nanoseconds of `time.perf_counter_ns`, twice: to the start of the write (the hub's
+    own work) and to its end (with the write, which wakes the engine and may let it run
+    first on a busy machine): one line ``BEFORE AFTER`` per move.
 
     Made only when $HUB_UCI_LATENCY names a file (`TIMER`; otherwise None, and the engine
     path pays one ``is None`` test per message). Each process keeps its samples and appends
@@ -97,23 +99,27 @@ class TurnTimer:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.samples: list[int] = []
+        self.samples: list[tuple[int, int]] = []
         self.last: int | None = None
+        self.writing: int | None = None
 
     def bestmove(self) -> None:
         self.last = time.perf_counter_ns()
 
+    def write(self) -> None:
+        self.writing = time.perf_counter_ns()
+
     def go(self) -> None:
-        if self.last is not None:
-            self.samples.append(time.perf_counter_ns() - self.last)
-            self.last = None
+        if self.last is not None and self.writing is not None:
+            self.samples.append((self.writing - self.last, time.perf_counter_ns() - self.last))
+        self.last = self.writing = None
 
     def reset(self) -> None:
         self.last = None
 
     def save(self) -> None:
         if self.samples:
-            text = "".join(f"{sample}\n" for sample in self.samples)
+            text = "".join(f"{before} {after}\n" for before, after in self.samples)
             with open(self.path, "a", encoding="ascii") as file:
                 file.write(text)
             self.samples.clear()
@@ -275,9 +281,11 @@ class EngineClient:
         lines = self.child.lines
         lines.queue_line(position)
         lines.queue_line(go)
-        await lines.flush()
         if TIMER is None:
+            await lines.flush()
             return await self._read(BestMoveReader())
+        TIMER.write()
+        await lines.flush()
         TIMER.go()
         move = await self._read(BestMoveReader())
         TIMER.bestmove()
