@@ -25,10 +25,12 @@ exported from here with the other errors.
 
 from __future__ import annotations
 
+import atexit
 import enum
 import os
 import shutil
 import signal
+import time
 from collections import deque
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
@@ -75,8 +77,64 @@ ENGINE_MAX_LINE = 65536
 URGENT_BUDGET = 0.1
 """Seconds of urgent work an engine does between two searches when searches are waiting."""
 DEFAULT_MAX_PENDING = 4096
+LATENCY_ENV = "HUB_UCI_LATENCY"
+"""A file name: when set, the hub measures its own time per move (see `TurnTimer`)."""
 
 T = TypeVar("T")
+
+
+class TurnTimer:
+    """The hub's own time per move, for benchmarks (bench/fastchess.py): from reading an
+    engine's ``bestmove`` to writing the next ``go`` of the same game (to the opponent),
+    in nanoseconds of `time.perf_counter_ns`, twice: to the start of the write (the hub's
+    own work) and to its end (with the write, which wakes the engine and may let it run
+    first on a busy machine): one line ``BEFORE AFTER`` per move.
+
+    Made only when $HUB_UCI_LATENCY names a file (`TIMER`; otherwise None, and the engine
+    path pays one ``is None`` test per message). Each process keeps its samples and appends
+    them to that file at exit, one integer a line. A process plays one game at a time (a
+    match's worker, or ``hub match`` itself), so one timer per process pairs each ``go`` with
+    the last ``bestmove``; ``ucinewgame`` (`EngineClient.setup`) forgets it, so a game's first
+    ``go`` is not counted."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.samples: list[tuple[int, int]] = []
+        self.last: int | None = None
+        self.writing: int | None = None
+
+    def bestmove(self) -> None:
+        self.last = time.perf_counter_ns()
+
+    def write(self) -> None:
+        self.writing = time.perf_counter_ns()
+
+    def go(self) -> None:
+        if self.last is not None and self.writing is not None:
+            self.samples.append((self.writing - self.last, time.perf_counter_ns() - self.last))
+        self.last = self.writing = None
+
+    def reset(self) -> None:
+        self.last = None
+
+    def save(self) -> None:
+        if self.samples:
+            text = "".join(f"{before} {after}\n" for before, after in self.samples)
+            with open(self.path, "a", encoding="ascii") as file:
+                file.write(text)
+            self.samples.clear()
+
+    @classmethod
+    def from_env(cls) -> TurnTimer | None:
+        path = os.environ.get(LATENCY_ENV)
+        if not path:
+            return None
+        timer = cls(path)
+        atexit.register(timer.save)
+        return timer
+
+
+TIMER = TurnTimer.from_env()
 
 
 class EngineStartError(EngineError):
@@ -208,6 +266,8 @@ class EngineClient:
     async def setup(self, commands: Sequence[str]) -> None:
         """Send ``commands`` (``setoption ...``, ``ucinewgame``), then ``isready``, and wait for
         ``readyok``. Bounded by the caller; raises like `_read`."""
+        if TIMER is not None:
+            TIMER.reset()
         lines = self.child.lines
         for command in (*commands, "isready"):
             lines.queue_line(command)
@@ -221,8 +281,15 @@ class EngineClient:
         lines = self.child.lines
         lines.queue_line(position)
         lines.queue_line(go)
+        if TIMER is None:
+            await lines.flush()
+            return await self._read(BestMoveReader())
+        TIMER.write()
         await lines.flush()
-        return await self._read(BestMoveReader())
+        TIMER.go()
+        move = await self._read(BestMoveReader())
+        TIMER.bestmove()
+        return move
 
     async def execute(self, game: Hashable, position: str, kind: JobKind) -> object:
         """One request: context switch if needed, ``position``, then ``go``/``d``.

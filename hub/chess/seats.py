@@ -228,12 +228,27 @@ class UciSeat(ClockedSeat):
     failure: SeatFailure | None = None
     """Why `launch` failed (raised at ``begin``, so the game records this seat's fault)."""
     launched: bool = False
+    shelf: EngineShelf | None = None
+    """Where an engine waits between games (`EngineShelf`): `launch` takes one from there,
+    and `aclose` puts a healthy, idle engine back instead of stopping it."""
+    idle: bool = True
+    """False from a ``go`` until its ``bestmove`` (an engine still searching is not reused)."""
+
+    @property
+    def shelf_key(self) -> tuple[object, ...]:
+        return (self.argv, self.options, self.new_process_group)
 
     async def launch(self) -> None:
-        """Start the engine and set its options (once); a failure is kept for ``begin``."""
+        """Start the engine and set its options (once), or take one already set up from the
+        shelf; a failure is kept for ``begin``."""
         if self.launched:
             return
         self.launched = True
+        if self.shelf is not None:
+            self.engine = self.shelf.take(self.shelf_key)
+            if self.engine is not None:
+                self.player = attrs.evolve(self.player, identity=self.engine.identity)
+                return
         try:
             self.engine = await EngineClient.start(
                 self.argv,
@@ -277,7 +292,9 @@ class UciSeat(ClockedSeat):
         assert self.engine is not None
         with trio.move_on_after(self.start_timeout):
             try:
+                self.idle = False
                 await self.engine.setup(commands)
+                self.idle = True
             except EngineError as exc:
                 raise await self._failure(exc, f"setting up {what}") from exc
             return
@@ -301,7 +318,9 @@ class UciSeat(ClockedSeat):
             bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE
         with trio.move_on_after(bound):
             try:
+                self.idle = False
                 move = await engine.search(position_command(turn.state), go.command())
+                self.idle = True
             except EngineError as exc:
                 raise await self._failure(exc, "searching") from exc
             if move is None:
@@ -315,15 +334,60 @@ class UciSeat(ClockedSeat):
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Send ``quit``, wait `STOP_GRACE` for the engine to exit, kill it, reap it (even when
-        cancelled; again is a no-op)."""
+        """Put the engine back on the shelf if there is one and the engine is alive, idle and
+        never failed; otherwise send ``quit``, wait `STOP_GRACE` for the engine to exit, kill
+        it, reap it (even when cancelled; again is a no-op)."""
         engine, self.engine = self.engine, None
         if engine is None:
             return
+        if self.shelf is not None and self.failure is None and self.idle and engine.alive:
+            self.shelf.put(self.shelf_key, engine)
+            return
+        await stop_engine(engine)
+
+
+async def stop_engine(engine: EngineClient) -> None:
+    """Send ``quit``, wait `STOP_GRACE` for the engine to exit, kill it, reap it (shielded)."""
+    with trio.CancelScope(shield=True):
+        with trio.move_on_after(STOP_GRACE):
+            await engine.child.lines.send_line("quit")
+        await engine.stop(grace=STOP_GRACE)
+
+
+@attrs.define(eq=False)
+class EngineShelf:
+    """Engines kept between the games of one match slot, by what started them (command,
+    options): a `UciSeat` takes one at `UciSeat.launch` and puts it back, alive and idle, at
+    `UciSeat.aclose`; its next game begins with ``ucinewgame`` and ``isready`` as every game
+    does. Starting Stockfish costs tens of ms of CPU (its network, its hash), paid once per
+    engine instead of once per game, as fastchess and cutechess do. `aclose` stops them all."""
+
+    idle: dict[tuple[object, ...], list[EngineClient]] = attrs.Factory(dict)
+    dropped: list[EngineClient] = attrs.Factory(list)
+    """Engines found dead on the shelf, reaped at `aclose`."""
+
+    def take(self, key: tuple[object, ...]) -> EngineClient | None:
+        waiting = self.idle.get(key)
+        while waiting:
+            engine = waiting.pop()
+            if engine.alive:
+                return engine
+            self.dropped.append(engine)
+        return None
+
+    def put(self, key: tuple[object, ...], engine: EngineClient) -> None:
+        self.idle.setdefault(key, []).append(engine)
+
+    async def aclose(self) -> None:
+        """Stop every engine on the shelf (shielded; again is a no-op)."""
+        engines = [engine for waiting in self.idle.values() for engine in waiting]
+        engines += self.dropped
+        self.idle.clear()
+        self.dropped.clear()
         with trio.CancelScope(shield=True):
-            with trio.move_on_after(STOP_GRACE):
-                await engine.child.lines.send_line("quit")
-            await engine.stop(grace=STOP_GRACE)
+            async with trio.open_nursery() as nursery:
+                for engine in engines:
+                    nursery.start_soon(stop_engine, engine)
 
 
 # -- a person -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ implementation lazily so that ``hub games`` stays fast however many games are in
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
@@ -18,6 +19,7 @@ import attrs
 
 if TYPE_CHECKING:
     import argparse
+    from contextlib import AbstractAsyncContextManager
 
     from hub.core.bus import EventBus
     from hub.core.events import GameRecord
@@ -76,6 +78,20 @@ class MatchKit(Protocol):
         """Play one game through the core match loop, publishing to ``events``; every
         process it starts is reaped before it returns (or is cancelled)."""
         ...
+
+
+def kit_session(kit: MatchKit) -> AbstractAsyncContextManager[object]:
+    """The kit's optional ``session()``, else a context that does nothing.
+
+    A kit may offer ``session()``, an async context manager inside which its ``play`` may keep
+    what it started (chess: its engines, given ``ucinewgame`` between games, as fastchess and
+    cutechess do) from one game to the next; leaving the session reaps all of it. One slot of
+    ``hub match`` (a worker process, or the in-process runner) plays all its games inside one
+    session; a ``play`` outside any session reaps everything before it returns."""
+    session: Callable[[], AbstractAsyncContextManager[object]] | None = getattr(
+        kit, "session", None
+    )
+    return session() if session is not None else contextlib.nullcontext()
 
 
 def draw_distinct(draw: Callable[[], T], count: int, tries: int = DRAW_TRIES) -> list[T]:

@@ -156,7 +156,6 @@ def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     lines.append(f"  {turn} to move" + (f", {state}" if state else ""))
     return lines
 
-
     return lines
 
 

@@ -35,7 +35,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord, record_from_json
 from hub.core.lines import LineError
-from hub.core.plugin import GameSpec, MatchKit
+from hub.core.plugin import GameSpec, MatchKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.tournament.schedule import Schedule, Scheduled
@@ -105,7 +105,8 @@ class InProcess:
 
     @asynccontextmanager
     async def open_slot(self, index: int) -> AsyncIterator[Slot]:
-        yield _KitSlot(self.kit, self.events)
+        async with kit_session(self.kit):
+            yield _KitSlot(self.kit, self.events)
 
 
 @attrs.define(eq=False)

@@ -28,7 +28,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import to_json
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import GameSpec, MatchKit, discover, lazy_object
+from hub.core.plugin import GameSpec, MatchKit, discover, kit_session, lazy_object
 from hub.core.running import run_program
 
 MAX_LINE = 64 * 1024 * 1024
@@ -111,9 +111,10 @@ async def _play_until_eof(
 
 
 async def serve(kit: MatchKit, lines: LineStream) -> None:
-    """Answer requests until end of input or SIGTERM."""
+    """Answer requests until end of input or SIGTERM, all in one session of the kit
+    (`hub.core.plugin.kit_session`: a chess engine serves every game of this worker)."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async with trio.open_nursery() as nursery:
+        async with kit_session(kit), trio.open_nursery() as nursery:
 
             async def until_terminated() -> None:
                 async for _ in signals:

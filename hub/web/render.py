@@ -168,5 +168,3 @@ def chess_status(
     if board.is_check():
         return [f"{COLOURS[0 if board.turn == chess.WHITE else 1]} is in check."]
     return []
-
-

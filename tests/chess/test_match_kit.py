@@ -355,3 +355,51 @@ async def test_a_cancelled_game_reaps_its_engines_and_is_aborted(tmp_path: Path)
             await logged(log, "go ")  # the first engine is thinking
             nursery.cancel_scope.cancel()
     assert ended[0].termination is Termination.ABORTED
+
+
+# -- engines kept between the games of a session (hub match's slots) ---------------------------
+
+
+async def test_a_session_keeps_its_engines_between_games(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    engine = f"{FAKE} --log {shlex.quote(str(log))}"
+    with trio.fail_after(TIMEOUT * 2):
+        async with kit.session() as shelf:
+            for number in range(3):
+                opening = builtin_openings()[number]
+                cap = str(len(opening["moves"]) + 4)
+                spec = GameSpec(
+                    f"game-{number}",
+                    settings("--tc", "5+0", "--max-plies", cap),
+                    (engine, engine),
+                    opening,
+                )
+                record = await kit.play(spec, EventBus())
+                assert record.fault is None and len(record.moves) == 4
+                assert all(player.identity for player in record.players)
+            assert sum(len(engines) for engines in shelf.idle.values()) == 2
+        commands = log.read_text().splitlines()
+    # two engines started once each, told ucinewgame at each of the three games, then quit
+    assert commands.count("uci") == 2
+    assert commands.count("ucinewgame") == 6
+    assert commands.count("quit") == 2
+    assert not shelf.idle
+
+
+async def test_an_engine_still_searching_is_not_kept(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    slow = f"{FAKE} --delay 60 --log {shlex.quote(str(log))}"
+    spec = GameSpec("game-1", settings("--tc", "0.5+0"), ("ai:1", slow), None)
+    with trio.fail_after(TIMEOUT * 2):
+        async with kit.session() as shelf:
+            record = await kit.play(spec, EventBus())
+            assert record.termination is Termination.TIMEOUT and record.fault is not None
+            assert not shelf.idle  # stopped (killed: it sleeps) at the end of its game
+
+
+async def test_a_game_outside_a_session_stops_its_engines(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    engine = f"{FAKE} --log {shlex.quote(str(log))}"
+    record = await play([engine, engine], "--tc", "5+0", "--max-plies", "4")
+    assert record.fault is None
+    assert log.read_text().splitlines().count("quit") == 2

@@ -26,13 +26,17 @@ cannot claim a draw, so the arbiter does, as cutechess and fastchess do); a game
 each (half points, like the console's score). The console itself plays on through
 repetitions, as its spec says; a match must end.
 
-Each game starts its engines afresh (in parallel, before the clocks start), and stops and
-reaps them before `ChessKit.play` returns, even when it is cancelled.
+Each game starts its engines (in parallel, before the clocks start), and stops and reaps them
+before `ChessKit.play` returns, even when it is cancelled; inside a `ChessKit.session` (each
+slot of ``hub match`` opens one) an engine that ended its game alive and idle is kept for the
+slot's next game instead (``ucinewgame`` and ``isready`` start every game), and the session
+stops them all when it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import random
 import shlex
@@ -47,7 +51,7 @@ import trio
 
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
-from hub.chess.seats import START_TIMEOUT, LevelSeat, PersonSeat, UciSeat
+from hub.chess.seats import START_TIMEOUT, EngineShelf, LevelSeat, PersonSeat, UciSeat
 from hub.chess.uci import HandshakeReader
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
@@ -75,6 +79,10 @@ HUB_ENGINE = "hub-engine"
 PROBE_TIMEOUT = START_TIMEOUT
 GAMES_DIR = "/usr/games"
 """Where Debian installs engines (``stockfish``), often not on a program's PATH."""
+SHELF: contextvars.ContextVar[EngineShelf | None] = contextvars.ContextVar(
+    "hub_chess_engine_shelf", default=None
+)
+"""The engines kept between games in the current `ChessKit.session` (None: outside one)."""
 
 
 # -- the rules of a match game ---------------------------------------------------------------
@@ -384,6 +392,19 @@ class ChessKit:
         source = ChessSettings.from_json(settings).openings
         return pick_openings(load_openings(source), count, seed)
 
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[EngineShelf]:
+        """Games played inside keep their engines from one game to the next (an
+        `EngineShelf`, given ``ucinewgame`` between games); leaving stops them all.
+        (`hub.core.plugin.kit_session`: each slot of ``hub match`` opens one.)"""
+        shelf = EngineShelf()
+        token = SHELF.set(shelf)
+        try:
+            yield shelf
+        finally:
+            SHELF.reset(token)
+            await shelf.aclose()
+
     def seat(
         self, player: PlayerSpec, index: int, spec: GameSpec, keyboard: Keyboard
     ) -> Seat[ChessState, str]:
@@ -396,7 +417,9 @@ class ChessKit:
                 return NoTerminal(player.player)
             return PersonSeat(keyboard.read_line, _terminal_output, player=player.player)
         argv = resolve_command(player.command) or list(player.command)
-        return UciSeat(argv=tuple(argv), options=player.options, player=player.player)
+        return UciSeat(
+            argv=tuple(argv), options=player.options, player=player.player, shelf=SHELF.get()
+        )
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         """One game of ``spec`` through `Match`; the recorded settings add its opening."""
