@@ -340,3 +340,36 @@ async def test_a_tcp_program_and_a_browser_play_each_other() -> None:
         assert bot is not None and bot.wait(timeout=30) == 0
     finally:
         stop(process)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("name", "argv"),
+    [
+        ("kalah-pie", ["kalah", "web", "ai:3", "--pie", "yes"]),
+        ("clubs", ["clubs", "web", "ai", "random", str(ROOT / "players" / "json_bot.py")]),
+    ],
+)
+async def test_a_person_plays_each_seed_game_in_the_browser(name: str, argv: list[str]) -> None:
+    """The same driver for every game: click [data-move].legal until #result says who won."""
+    process = subprocess.Popen(
+        [program("hub"), "play", *argv, "--web", "0", "--seed", "3", "--no-record"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL"
+        url = line.rsplit(" at ", 1)[1].strip()
+        (result,) = await run_in_browser(lambda page: drive_from(page, url, name))
+        assert "wins" in result or "draw" in result or "win" in result, result
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
+
+
+def drive_from(page: Any, url: str, name: str) -> list[str]:
+    page.goto(url)
+    return drive([page], shots=f"{name}-web")
