@@ -1,9 +1,10 @@
 """Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
 each position from the game's state view (docs/architecture.md, "State views").
 
-Nothing here imports a game: chess is drawn from the FEN with python-chess, Kalah and clubs
-from their documented views; a view of any other shape (another game, or a view that breaks
-its game's contract) is printed as compact JSON.
+Nothing here imports a game: a declared game (chess, ...) is drawn by its declaration's text
+picture (`hub.core.plugin.pictures`), Kalah and clubs from their documented views; a view of
+any other shape (another game, or a view that breaks its game's contract) is printed as
+compact JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 from hub.core.events import GameRecord, RecordedMove
 from hub.core.values import JSON, PlayerInfo
 
-COLOURS = ("White", "Black")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """Clubs names its seats A, B, C, D (docs/clubs.md)."""
 SETTING_WIDTH = 40
@@ -46,9 +46,13 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """White/Black in chess (seat 0 plays white), ``player A`` in clubs, ``seat N`` otherwise."""
-    if game == "chess" and seat < 2:
-        return COLOURS[seat]
+    """A declared game's seat name (White/Black in chess), ``player A`` in clubs, ``seat N``
+    otherwise."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is not None and 0 <= seat < len(declared.seat_names):
+        return declared.seat_names[seat]
     if game == "clubs" and 0 <= seat < len(LETTERS):
         return f"player {LETTERS[seat]}"
     return f"seat {seat}"
@@ -140,20 +144,6 @@ def move_line(record: GameRecord, ply: int, move: RecordedMove) -> str:
 # -- positions -------------------------------------------------------------------------------
 
 
-def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
-    """The board from the FEN, black at the top, with ranks and files."""
-    import chess
-
-    board = chess.Board(view["fen"])
-    rows = str(board).splitlines()
-    lines = [f"{8 - rank} {row}" for rank, row in enumerate(rows)]
-    lines.append("  a b c d e f g h")
-    turn = COLOURS[0] if board.turn == chess.WHITE else COLOURS[1]
-    state = "checkmate" if board.is_checkmate() else "check" if view.get("check") else ""
-    lines.append(f"  {turn} to move" + (f", {state}" if state else ""))
-    return lines
-
-
 def kalah_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     """Seat 1's holes right to left on top with its store on the left, seat 0's below left
     to right with its store on the right (the board as it is sown, counter-clockwise)."""
@@ -202,7 +192,7 @@ def clubs_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
 
 
 Renderer = Callable[[JSON, Sequence[PlayerInfo]], list[str]]
-RENDERERS: dict[str, Renderer] = {"chess": chess_lines, "kalah": kalah_lines, "clubs": clubs_lines}
+RENDERERS: dict[str, Renderer] = {"kalah": kalah_lines, "clubs": clubs_lines}
 
 
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:

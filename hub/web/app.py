@@ -140,7 +140,7 @@ def create_app(index: GameIndex, records: RecordsReader | None = None) -> Starle
         data = index.console()
         game = data["game"]
         body = _game_body(game, console=True, score=data["score"])
-        return _page("Chess console", "console", body)
+        return _page("Console", "console", body)
 
     async def api_games(request: Request) -> Response:
         return _json(await lobby_json())

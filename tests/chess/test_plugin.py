@@ -1,4 +1,5 @@
-"""The chess plug-in as the ``hub`` command sees it: listed, playable, a tool, a demo."""
+"""The chess plug-in as the ``hub`` command sees it: listed, playable, a tool, a demo, and
+(from its declaration, issue 17) served to JSON bots."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ def test_the_plugin_offers_play_demo_and_hub_engine() -> None:
     plugin = discover()["chess"]
     assert plugin.play is not None and plugin.demo is not None
     assert set(plugin.tools) == {"engine"}
-    assert plugin.serve is None
+    assert plugin.serve is not None  # the declared game's JSON bot lobby (issue 17)
+    assert plugin.game is not None and plugin.game.name == "chess"
 
 
 def test_hub_games_lists_chess() -> None:
     result = run_program(["games"], b"")
     line = next(line for line in result.stdout.decode().splitlines() if line.startswith("chess "))
-    assert line.endswith("[play, match, demo, hub engine]")
+    assert line.endswith("[play, serve, match, demo, hub engine]")
 
 
 def test_demo_shows_a_session_and_the_engine() -> None:

@@ -8,9 +8,9 @@ import chess
 import pytest
 
 from hub.core.values import PlayerInfo
+from hub.chess.pictures import status_lines as chess_status
 from hub.web.render import (
     Position,
-    chess_status,
     clock_text,
     points_text,
     render_position,
