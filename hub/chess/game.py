@@ -18,9 +18,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from hub.core.game import BadMove, Game, Option, SettingsError
+from hub.core.game import BadMove, Exporter, Game, Option, SettingsError
 from hub.core.referee import Outcome
 from hub.core.values import JSON
 
@@ -53,7 +53,7 @@ class ChessGame(Game["ChessState", str]):
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
     ai_levels = range(1, 5)
-    exports = {"pgn": pgn_export}
+    exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)

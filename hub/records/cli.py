@@ -69,7 +69,9 @@ def _seconds(text: str) -> float:
 
 def _game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", metavar="G", help="only the games of G, as hub games names them (default: every game)"
+        "--game",
+        metavar="G",
+        help="only the games of G, as hub games names them (default: every game)",
     )
 
 

@@ -7,8 +7,8 @@ import re
 import chess
 import pytest
 
-from hub.core.values import PlayerInfo
 from hub.chess.pictures import status_lines as chess_status
+from hub.core.values import PlayerInfo
 from hub.web.render import (
     Position,
     clock_text,
