@@ -107,12 +107,12 @@ class ChessGame(Game["ChessState", str]):
     def text(self, view: JSON) -> str:
         from hub.chess.pictures import text_lines
 
-        return "\n".join(text_lines(view))  # type: ignore[arg-type]
+        return "\n".join(text_lines(view))
 
     def html(self, view: JSON) -> str:
         from hub.chess.pictures import board_svg
 
-        return board_svg(view)  # type: ignore[arg-type]
+        return board_svg(view)
 
     def status(
         self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None

@@ -51,7 +51,7 @@ def status_lines(
     ``White is in check.``, ``Checkmate! Black wins!``, ``Stalemate!``, and after a
     resignation ``White wins!``. Derived from the FEN alone, except the resignation."""
     try:
-        board = chess.Board(view["fen"])  # type: ignore[index]
+        board = chess.Board(view["fen"])
     except (KeyError, TypeError, ValueError):
         return []
     if not any(board.generate_legal_moves()):
