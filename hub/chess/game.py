@@ -7,10 +7,11 @@ UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pict
 `hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
 
 ``hub play chess`` stays the console (shared/specs/chess-console.md) and ``hub match chess``
-its own kit (UCI engines); this declaration gives chess the generic rest: ``hub serve
-chess`` (the JSON bot lobby, docs/bots.md), JSON bots in ``hub match chess`` (``json:BOT``),
-``hub games show`` and the web board. The module imports python-chess only when a game is
-built, so that listing the installed games stays cheap.
+its own kit (UCI engines, and JSON bots as ``json:BOT`` through this declaration); the
+plug-in leaves ``hub serve chess`` out (docs/decisions.md). The declaration gives the
+generic layers chess: ``hub games show``, the web board, the console page's score and PGN.
+The module imports python-chess only when a game is built, so that listing the installed
+games stays cheap.
 """
 
 from __future__ import annotations

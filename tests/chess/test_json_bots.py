@@ -1,21 +1,17 @@
 """Chess for JSON bots (issue 17): the example bot plays whole games of chess in ``hub match
-chess`` over pipes (``json:BOT``) and against ``hub serve chess`` over TCP, and the records
-are shown and exported as PGN through the chess package."""
+chess`` over pipes (``json:BOT``), and the records are shown and exported as PGN through the
+chess package."""
 
 from __future__ import annotations
 
 import json
-import signal
-import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import program
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_BOT = str(ROOT / "players" / "json_bot.py")
-SH_BOT = str(ROOT / "players" / "json_bot.sh")
 TIMEOUT = 120
 
 
@@ -64,68 +60,3 @@ def test_a_json_spec_that_names_no_program_is_a_usage_error(records_database: Pa
     assert "json:./no-such-bot" in done.stderr and "not a program" in done.stderr
     empty = hub("match", "chess", "json:", "ai:1")
     assert empty.returncode == 2 and "no program after json:" in empty.stderr
-
-
-def test_the_json_bots_play_hub_serve_chess_over_tcp(records_database: Path) -> None:
-    server = subprocess.Popen([program("hub"), "serve", "chess"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert server.stderr is not None
-        port = server.stderr.readline().strip()
-        address = f"127.0.0.1:{port}"
-        versus_ai = subprocess.run(
-            [sys.executable, PY_BOT, "--connect", address, "--opponent", "ai:2", "--games", "2"],
-            timeout=TIMEOUT,
-            check=False,
-        )
-        assert versus_ai.returncode == 0
-        pair = [
-            subprocess.Popen([sys.executable, PY_BOT, "--connect", address, "--name", "first"]),
-            subprocess.Popen([SH_BOT, "127.0.0.1", port]),
-        ]
-        assert [process.wait(timeout=TIMEOUT) for process in pair] == [0, 0]
-    finally:
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=30) == 130
-    games = records()
-    print("DEBUG", [(r["termination"], len(r["moves"])) for r in games])
-    # the second game on one connection follows its hello after the end (no second welcome)
-    assert [record["termination"] for record in games] == ["normal"] * 3
-    assert all(len(record["moves"]) > 8 for record in games)  # type: ignore[arg-type]
-    names = sorted(sorted(p["name"] for p in record["players"]) for record in games)  # type: ignore[union-attr]
-    assert names == [["ai:2", "json_bot.py"], ["ai:2", "json_bot.py"], ["first", "json_bot.sh"]]
-
-
-def test_one_connection_plays_two_games_with_one_welcome(records_database: Path) -> None:
-    """docs/bots.md: the welcome comes once a connection; after ``end`` the bot's hello
-    starts its next game (a second welcome would be answered by a second hello, read as the
-    bot's first move)."""
-    server = subprocess.Popen(
-        [program("hub"), "serve", "chess", "--no-record"], stderr=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline().strip())
-        with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
-            stream = sock.makefile("rw", encoding="utf-8", newline="\n")
-
-            def send(value: dict[str, object]) -> None:
-                stream.write(json.dumps(value) + "\n")
-                stream.flush()
-
-            kinds = []
-            hello = {"type": "hello", "name": "strict", "opponent": "ai:2"}
-            for _ in range(2):
-                send(hello)
-                while True:
-                    message = json.loads(stream.readline())
-                    kinds.append(message["type"])
-                    if message["type"] == "turn":
-                        send({"move": sorted(message["legal"])[0]})
-                    elif message["type"] == "end":
-                        assert message["termination"] == "normal", message
-                        break
-            assert kinds[0] == "welcome" and kinds.count("welcome") == 1
-            assert kinds.count("start") == 2
-    finally:
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=30) == 130

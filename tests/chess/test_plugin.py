@@ -1,5 +1,4 @@
-"""The chess plug-in as the ``hub`` command sees it: listed, playable, a tool, a demo, and
-(from its declaration, issue 17) served to JSON bots."""
+"""The chess plug-in as the ``hub`` command sees it: listed, playable, a tool, a demo."""
 
 from __future__ import annotations
 
@@ -14,14 +13,13 @@ def test_the_plugin_offers_play_demo_and_hub_engine() -> None:
     plugin = discover()["chess"]
     assert plugin.play is not None and plugin.demo is not None
     assert set(plugin.tools) == {"engine"}
-    assert plugin.serve is not None  # the declared game's JSON bot lobby (issue 17)
-    assert plugin.game is not None and plugin.game.name == "chess"
+    assert plugin.serve is None
 
 
 def test_hub_games_lists_chess() -> None:
     result = run_program(["games"], b"")
     line = next(line for line in result.stdout.decode().splitlines() if line.startswith("chess "))
-    assert line.endswith("[play, serve, match, demo, hub engine]")
+    assert line.endswith("[play, match, demo, hub engine]")
 
 
 def test_demo_shows_a_session_and_the_engine() -> None:
