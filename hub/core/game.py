@@ -31,7 +31,7 @@ from __future__ import annotations
 import html as _html
 import json
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
@@ -40,6 +40,7 @@ from hub.core.referee import Outcome
 from hub.core.values import JSON
 
 if TYPE_CHECKING:
+    from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
 
 S = TypeVar("S")
@@ -47,6 +48,10 @@ M = TypeVar("M")
 
 Value = bool | int | float | str
 """What a setting may hold."""
+
+Exporter = Callable[["GameRecord", "str | None", "int | None"], str]
+"""One record in a format of the game's own (`Game.exports`): ``exporter(record, match_id,
+index)`` (``index`` counts the match's games from 0); the text ends with a newline."""
 
 
 class SettingsError(ValueError):
@@ -159,6 +164,9 @@ class Game(Generic[S, M]):
     hidden_information: ClassVar[bool] = False
     """True for a game whose spectator view hides something while the game goes on (a
     hand): its record keeps `record_view`s instead, made once the game is over."""
+    exports: ClassVar[Mapping[str, Exporter]] = {}
+    """Formats of the game's own for its records (``{"pgn": ...}``), beyond the JSON lines
+    every game has: ``hub games export --format NAME`` writes them."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         self.settings: dict[str, Any] = validate_settings(self.options, settings or {})
@@ -240,8 +248,9 @@ class Game(Generic[S, M]):
         return view
 
     def record_label(self, seat: int) -> str:
-        """How ``hub games show`` names a seat (``player A``); default ``seat N``, from 0."""
-        return f"seat {seat}"
+        """How ``hub games show`` names a seat: its `seat_names` entry (``White``), else
+        ``seat N`` counted from 0; clubs says ``player A``."""
+        return self.seat_names[seat] if seat < len(self.seat_names) else f"seat {seat}"
 
     def picture_text(self, view: JSON, names: Sequence[str]) -> str:
         """`text`, for a caller that knows the players' names (a record): a game may show
@@ -251,6 +260,20 @@ class Game(Generic[S, M]):
     def picture_html(self, view: JSON, names: Sequence[str]) -> str:
         """`html`, for a caller that knows the players' names (a page). Default: `html`."""
         return self.html(view)
+
+    def status(
+        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
+    ) -> list[str]:
+        """Lines the web board shows under a view (``Checkmate! Black wins!``); at a game's
+        last ply ``termination`` and ``winners`` say how it ended. Default: none."""
+        return []
+
+    def session_score(self, settings: Mapping[str, Any]) -> list[float] | None:
+        """For a game played in a session with a running score (the chess console's), the
+        score before this game, by seat, from the game's recorded ``settings`` (``[]``: the
+        score goes on from the session's previous game); the web view's ``/console`` page
+        follows the latest such game. None (the default): a game of no such session."""
+        return None
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):

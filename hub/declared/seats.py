@@ -131,10 +131,12 @@ def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> Threa
     return ThreadSeat(think, player, threaded=threaded)
 
 
-async def handshake(lines: LineStream, game: str) -> Hello:
-    """Send the welcome and read the hello within `HELLO_SECONDS`; raises `BadHello`
-    (or `LineError` if the peer goes away)."""
-    await lines.send_line(welcome_line(game))
+async def handshake(lines: LineStream, game: str, *, welcome: bool = True) -> Hello:
+    """Send the welcome (unless ``welcome`` is false: a TCP client's next game, whose hello
+    follows an ``end`` unasked) and read the hello within `HELLO_SECONDS`; raises
+    `BadHello` (or `LineError` if the peer goes away)."""
+    if welcome:
+        await lines.send_line(welcome_line(game))
     with trio.move_on_after(HELLO_SECONDS):
         return parse_hello(await lines.receive_line(MAX_LINE))
     raise BadHello(f"no hello within {HELLO_SECONDS:g} s")

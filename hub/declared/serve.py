@@ -131,9 +131,11 @@ class Lobby:
 
     async def handle(self, connection: Connection) -> None:
         lines = connection.lines
+        welcome = True  # once a connection (docs/bots.md): later hellos follow an end
         while True:
             try:
-                hello = await handshake(lines, self.game.name)
+                hello = await handshake(lines, self.game.name, welcome=welcome)
+                welcome = False
             except BadHello as exc:
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return

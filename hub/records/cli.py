@@ -15,20 +15,40 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from hub.core.output import Output, write_all
 from hub.core.referee import Termination
 from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
-from hub.records.export import jsonl_line, pgn_text
+from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
 from hub.records.rating import player_stats
 from hub.records.render import header_lines, replay_lines, table, when
 from hub.records.store import GameSummary, RecordStore, StoredGame
 
+if TYPE_CHECKING:
+    from hub.core.game import Exporter
+
 PROG = "hub games"
 HISTORY_LIMIT = 20
-FORMATS = ("jsonl", "pgn")
+JSONL = "jsonl"
+
+
+def export_formats() -> dict[str, dict[str, Exporter]]:
+    """The formats of the installed games' own (`hub.core.game.Game.exports`, e.g. PGN for
+    chess), each with the games that offer it and their exporters."""
+    from hub.core.plugin import discover
+
+    formats: dict[str, dict[str, Exporter]] = {}
+    for plugin in discover().values():
+        if plugin.game is not None:
+            for name, exporter in plugin.game.exports.items():
+                formats.setdefault(name, {})[plugin.game.name] = exporter
+    return formats
+
+
+def _games_text(games: Iterable[str]) -> str:
+    return "the " + " and ".join(games) + " games"
 
 
 def _count(text: str) -> int:
@@ -49,7 +69,9 @@ def _seconds(text: str) -> float:
 
 def _game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", metavar="G", help="only the games of G, e.g. chess (default: every game)"
+        "--game",
+        metavar="G",
+        help="only the games of G, as hub games names them (default: every game)",
     )
 
 
@@ -97,19 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="wait this long after each move, to watch it (default: 0, all at once)",
     )
     add_db_option(show)
+    formats = export_formats()
     export = commands.add_parser(
         "export",
-        help="write games as JSON lines or PGN",
+        help="write games as JSON lines" + "".join(f" or {name.upper()}" for name in formats),
         description="Write recorded games, oldest first: JSON lines (one record per line, "
-        "every game) or PGN (the chess games).",
+        "every game)"
+        + "".join(f" or {name.upper()} ({_games_text(games)})" for name, games in formats.items())
+        + ".",
     )
     _game_option(export)
     _player_option(export)
     export.add_argument(
         "--format",
-        choices=FORMATS,
-        default="jsonl",
-        help="jsonl: every game, one JSON record a line; pgn: the chess games (default: jsonl)",
+        choices=(JSONL, *formats),
+        default=JSONL,
+        help=f"{JSONL}: every game, one JSON record a line"
+        + "".join(f"; {name}: {_games_text(games)}" for name, games in formats.items())
+        + f" (default: {JSONL})",
     )
     export.add_argument(
         "-o",
@@ -255,19 +282,27 @@ def show(store: RecordStore, options: argparse.Namespace, out: Output, err: Outp
 
 
 def export(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
-    pgn = options.format == "pgn"
-    if pgn and options.game not in (None, "chess"):
-        err.line(f"{PROG} export: PGN is for chess games; use --format jsonl for {options.game}")
-        return 2
-    game = "chess" if pgn else options.game
-    games = store.records(game=game, player=options.player)
+    exporters: dict[str, Exporter] | None = None
+    games: Iterable[StoredGame]
+    if options.format == JSONL:
+        games = store.records(game=options.game, player=options.player)
+    else:
+        exporters = export_formats().get(options.format, {})
+        if options.game is not None and options.game not in exporters:
+            offered = " and ".join(exporters)
+            err.line(
+                f"{PROG} export: {options.format.upper()} is for {offered} games; "
+                f"use --format {JSONL} for {options.game}"
+            )
+            return 2
+        games = _records_of(store, list(exporters), options.player)
     if options.output is None:
-        _write_games(games, pgn, _FdWriter(1))
+        _write_games(games, exporters, _FdWriter(1))
         return 0
     target = pathlib.Path(options.output)
     try:
         with target.open("w", encoding="utf-8") as handle:
-            count = _write_games(games, pgn, handle)
+            count = _write_games(games, exporters, handle)
     except OSError as exc:
         err.line(f"{PROG} export: cannot write {target}: {exc.strerror or exc}")
         return 1
@@ -288,11 +323,26 @@ class _FdWriter:
         return len(text)
 
 
-def _write_games(games: Iterable[StoredGame], pgn: bool, sink: TextIO | _FdWriter) -> int:
+def _records_of(
+    store: RecordStore, games: Sequence[str], player: str | None
+) -> Iterable[StoredGame]:
+    """The records of ``games`` (one game: the store's filter; several: every record's)."""
+    if len(games) == 1:
+        return store.records(game=games[0], player=player)
+    return (stored for stored in store.records(player=player) if stored.record.game in games)
+
+
+def _write_games(
+    games: Iterable[StoredGame],
+    exporters: dict[str, Exporter] | None,
+    sink: TextIO | _FdWriter,
+) -> int:
+    """Write ``games`` as JSON lines (``exporters`` None) or with their game's exporter."""
     count = 0
     for stored in games:
-        if pgn:
-            sink.write(pgn_text(stored.record, match_id=stored.match_id, index=stored.index))
+        if exporters is not None:
+            exporter = exporters[stored.record.game]
+            sink.write(exporter(stored.record, stored.match_id, stored.index))
         else:
             sink.write(jsonl_line(stored.record) + "\n")
         count += 1

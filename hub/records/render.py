@@ -1,10 +1,10 @@
 """Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
 each position from the game's state view (docs/architecture.md, "State views").
 
-Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: Kalah, clubs,
-Connect Four) draws its own views (`Game.picture_text`, with the players' short names);
-chess is drawn from the FEN with python-chess; a view of any other shape (another game, or a
-view that breaks its game's contract) is printed as compact JSON.
+Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: chess, Kalah,
+clubs, Connect Four) draws its own views (`Game.picture_text`, with the players' short
+names); a view of any other shape (another game, or a view that breaks its game's contract)
+is printed as compact JSON.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any
 from hub.core.events import GameRecord, RecordedMove
 from hub.core.values import JSON, PlayerInfo
 
-COLOURS = ("White", "Black")
 SETTING_WIDTH = 40
 """A setting whose JSON is longer than this is summarised (a clubs game's decks)."""
 
@@ -45,10 +44,8 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """White/Black in chess (seat 0 plays white), a declared game's own label (clubs:
-    ``player A``: `hub.core.game.Game.record_label`), ``seat N`` otherwise."""
-    if game == "chess" and seat < 2:
-        return COLOURS[seat]
+    """A declared game's own label (`hub.core.game.Game.record_label`: White/Black in
+    chess, ``player A`` in clubs), ``seat N`` otherwise."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
@@ -143,24 +140,9 @@ def move_line(record: GameRecord, ply: int, move: RecordedMove) -> str:
 # -- positions -------------------------------------------------------------------------------
 
 
-def chess_lines(view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
-    """The board from the FEN, black at the top, with ranks and files."""
-    import chess
-
-    board = chess.Board(view["fen"])
-    rows = str(board).splitlines()
-    lines = [f"{8 - rank} {row}" for rank, row in enumerate(rows)]
-    lines.append("  a b c d e f g h")
-    turn = COLOURS[0] if board.turn == chess.WHITE else COLOURS[1]
-    state = "checkmate" if board.is_checkmate() else "check" if view.get("check") else ""
-    lines.append(f"  {turn} to move" + (f", {state}" if state else ""))
-    return lines
-
-    return lines
-
-
 Renderer = Callable[[JSON, Sequence[PlayerInfo]], list[str]]
-RENDERERS: dict[str, Renderer] = {"chess": chess_lines}
+RENDERERS: dict[str, Renderer] = {}
+"""Drawings for games without a declaration (none here: every game of hub has one)."""
 
 
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:

@@ -180,7 +180,7 @@ def create_app(
         data = index.console()
         game = data["game"]
         body = _game_body(game, console=True, score=data["score"])
-        return _page("Chess console", "console", body)
+        return _page("Console", "console", body)
 
     async def api_games(request: Request) -> Response:
         return _json(await lobby_json())

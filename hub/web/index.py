@@ -33,6 +33,8 @@ from hub.web.views import Game, LiveGame, detail, move_json, summary
 
 LOBBY = "lobby"
 CONSOLE = "console"
+CONSOLE_SEATS = ("white", "black")
+"""The console page's score keys until a game of a session names its seats."""
 BUS_BUFFER = 4096
 """Events the index may fall behind the bus before it is dropped (and resubscribes)."""
 VIEWER_BUFFER = 32
@@ -148,8 +150,10 @@ class GameIndex:
         self.drops = 0
         """How many times the index fell behind the bus and resubscribed."""
         self.console_id: str | None = None
-        """The chess console's current (or last) game."""
-        self.console_score: list[float] = [0.0, 0.0]
+        """The console's current (or last) game: the latest game of a session with a
+        running score (`hub.core.game.Game.session_score`: the chess console's games)."""
+        self.console_score: list[float] = [0.0] * len(CONSOLE_SEATS)
+        self.console_seats: tuple[str, ...] = CONSOLE_SEATS
         self.changed: Callable[[Event], None] | None = None
         """Called after each event is applied (tests wait on it)."""
 
@@ -186,11 +190,12 @@ class GameIndex:
     def _started(self, event: GameStarted) -> None:
         game = LiveGame.started(event)
         self._remember(game)
-        if is_console(game.game, game.settings):
+        session = session_of(game.game, game.settings)
+        if session is not None:
             self.console_id = game.game_id
-            score = game.settings.get("score")
-            if isinstance(score, dict):
-                self.console_score = [float(score.get("white", 0)), float(score.get("black", 0))]
+            seats, score = session
+            if score:  # else the score goes on
+                self.console_seats, self.console_score = seats, score
         self._publish(LOBBY, lambda: {"type": "game", "game": summary(game)})
         self._publish(
             game_topic(game.game_id), lambda: self.snapshot_json(game_topic(game.game_id))
@@ -222,7 +227,7 @@ class GameIndex:
             self.finished.popitem(last=False)
         if event.game_id == self.console_id and record.termination is not Termination.ABORTED:
             for seat in record.winners:
-                if seat < 2:
+                if seat < len(self.console_score):
                     self.console_score[seat] += 1 / len(record.winners)
         self._publish(LOBBY, lambda: {"type": "game", "game": summary(record)})
         self._publish(
@@ -315,14 +320,26 @@ class GameIndex:
 
     def console(self) -> dict[str, JSON]:
         game = None if self.console_id is None else self.game(self.console_id)
-        white, black = self.console_score
+        score = zip(self.console_seats, self.console_score, strict=False)
         return {
             "type": "console",
             "game": None if game is None else detail(game),
-            "score": {"white": points_text(white), "black": points_text(black)},
+            "score": {seat: points_text(points) for seat, points in score},
         }
 
 
-def is_console(game: str, settings: dict[str, JSON]) -> bool:
-    """A game of the chess console (``hub play chess``): chess with console rules."""
-    return game == "chess" and settings.get("rules", "console") == "console"
+def session_of(game: str, settings: dict[str, JSON]) -> tuple[tuple[str, ...], list[float]] | None:
+    """For a game of a session with a running score (its declaration's `session_score`: the
+    chess console's games), its seats' names in lower case and the score before it."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is None:
+        return None
+    try:
+        score = declared.session_score(settings)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if score is None:
+        return None
+    return tuple(declared.seat_name(seat).lower() for seat in range(len(score))), score

@@ -1,26 +1,22 @@
 """Pure renderers: a game's state view (docs/architecture.md, "State views") to HTML.
 
-Nothing here imports a game: a board is drawn from the JSON view alone, so the web view works
-for any game that publishes one of the documented shapes (and falls back to the view's JSON
-for a game it does not know). Every piece of text that came from outside (player names, move
-texts, card texts) is escaped; the chess board comes from python-chess's ``chess.svg``.
+Nothing here imports or names a game: a board is drawn from the JSON view alone, by the
+game's declaration (`hub.core.plugin.pictures`: its `picture_html`), and falls back to the
+view's JSON for a game without one.
+Every piece of text that came from outside (player names, move texts, card texts) is escaped.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from html import escape
 from typing import Any
 
 import attrs
-import chess
-import chess.svg
 
 from hub.core.values import JSON, PlayerInfo
-
-COLOURS = ("White", "Black")
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -54,10 +50,8 @@ class Position:
 
 
 def seat_label(game: str, seat: int, view: JSON = None) -> str:
-    """How a page names a seat: White/Black in chess, a declared game's `Game.seat_label`
-    (South/North in Kalah, after the pie swap too), else Seat N."""
-    if game == "chess" and seat < 2:
-        return COLOURS[seat]
+    """How a page names a seat: a declared game's `Game.seat_label` (White/Black in chess,
+    South/North in Kalah, after the pie swap too), else Seat N."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
@@ -74,7 +68,7 @@ def clock_text(seconds: float | None) -> str:
 
 
 def points_text(points: float) -> str:
-    """Scores as the chess console prints them: ``2``, ``1.5``, ``0.5``."""
+    """Scores as the console prints them: ``2``, ``1.5``, ``0.5``."""
     if float(points).is_integer():
         return str(int(points))
     return f"{points:g}"
@@ -119,6 +113,21 @@ def render_players(position: Position) -> str:
     return f'<ol class="players">{"".join(items)}</ol>'
 
 
+def status_lines(position: Position) -> list[str]:
+    """The lines a declared game shows under its board at ``position`` (`Game.status`)."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(position.game)
+    if declared is None:
+        return []
+    try:
+        return declared.status(
+            position.view, termination=position.termination, winners=position.winners
+        )
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return []  # a view that is not the game's shape
+
+
 def render_board(position: Position) -> str:
     """The game's board from its view; a game (or a view) we do not know shows its JSON."""
     view = position.view
@@ -130,41 +139,6 @@ def render_board(position: Position) -> str:
             names = [player.name for player in position.players]
             shown = view if position.reveal else declared.concealed(view)
             return declared.picture_html(shown, names)
-        if position.game == "chess":
-            return chess_board(view)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         pass  # a view that is not the documented shape: show it as it is
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
-
-
-# -- chess ----------------------------------------------------------------------------------
-
-
-def chess_board(view: Mapping[str, Any]) -> str:
-    """python-chess's SVG board, the last move and a king in check highlighted."""
-    board = chess.Board(view["fen"])
-    lastmove = chess.Move.from_uci(view["lastmove"]) if view.get("lastmove") else None
-    check = board.king(board.turn) if board.is_check() else None
-    return chess.svg.board(board, lastmove=lastmove, check=check, size=None)
-
-
-def chess_status(
-    view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
-) -> list[str]:
-    """The chess console's status line for a position (docs: shared/specs/chess-console.md):
-    ``White is in check.``, ``Checkmate! Black wins!``, ``Stalemate!``, and after a
-    resignation ``White wins!``. Derived from the FEN alone, except the resignation."""
-    try:
-        board = chess.Board(view["fen"])
-    except (KeyError, TypeError, ValueError):
-        return []
-    if not any(board.generate_legal_moves()):
-        if board.is_check():
-            winner = COLOURS[1 if board.turn == chess.WHITE else 0]
-            return [f"Checkmate! {winner} wins!"]
-        return ["Stalemate!"]
-    if termination == "resignation" and winners is not None and len(winners) == 1:
-        return [f"{COLOURS[winners[0]]} wins!"]
-    if board.is_check():
-        return [f"{COLOURS[0 if board.turn == chess.WHITE else 1]} is in check."]
-    return []

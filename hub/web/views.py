@@ -15,7 +15,7 @@ from hub.core.events import GameRecord, GameStarted, MoveMade
 from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
 from hub.records import GameSummary
-from hub.web.render import Position, chess_status, render_position, seat_label
+from hub.web.render import Position, render_position, seat_label, status_lines
 
 
 @attrs.define(eq=False)
@@ -212,10 +212,8 @@ def position(game: Game, ply: int) -> Position | None:
 
 
 def status(at: Position) -> list[str]:
-    """Status lines under the board (the chess console's check/checkmate/stalemate)."""
-    if at.game != "chess":
-        return []
-    return chess_status(at.view, termination=at.termination, winners=at.winners)
+    """Status lines under the board (the game's `Game.status`: chess's check, checkmate)."""
+    return status_lines(at)
 
 
 def ply_json(game: Game, ply: int) -> dict[str, JSON] | None:

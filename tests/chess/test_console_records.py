@@ -7,11 +7,11 @@ from pathlib import Path
 import chess
 import pytest
 
+from hub.chess.pgn import pgn_text
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.referee import Termination
 from hub.games.chess.console import ConsoleOptions, open_console, parse_options
-from hub.records.export import pgn_text
 from hub.records.recording import recording
 from hub.web.index import GameIndex
 from hub.web.views import LiveGame, detail, position

@@ -7,10 +7,10 @@ import re
 import chess
 import pytest
 
+from hub.chess.pictures import status_lines as chess_status
 from hub.core.values import PlayerInfo
 from hub.web.render import (
     Position,
-    chess_status,
     clock_text,
     points_text,
     render_position,

@@ -10,6 +10,11 @@ Players (one spec per seat; seat 0 plays white):
   interpreter, on PATH, then in /usr/games (where Debian puts Stockfish). UCI options follow
   a ``?``, separated by ``&``: ``stockfish?Skill Level=3&Threads=1``. `check_player`
   starts the engine once to see that it speaks UCI and has those options.
+* ``json:COMMAND``: a program speaking the JSON bot protocol (docs/bots.md) over pipes, as
+  every declared game's bots do (``json:./players/json_bot.py``; COMMAND is a seat spec of
+  `hub.declared.seats`: a path or a name on PATH with its arguments, a ``.py`` file that is
+  not executable runs under this Python). Its turns carry the chess view and the legal
+  moves in UCI (`hub.chess.game.ChessGame`).
 * ``human``: a person at this terminal (refused when standard input is not a terminal).
 
 Options: ``--tc`` (`hub.core.clock.TimeControl.parse`: ``10+0.1`` a game clock of 10 s plus
@@ -49,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
+from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
 from hub.chess.seats import START_TIMEOUT, EngineShelf, LevelSeat, PersonSeat, UciSeat
@@ -56,6 +62,7 @@ from hub.chess.uci import HandshakeReader
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
+from hub.core.game import SettingsError
 from hub.core.identity import ai_identity, person_identity
 from hub.core.match import BaseSeat, Fault, Match, Seat, SeatFailure, Start
 from hub.core.output import Output
@@ -65,6 +72,7 @@ from hub.core.referee import IllegalMove, Outcome, Termination
 from hub.core.stdin import LineInput, open_line_input
 from hub.core.text import parse_whole_number
 from hub.core.values import PlayerInfo
+from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, parse_seat
 from hub.games.chess.openings import BUILTIN, load_openings, opening_state, pick_openings
 
 if TYPE_CHECKING:
@@ -74,6 +82,8 @@ if TYPE_CHECKING:
 DEFAULT_TC = "10+0.1"
 DEFAULT_MAX_PLIES = 300
 RULES = "console"
+JSON_BOT = "json:"
+"""The prefix of a player speaking the JSON bot protocol (the rest is its command)."""
 HUB_ENGINE = "hub-engine"
 """Short for ``uci:hub engine``: hub's own UCI engine (its level-4 search)."""
 PROBE_TIMEOUT = START_TIMEOUT
@@ -160,7 +170,7 @@ def chess_forfeit(state: ChessState, fault: Fault) -> Outcome:
 
 @attrs.frozen
 class PlayerSpec:
-    """A parsed player spec: ``kind`` is ``ai``, ``engine`` or ``person``."""
+    """A parsed player spec: ``kind`` is ``ai``, ``engine``, ``bot`` or ``person``."""
 
     text: str
     kind: str
@@ -196,6 +206,11 @@ def parse_player(text: str) -> PlayerSpec:
         if level is None or not 1 <= level <= 4:
             raise ValueError(f"{text}: the built-in levels are ai:1 to ai:4")
         return PlayerSpec(spec, "ai", level=level)
+    if spec.startswith(JSON_BOT):
+        bot = spec.removeprefix(JSON_BOT).strip()
+        if not bot:
+            raise ValueError(f"{text!r}: no program after {JSON_BOT} (json:./players/json_bot.py)")
+        return PlayerSpec(spec, "bot", command=(bot,))
     command, _, query = spec.removeprefix("uci:").partition("?")
     if command.strip() == HUB_ENGINE:
         command = "hub engine"
@@ -266,6 +281,25 @@ def check_engine(spec: PlayerSpec) -> str | None:
         if name.lower() not in known:
             return f"{spec.text}: the engine has no option {name!r} (it has: {', '.join(offered)})"
     return None
+
+
+def bot_game(fen: str) -> ChessGame:
+    """The declaration a bot's messages come from: its ``settings`` name the start FEN."""
+    try:
+        return ChessGame({"fen": fen})
+    except SettingsError:  # an opening python-chess reads but does not call valid
+        return ChessGame()
+
+
+def bot_spec(player: PlayerSpec) -> SeatSpec:
+    """The program seat of a ``json:COMMAND`` player (recorded by its whole spec); raises
+    `SeatSpecError` when COMMAND names no program."""
+    seat = parse_seat(player.command[0], ChessGame)
+    if seat.kind != "program":
+        raise SeatSpecError(
+            f"{player.command[0]!r} is not a program speaking the JSON bot protocol"
+        )
+    return attrs.evolve(seat, text=player.text)
 
 
 # -- the kit -------------------------------------------------------------------------------
@@ -386,6 +420,11 @@ class ChessKit:
             return None
         if player.kind == "engine":
             return check_engine(player)
+        if player.kind == "bot":
+            try:
+                bot_spec(player)
+            except SeatSpecError as exc:
+                return f"{spec}: {exc}"
         return None
 
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
@@ -427,10 +466,17 @@ class ChessKit:
         rules = MatchRules(settings.max_plies)
         state = opening_state(spec.opening, rules.rules)
         players = [parse_player(text) for text in spec.players]
+        bots = SeatMaker(bot_game(state.start_fen))
         async with open_keyboard(any(p.kind == "person" for p in players)) as keyboard:
-            seats = [self.seat(player, i, spec, keyboard) for i, player in enumerate(players)]
-            engines = [seat for seat in seats if isinstance(seat, UciSeat)]
+            seats: list[Seat[ChessState, str]] = []
+            engines: list[UciSeat] = []
             try:
+                for i, player in enumerate(players):
+                    if player.kind == "bot":
+                        seats.append(await bots.program(bot_spec(player)))
+                    else:
+                        seats.append(self.seat(player, i, spec, keyboard))
+                engines = [seat for seat in seats if isinstance(seat, UciSeat)]
                 async with trio.open_nursery() as nursery:
                     for engine in engines:
                         nursery.start_soon(engine.launch)
@@ -450,6 +496,7 @@ class ChessKit:
                 with trio.CancelScope(shield=True):
                     for engine in engines:
                         await engine.aclose()
+                await bots.stop_children()
         return result.record
 
 

@@ -137,6 +137,10 @@ class KalahGame(Game[KalahState, Move]):
             return pictures.side_name(seat, view)
         return self.seat_name(seat)
 
+    def record_label(self, seat: int) -> str:
+        """Records say ``seat 0``/``seat 1``: a seat's side changes with the pie."""
+        return f"seat {seat}"
+
     def text(self, view: JSON) -> str:
         return "\n".join(pictures.text_lines(view, [self.seat_label(s, view) for s in (0, 1)]))
 

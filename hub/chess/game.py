@@ -1,0 +1,145 @@
+"""Chess, declared: the game of the chess plug-in as one `hub.core.game.Game`.
+
+The rules are `hub.chess.rules.ChessReferee` (with the FIDE automatic draws, so that every
+game ends), the notation and the view are `hub.chess.notation.ChessNotation`'s (UCI move
+texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the web view and
+UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
+`hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
+
+``hub play chess`` stays the console (shared/specs/chess-console.md) and ``hub match chess``
+its own kit (UCI engines, and JSON bots as ``json:BOT`` through this declaration); the
+plug-in leaves ``hub serve chess`` out (docs/decisions.md). The declaration gives the
+generic layers chess: ``hub games show``, the web board, the console page's score and PGN.
+The module imports python-chess only when a game is built, so that listing the installed
+games stays cheap.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from hub.core.game import BadMove, Exporter, Game, Option, SettingsError
+from hub.core.referee import Outcome
+from hub.core.values import JSON
+
+if TYPE_CHECKING:
+    from hub.chess.rules import ChessState
+    from hub.core.events import GameRecord
+    from hub.core.local_seats import StopFlag
+
+STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+AI_SECONDS = 1.0
+"""Level 4's thinking time a move (the console's default ``--movetime``)."""
+UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnQRBN]?")
+SESSION_RULES = "console"
+"""The ``rules`` setting of the console's games (and of ``hub match chess``'s, which play by
+its rules): the games whose running score the web view's ``/console`` page shows."""
+
+
+def pgn_export(record: GameRecord, match_id: str | None, index: int | None) -> str:
+    """``hub games export --format pgn``: the record as PGN (`hub.chess.pgn.pgn_text`)."""
+    from hub.chess.pgn import pgn_text
+
+    return pgn_text(record, match_id=match_id, index=index)
+
+
+class ChessGame(Game["ChessState", str]):
+    """Chess from ``--fen`` (default the usual start); White is seat 0."""
+
+    name = "chess"
+    summary = "chess in the terminal, people or computer levels 1-4 (hub engine: our UCI engine)"
+    options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
+    seat_names = ("White", "Black")
+    ai_levels = range(1, 5)
+    exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
+
+    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
+        super().__init__(settings, seats)
+        from hub.chess.notation import ChessNotation
+        from hub.chess.rules import ChessReferee
+
+        self.rules = ChessReferee()
+        self.notation = ChessNotation()
+        try:
+            self.first = self.rules.initial(str(self.settings["fen"]).strip())
+        except ValueError as exc:
+            raise SettingsError(f"fen: {exc}") from None
+        if not self.first.board.is_valid():
+            raise SettingsError(f"fen: not a legal position: {self.settings['fen']!r}")
+
+    # -- rules ---------------------------------------------------------------------------------
+
+    def start(self, rng: random.Random) -> ChessState:
+        return self.first
+
+    def to_move(self, state: ChessState) -> int | None:
+        return self.rules.to_move(state)
+
+    def legal_moves(self, state: ChessState) -> Sequence[str]:
+        return self.rules.legal_moves(state)
+
+    def candidate_moves(self, state: ChessState) -> Iterable[str]:
+        return self.rules.candidate_moves(state)
+
+    def apply(self, state: ChessState, move: str) -> ChessState:
+        return self.rules.apply(state, move)
+
+    def outcome(self, state: ChessState) -> Outcome | None:
+        return self.rules.outcome(state)
+
+    # -- notation and views --------------------------------------------------------------------
+
+    def move_text(self, state: ChessState, move: str) -> str:
+        return self.notation.move_text(state, move)
+
+    def parse_move(self, state: ChessState, text: str) -> str:
+        """Any move in UCI's shape (``e2e4``, ``e7e8q``): the rules refuse an illegal one."""
+        move = text.strip()
+        if not UCI_MOVE.fullmatch(move):
+            raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
+        return self.notation.move_text(state, move)
+
+    def view(self, state: ChessState, seat: int | None = None) -> JSON:
+        return self.notation.state_view(state)
+
+    def text(self, view: JSON) -> str:
+        from hub.chess.pictures import text_lines
+
+        return "\n".join(text_lines(view))
+
+    def html(self, view: JSON) -> str:
+        from hub.chess.pictures import board_svg
+
+        return board_svg(view)
+
+    def status(
+        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
+    ) -> list[str]:
+        from hub.chess.pictures import status_lines
+
+        return status_lines(view, termination=termination, winners=winners)
+
+    def session_score(self, settings: Mapping[str, Any]) -> list[float] | None:
+        """The console's score before a game, from its ``score`` setting (``{"white": 1,
+        "black": 0.5}``) by seat; ``[]`` for one that gives none; None for a game not
+        played by the console's rules."""
+        if settings.get("rules", SESSION_RULES) != SESSION_RULES:
+            return None
+        score = settings.get("score")
+        if not isinstance(score, Mapping):
+            return []
+        return [float(score.get(name.lower(), 0)) for name in self.seat_names]
+
+    # -- players -------------------------------------------------------------------------------
+
+    def ai(self, state: ChessState, level: int, stop: StopFlag) -> str:
+        """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices
+        of levels 1-3 are seeded by the game so far, so that their games replay exactly."""
+        from hub.chess.search import ComputerPlayer, Limits
+
+        rng = random.Random(" ".join((state.start_fen, *state.moves)))
+        player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
+        return player.choose(state.board.copy(), should_stop=stop.is_set).uci()
