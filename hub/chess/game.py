@@ -54,6 +54,7 @@ class ChessGame(Game["ChessState", str]):
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
     ai_levels = range(1, 5)
+    seat_kinds: ClassVar[Mapping[str, str]] = {"uci": "hub.chess.seats:uci_seat"}  # uci:stockfish
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:

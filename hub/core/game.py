@@ -158,6 +158,11 @@ class Game(Generic[S, M]):
     """The fewest and the most seats a game takes (the number of seat specs given)."""
     ai_levels: ClassVar[range] = range(0)
     """The levels of the built-in AI (``ai:N``); empty: the game ships no AI."""
+    seat_kinds: ClassVar[Mapping[str, str]] = {}
+    """Seat kinds of the game's own beside the generic ones: ``{"uci": "module:function"}``
+    makes ``uci:COMMAND`` a seat (chess: a UCI engine); the function takes the game and the
+    text after the colon and returns the seat (a `hub.core.match.Seat` that starts and stops
+    what it needs in its ``begin`` and ``end``)."""
     opening_plies: ClassVar[int] = 2
     """How many random plies from `start` make one opening of ``hub match`` (distinct games
     between deterministic players); 0 with a `start` that draws its own layout."""

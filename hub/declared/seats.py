@@ -69,6 +69,10 @@ def default_level(game: type[Game[Any, Any]]) -> int:
 def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
     word, colon, arg = text.strip().partition(":")
+    if word in game.seat_kinds:
+        if not arg.strip():
+            raise SeatSpecError(f"{text!r}: say what to run ({word}:COMMAND)")
+        return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
     if word == "ai":
         if not game.ai_levels:
             raise SeatSpecError(f"{game.name} has no built-in AI (try random or a program)")
@@ -196,6 +200,12 @@ class SeatMaker:
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)
+        own = type(self.game).seat_kinds.get(spec.kind)
+        if own is not None:
+            from hub.core.plugin import lazy_object
+
+            make: Callable[[Game[Any, Any], str], Seat[Any, Any]] = lazy_object(own)()
+            return make(self.game, spec.text.partition(":")[2])
         factory = self.extra.get(spec.kind)
         if factory is None:
             raise SeatSpecError(f"{spec.kind!r} seats are not offered here")

@@ -29,7 +29,7 @@ from hub.declared.browser import SeatDesk
 from hub.declared.seats import RandomSeat
 from hub.games.connect4 import ConnectFour
 from hub.web.server import WebServer, serve_web
-from tests.conftest import program
+from tests.conftest import need_stockfish, program
 from tests.web.browser import PHONE, artifacts, expect, run_in_browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -373,3 +373,36 @@ async def test_a_person_plays_each_seed_game_in_the_browser(name: str, argv: lis
 def drive_from(page: Any, url: str, name: str) -> list[str]:
     page.goto(url)
     return drive([page], shots=f"{name}-web")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("opponent", ["ai:1", "uci:stockfish"])
+async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent: str) -> None:
+    """Click a piece, then a square (e2, e4), then play on to the end, against a built-in
+    level and against Stockfish (a ``uci:`` seat of the chess declaration)."""
+    if opponent.startswith("uci:"):
+        need_stockfish()
+    process = subprocess.Popen(
+        [program("hub"), "play", "chess", "web", opponent, "--web", "0", "--no-record"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL"
+        url = line.rsplit(" at ", 1)[1].strip()
+
+        def script(page: Any) -> list[str]:
+            page.goto(url)
+            page.locator('[data-part="e2"].part').click()
+            page.locator('[data-part="e4"].part').click()
+            expect(page.locator("#moves li").first).to_have_text("White e2e4")
+            return drive([page], shots=f"chess-web-{opponent.replace(':', '-')}")
+
+        (result,) = await run_in_browser(script)
+        assert "wins" in result or "draw" in result, result
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130

@@ -1,16 +1,34 @@
 """The chess plug-in: the declared game (`hub.chess.game.ChessGame`: ``hub games show``, the
 web board, PGN export) with its own ``hub play chess`` (the console), ``hub engine`` (UCI),
-its demo and ``hub match chess`` (UCI engines, the built-in levels and JSON bots). No ``hub
+its demo and ``hub match chess`` (UCI engines, the built-in levels and JSON bots); ``hub
+play chess SEAT SEAT ...`` is the generic play (seats such as ``web``, ``ai:3``,
+``uci:stockfish``). No ``hub
 serve chess``: chess over TCP is ``hub serve uqchess`` (docs/decisions.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hub.chess.game import ChessGame
 from hub.core.plugin import GamePlugin, lazy, lazy_object
 
+
+def play(args: Sequence[str]) -> int:
+    """``hub play chess``: the console (which takes options only), or, when seat specs are
+    given (``hub play chess web uci:stockfish --web 0``), the generic play of every declared
+    game (docs/chess.md)."""
+    if any(not arg.startswith("-") for arg in args[:1]):
+        from hub.declared.play import main as generic
+
+        return generic(ChessGame, args)
+    from hub.games.chess.console import main
+
+    return main(args)
+
+
 plugin = GamePlugin.declared(
     ChessGame,
-    play=lazy("hub.games.chess.console:main"),
+    play=play,
     serve=None,
     demo=lazy("hub.games.chess.demo:main"),
     tools={"engine": lazy("hub.games.chess.engine_server:main")},
