@@ -103,6 +103,13 @@ class ChessGame(Game["ChessState", str]):
             raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
         return self.notation.move_text(state, move)
 
+    def move_words(self, before: JSON, move: str) -> str:
+        """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
+        import chess
+
+        board = chess.Board(before["fen"])
+        return board.san(chess.Move.from_uci(move))
+
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
         return self.notation.state_view(state)
 

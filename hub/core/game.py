@@ -285,6 +285,11 @@ class Game(Generic[S, M]):
             return self.seat_names[seat]
         return f"Seat {seat + 1}"
 
+    def move_words(self, before: JSON, move: str) -> str:
+        """A move (its text) as a person reads it, from the spectator's view before it: the
+        pages' move lists (chess: SAN). Default: the text itself."""
+        return move
+
     def seat_label(self, seat: int, view: JSON = None) -> str:
         """How a page names ``seat`` at the position ``view`` (the web view's players, the
         results in words); default `seat_name`. A game whose seats change sides (Kalah's pie

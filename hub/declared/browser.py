@@ -102,7 +102,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if moved.seat == self.seat:
             self.turn = None
         self.state = moved.after
-        self.moves.append(f"{self.game.seat_name(moved.seat)} {moved.text}")
+        words = self.game.move_words(self.game.view(moved.before, None), moved.text)
+        self.moves.append(f"{self.game.seat_name(moved.seat)} {words}")
         self._bump()
 
     async def time_up(self, seat: int) -> None:

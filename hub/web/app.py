@@ -341,6 +341,6 @@ def _moves(game: dict[str, JSON]) -> str:
             continue
         items.append(
             f'<li data-ply="{ply}"><span class="side">{escape(move["side"])}</span> '
-            f"{escape(move['move'])}</li>"
+            f"{escape(str(move.get('words') or move['move']))}</li>"
         )
     return "".join(items)

@@ -227,21 +227,51 @@ def ply_json(game: Game, ply: int) -> dict[str, JSON] | None:
 def moves_json(game: Game) -> list[dict[str, JSON] | None]:
     """The moves for the list beside the board (None: a move whose event was lost)."""
     if isinstance(game, LiveGame):
-        return [
-            None
-            if moved is None
-            else _move(game.game, moved.ply, moved.seat, moved.move, moved.elapsed, moved.state)
-            for moved in game.moves
-        ]
+        listed: list[dict[str, JSON] | None] = []
+        before: JSON = game.initial
+        for moved in game.moves:
+            if moved is None:
+                listed.append(None)
+                before = None
+                continue
+            listed.append(
+                _move(
+                    game.game, moved.ply, moved.seat, moved.move, moved.elapsed, moved.state, before
+                )
+            )
+            before = moved.state
+        return listed
+    views = [game.initial_state, *(moved.state for moved in game.moves)]
     return [
-        _move(game.game, ply, moved.seat, moved.move, moved.elapsed, moved.state)
+        _move(game.game, ply, moved.seat, moved.move, moved.elapsed, moved.state, views[ply - 1])
         for ply, moved in enumerate(game.moves, 1)
     ]
 
 
-def _move(game: str, ply: int, seat: int, move: str, elapsed: float, view: JSON) -> dict[str, JSON]:
-    side = seat_label(game, seat, view)
-    return {"ply": ply, "seat": seat, "side": side, "move": move, "elapsed": elapsed}
+def _move(
+    game: str, ply: int, seat: int, move: str, elapsed: float, view: JSON, before: JSON = None
+) -> dict[str, JSON]:
+    data: dict[str, JSON] = {"ply": ply, "seat": seat, "side": seat_label(game, seat, view)}
+    data["move"] = move
+    words = move_words(game, before, move)
+    if words != move:  # (chess's SAN; most games read their notation as it is)
+        data["words"] = words
+    data["elapsed"] = elapsed
+    return data
+
+
+def move_words(game: str, before: JSON, move: str) -> str:
+    """A move as a person reads it, from the position before it (the game's
+    `hub.core.game.Game.move_words`: SAN in chess); the notation's text if unknown."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is None or before is None:
+        return move
+    try:
+        return declared.move_words(before, move)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return move
 
 
 def detail(game: Game) -> dict[str, JSON]:
@@ -272,11 +302,27 @@ def move_json(game: LiveGame, event: MoveMade) -> dict[str, JSON]:
     return {
         "type": "move",
         "id": game.game_id,
-        **_move(game.game, event.ply, event.seat, event.move, event.elapsed, event.state),
+        **_move(
+            game.game,
+            event.ply,
+            event.seat,
+            event.move,
+            event.elapsed,
+            event.state,
+            _before(game, event.ply),
+        ),
         "to_move": event.to_move,
         "html": render_position(at),
         "status": status(at),
     }
+
+
+def _before(game: LiveGame, ply: int) -> JSON:
+    """The view before move ``ply`` of a live game (None if its event was lost)."""
+    if ply == 1:
+        return game.initial
+    earlier = game.moves[ply - 2] if ply - 2 < len(game.moves) else None
+    return None if earlier is None else earlier.state
 
 
 def _plain(settings: Mapping[str, JSON]) -> dict[str, JSON]:

@@ -50,3 +50,15 @@ def test_results_are_said_with_the_games_seat_names() -> None:
         result_words(record("connect4", [0, 0], [], termination=Termination.ABORTED, detail="undo"))
         == "stopped (undo)"
     )
+
+
+def test_chess_moves_are_listed_in_san_from_the_position_before_them() -> None:
+    from hub.web.views import move_words
+
+    start = {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}
+    assert move_words("chess", start, "g1f3") == "Nf3"
+    assert move_words("chess", start, "e2e4") == "e4"
+    assert move_words("chess", None, "e2e4") == "e2e4"  # the position before it is unknown
+    promotion = {"fen": "8/4P3/8/8/8/8/k7/7K w - - 0 1"}
+    assert move_words("chess", promotion, "e7e8q") == "e8=Q"
+    assert move_words("connect4", {"grid": []}, "4") == "4"

@@ -151,7 +151,7 @@ class GameView {
     if (move === null) {
       item.textContent = "\u2026";
     } else {
-      item.append(el("span", move.side, "side"), " ", move.move);
+      item.append(el("span", move.side, "side"), " ", move.words || move.move);
     }
     return item;
   }
