@@ -63,7 +63,8 @@ class PersonWords:
 def result_words(
     game: Game[Any, Any], players: Sequence[PlayerInfo], result: MatchResult[Any, Any]
 ) -> str:
-    """``Red (ai:4) wins 2-0``, ``a draw``, ``Yellow wins: Red (bot) timeout``."""
+    """``Red (ai:4) wins``, ``South (ai:9) wins 37-11``, ``a draw``, ``Yellow (bot) wins (Red
+    (you): timeout)``."""
     outcome, fault = result.outcome, result.fault
 
     def who(seat: int) -> str:
@@ -77,9 +78,10 @@ def result_words(
     elif len(winners) == len(outcome.scores):
         words = "a draw"
     else:
-        words = " and ".join(who(seat) for seat in winners) + (
-            " wins" if len(winners) == 1 else " win"
-        )
+        words = " and ".join(who(seat) for seat in winners)
+        words += " wins" if len(winners) == 1 else " win"
+        if outcome.scores and max(outcome.scores) > 2:  # points worth saying (stores, cards)
+            words += " " + "-".join(f"{score:g}" for score in outcome.scores)
     if fault is not None and fault.seat is not None:
         because = f"{who(fault.seat)}: {fault.termination.value}"
         words += f" ({because}{'; ' + fault.detail if fault.detail else ''})"

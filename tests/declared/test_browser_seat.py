@@ -273,16 +273,24 @@ async def test_two_browsers_meet_in_the_lobby_and_play_each_other() -> None:
     process, _, url = await start_server()
     try:
 
-        def script(page: Any) -> list[str]:
+        def script(page: Any) -> tuple[list[str], str]:
             other = page.context.new_page()
             for each in (page, other):
                 each.goto(url)
                 each.locator('button[data-opponent="any"]').click()
                 each.wait_for_url("**/play/*")
-            return drive([page, other], shots="connect4-two-browsers")
+            spectator = page.context.new_page()  # follows the game from the lobby
+            spectator.goto(url)
+            spectator.locator("#running tr a").first.click()
+            spectator.wait_for_url("**/game/*")
+            results = drive([page, other], shots="connect4-two-browsers")
+            expect(spectator.locator("#result")).not_to_be_empty()
+            spectator.screenshot(path=artifacts() / "connect4-spectator.png", full_page=True)
+            return results, str(spectator.locator("#result").inner_text())
 
-        first, second = await run_in_browser(script)
+        (first, second), watched = await run_in_browser(script)
         assert first == second and ("wins" in first or "draw" in first)
+        assert "wins" in watched or "draw" in watched  # the spectator saw the end
     finally:
         stop(process)
 

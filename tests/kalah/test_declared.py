@@ -203,7 +203,9 @@ def test_the_json_example_bot_plays_whole_games_over_pipes() -> None:
         assert done.returncode == 0, done.stderr
         first, last = done.stdout.splitlines()[0], done.stdout.rstrip().splitlines()[-1]
         assert first == f"kalah: South: {Path(seats[0]).name}, North: {Path(seats[1]).name}"
-        assert re.fullmatch(r"(South|North) \((json_bot\.py|ai:3)\) wins|a draw", last), last
+        assert re.fullmatch(
+            r"(South|North) \((json_bot\.py|ai:3)\) wins( \d+-\d+)?|a draw", last
+        ), last
 
 
 def test_hub_match_seats_the_json_example_bot_with_json() -> None:
