@@ -44,7 +44,7 @@ import pytest
 import trio
 
 from hub.core import stdin as stdin_module
-from hub.core.running import INTERRUPTED, TERMINATED, run_program
+from hub.core.running import INTERRUPTED, TERMINATED, only_keyboard_interrupts, run_program
 from tests.conftest import BIN, descendants, need_stockfish, program
 from tests.tournament.helpers import KIT, environment
 
@@ -365,6 +365,32 @@ def test_a_signal_ends_the_program_cleanly(scenario: Scenario, results: dict[str
         assert b"Traceback" not in err
     if scenario.stockfish:  # a server that serves games has its engine
         assert result.started or scenario.name.startswith("demo-")
+
+
+def test_a_ctrl_c_in_the_kalah_demos_server_ends_the_demo_as_an_interrupt(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``hub demo kalah`` runs its server and its client in one process. A Ctrl-C that
+    landed in the server's code (here its story's listener, as the signal itself does when
+    it comes then) ended the server, the client reported ``ServerGone`` and the interrupt
+    was lost on the way (a traceback, exit 1: issue 20, seen as 1 run in 3 at
+    "== kalah 3/4"). It must end the demo as a Ctrl-C."""
+    from hub.core.events import MoveMade
+    from hub.games.kalah import demo
+
+    told = demo.GameStory.__call__
+
+    def interrupted(story: demo.GameStory, event: object) -> None:
+        told(story, event)  # type: ignore[arg-type]
+        if isinstance(event, MoveMade) and event.ply == demo.BOARDS + 2:
+            signal.raise_signal(signal.SIGINT)  # its handler runs here, in the server's task
+
+    monkeypatch.setattr(demo.GameStory, "__call__", interrupted)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(BaseException) as raised:
+        demo.main()
+    assert only_keyboard_interrupts(raised.value), raised.value
+    assert "the middle game" in capfd.readouterr().out
 
 
 def test_a_ctrl_c_handed_to_the_stdin_reader_is_passed_on() -> None:
