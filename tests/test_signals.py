@@ -344,10 +344,27 @@ def play(scenario: Scenario) -> Result:
     return result
 
 
+@contextlib.contextmanager
+def sigint_not_ignored() -> Iterator[None]:
+    """SIGINT handled (by Python's default handler) while the block runs, so that the
+    programs started meanwhile begin with its default action, as from a terminal or a
+    service manager. A test run started in the background by a non-interactive shell
+    (``cmd &``) inherits SIGINT ignored, and an ignored signal stays ignored across exec:
+    every program would ignore the Ctrl-C under test."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="module")
 def results() -> Iterator[dict[str, Result]]:
     need_stockfish()
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with sigint_not_ignored(), ThreadPoolExecutor(max_workers=4) as pool:
         yield dict(zip((s.name for s in SCENARIOS), pool.map(play, SCENARIOS), strict=True))
 
 
@@ -386,8 +403,7 @@ def test_a_ctrl_c_in_the_kalah_demos_server_ends_the_demo_as_an_interrupt(
             signal.raise_signal(signal.SIGINT)  # its handler runs here, in the server's task
 
     monkeypatch.setattr(demo.GameStory, "__call__", interrupted)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with pytest.raises(BaseException) as raised:
+    with sigint_not_ignored(), pytest.raises(BaseException) as raised:
         demo.main()
     assert only_keyboard_interrupts(raised.value), raised.value
     assert "the middle game" in capfd.readouterr().out
