@@ -28,6 +28,7 @@ The scenarios run in parallel (a few at a time) once per module; each test check
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import selectors
 import signal
@@ -278,10 +279,14 @@ class Streams:
             selector.close()
 
 
-def play(scenario: Scenario) -> Result:
+def play(scenario: Scenario, records: Path) -> Result:
+    """Run ``scenario``; its games go to a database of its own in ``records`` (the autouse
+    fixture that keeps them from the user's database sets ``$HUB_DB`` per test, after this
+    module's scenarios have run)."""
     result = Result()
     env = environment()
     env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
+    env["HUB_DB"] = str(records / f"{scenario.name}.db")
     if scenario.startup:
         env["PYTHONPROFILEIMPORTTIME"] = "1"
     master, slave = os.openpty() if scenario.tty_stderr else (-1, -1)
@@ -362,10 +367,12 @@ def sigint_not_ignored() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def results() -> Iterator[dict[str, Result]]:
+def results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Result]]:
     need_stockfish()
+    records = tmp_path_factory.mktemp("signals-records")
     with sigint_not_ignored(), ThreadPoolExecutor(max_workers=4) as pool:
-        yield dict(zip((s.name for s in SCENARIOS), pool.map(play, SCENARIOS), strict=True))
+        played = pool.map(functools.partial(play, records=records), SCENARIOS)
+        yield dict(zip((s.name for s in SCENARIOS), played, strict=True))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
