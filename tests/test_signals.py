@@ -329,7 +329,7 @@ def play(scenario: Scenario, records: Path) -> Result:
             _, err = helper.communicate(timeout=TIMEOUT)
             result.helpers.append((helper.returncode, err))
         deadline = time.monotonic() + GONE_TIMEOUT
-        while (left := _in_session(process.pid) + [p for p in result.started if _alive(p)]) and (
+        while (left := sorted({*_in_session(process.pid), *filter(_alive, result.started)})) and (
             time.monotonic() < deadline
         ):
             time.sleep(0.02)

@@ -115,8 +115,10 @@ def _session(console: Console, commands: Sequence[str], out: Output) -> None:
 
 
 def _engine(out: Output, tour: Tour) -> int:
-    """Talk to ``hub engine`` one command at a time, then ``quit``; its exit status."""
-    return trio.run(_talk_to_engine, out, tour)
+    """Talk to ``hub engine`` one command at a time, then ``quit``; its exit status. A Ctrl-C
+    is raised only at a checkpoint of this one task, never between starting the engine and
+    the ``try`` that stops it."""
+    return trio.run(_talk_to_engine, out, tour, restrict_keyboard_interrupt_to_checkpoints=True)
 
 
 async def _talk_to_engine(out: Output, tour: Tour) -> int:
@@ -147,8 +149,10 @@ async def _talk_to_engine(out: Output, tour: Tour) -> int:
     except (LineError, trio.TooSlowError) as exc:
         tour.say(f"hub engine broke the conversation: {exc or type(exc).__name__}")
     finally:
-        out.flush()
-        [status] = await stop_all([engine], grace=0.0, escalation=STOP_ESCALATION)
+        try:
+            [status] = await stop_all([engine], grace=0.0, escalation=STOP_ESCALATION)
+        finally:
+            out.flush()
     return status.code if status.code is not None else -(status.signal or 0)
 
 

@@ -179,10 +179,11 @@ async def _demo(out: Output) -> int:
     except (trio.TooSlowError, LineError, ValueError, SpawnFailed) as exc:
         tour.say(f"The demo failed: {exc!r}.")
         return 1
-    finally:
-        await _stop([client.child for client in clients])
-        await _stop([server])
+    finally:  # one stop for all: a Ctrl-C that comes meanwhile cannot skip the server's
+        await _stop([*(client.child for client in clients), server])
 
 
 def main(args: Sequence[str] = ()) -> int:
-    return trio.run(_demo, Output(1))
+    """The demo. A Ctrl-C is raised only at a checkpoint of its one task, never between
+    starting a program and the ``try`` that stops it."""
+    return trio.run(_demo, Output(1), restrict_keyboard_interrupt_to_checkpoints=True)
