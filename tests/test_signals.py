@@ -207,7 +207,9 @@ SCENARIOS = [
             ("clubhub", INT, "$ clubhub"),  # clubhub starts its players and plays
             ("kalah", TERM, "== kalah 3/4"),
             ("uqchess-computer", INT, "you> move e2e4"),  # the engine thinks
-            ("uqchess-people", INT, "white> move f2f3"),
+            # not later: the rest of the demo takes milliseconds once both clients run,
+            # and a signal after the end is no interrupt (exit 0, or the interpreter's exit)
+            ("uqchess-people", INT, "== uqchess 3/4"),  # the two clients start
         )
     ],
     # clubhub and hub play clubs with clubber players
