@@ -540,11 +540,20 @@ class Match(Generic[S, M]):
 
     # -- the loop -------------------------------------------------------------------------
 
+    @trio.lowlevel.enable_ki_protection
     async def run(self) -> MatchResult[S, M]:
         """Play to the end; returns the result (and has published ``GameEnded``).
 
         A seat raising anything but `SeatFailure` (a bug, an engine that died) and
         cancellation end the game as ``ABORTED`` (published) and propagate.
+
+        However it ends, the game ends finished (`wait_finished` returns, `on_finished`
+        callbacks run): a host may wait for that under a shield (a UQChess client that
+        leaves). A Ctrl-C lands in whatever task's code runs at that instant, so the loop's
+        own bookkeeping here is protected from it (trio delivers it to the main task at its
+        next checkpoint instead); the turns (`_play`, the seats' code) are not, so that a
+        search that never checkpoints can still be interrupted, and an interrupt there ends
+        the game as ``ABORTED``.
         """
         history = self._history
         self.started_at = time.time() if history is None else history.started_at
@@ -567,17 +576,22 @@ class Match(Generic[S, M]):
         if self._stop is not None and fault is None:
             fault = self._stop
         result = self._finish(fault)
-        with trio.CancelScope(shield=True):
-            for seat in self.seats:
-                with trio.move_on_after(END_TIMEOUT):
-                    with contextlib.suppress(
-                        SeatFailure, trio.BrokenResourceError, trio.ClosedResourceError
-                    ):
-                        await seat.end(result)
-        self._publish_end(result)
-        self._set_finished()
+        try:
+            with trio.CancelScope(shield=True):
+                for seat in self.seats:
+                    with trio.move_on_after(END_TIMEOUT):
+                        with contextlib.suppress(
+                            SeatFailure, trio.BrokenResourceError, trio.ClosedResourceError
+                        ):
+                            await seat.end(result)
+        finally:  # a seat's error, or a Ctrl-C delivered at its checkpoint
+            try:
+                self._publish_end(result)
+            finally:
+                self._set_finished()
         return result
 
+    @trio.lowlevel.disable_ki_protection
     async def _play(self) -> Fault | None:
         if not (self._timed and any(seat.late_grace > 0 for seat in self.seats)):
             return await self._turns()

@@ -241,6 +241,7 @@ async def _wait_exit(pid: int) -> bool:
     return True
 
 
+@trio.lowlevel.enable_ki_protection
 async def stop_all(
     children: Sequence[ChildProcess],
     *,
@@ -252,7 +253,11 @@ async def stop_all(
     ``grace`` is the total time (not per child) allowed before escalation begins.
     ``escalation`` lists (extra delay, signal) steps applied to children still running: the
     default SIGKILLs at ``grace``; ``((0, SIGTERM), (1.0, SIGKILL))`` tries SIGTERM first.
-    Runs shielded from cancellation: a referee that is being cancelled still reaps.
+    Runs shielded from cancellation: a referee that is being cancelled still reaps. A Ctrl-C
+    cannot stop it half-way either: it is KI-protected (a Ctrl-C that comes meanwhile goes
+    to the main task's next checkpoint), and each child's reaping task is shielded on its
+    own, so a Ctrl-C delivered to a main task waiting here (its nursery is then cancelled)
+    is raised only once every child is reaped.
     """
     steps = list(escalation)
     if not steps or steps[-1][1] != signal.SIGKILL:
@@ -265,13 +270,15 @@ async def stop_all(
     return [child.status or ExitStatus(signal=signal.SIGKILL) for child in children]
 
 
+@trio.lowlevel.enable_ki_protection
 async def _reap(child: ChildProcess, deadline: float, steps: Sequence[tuple[float, int]]) -> None:
-    when = deadline
-    for delay, signum in steps:
-        when += delay
-        with trio.move_on_at(when):
-            await child.wait_exited()
-            break
-        child.signal(signum)
-    await child.reap()  # after SIGKILL, which cannot be ignored, this returns promptly
-    await child.close_pipes()
+    with trio.CancelScope(shield=True):  # bounded: the last step is SIGKILL
+        when = deadline
+        for delay, signum in steps:
+            when += delay
+            with trio.move_on_at(when):
+                await child.wait_exited()
+                break
+            child.signal(signum)
+        await child.reap()  # after SIGKILL, which cannot be ignored, this returns promptly
+        await child.close_pipes()

@@ -142,13 +142,14 @@ class _WorkerSlot:
             self.restarts += 1
             raise GameFailed(f"the worker answered nonsense: {describe_error(exc)}") from exc
 
-    async def stop(self) -> str:
-        """End the worker (input closed, then SIGTERM, then SIGKILL); how it ended."""
+    async def stop(self, grace: float = WORKER_GRACE) -> str:
+        """End the worker (input closed, then SIGTERM after ``grace``, then SIGKILL); how it
+        ended."""
         child, self.child = self.child, None
         if child is None:
             return "not running"
         await child.close_stdin()
-        [status] = await stop_all([child], grace=WORKER_GRACE, escalation=WORKER_ESCALATION)
+        [status] = await stop_all([child], grace=grace, escalation=WORKER_ESCALATION)
         if status.signal is not None:
             return f"killed by signal {status.signal}"
         return f"exit status {status.code}"
@@ -168,9 +169,15 @@ class WorkerPool:
         slot = _WorkerSlot((self.python, "-m", "hub.tournament.worker", self.kit_ref))
         try:
             yield slot
-        finally:
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM) or failed: SIGTERM at once, which ends a worker
+            # mid-game as its closed input does, and one still importing (its input unread
+            # for a second or more on a loaded machine) at once too.
             with trio.CancelScope(shield=True):
-                await slot.stop()
+                await slot.stop(grace=0.0)
+            raise
+        with trio.CancelScope(shield=True):
+            await slot.stop()
 
 
 # -- the match -----------------------------------------------------------------------------------

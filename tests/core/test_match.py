@@ -470,6 +470,68 @@ async def test_spectators_see_typed_states_in_order_before_the_seats() -> None:
     assert log.index("A end normal") < len(log) - 1
 
 
+@attrs.define
+class ProtectionWatcher(Watcher):
+    """A `Watcher` that also notes whether a Ctrl-C would be held back where it is told."""
+
+    def started(self, state: NimState) -> None:
+        self.log.append(f"start protected {trio.lowlevel.currently_ki_protected()}")
+
+    def ended(self, result: MatchResult[NimState, int]) -> None:
+        self.log.append(f"ended protected {trio.lowlevel.currently_ki_protected()}")
+
+
+@attrs.define(eq=False)
+class ProtectionNoted(Scripted):
+    async def choose(self, turn: Turn[NimState]) -> int:
+        self.log.append(f"choose protected {trio.lowlevel.currently_ki_protected()}")
+        return await super().choose(turn)
+
+    async def end(self, result: MatchResult[NimState, int]) -> None:
+        self.log.append(f"end protected {trio.lowlevel.currently_ki_protected()}")
+
+
+async def test_a_ctrl_c_never_lands_in_the_bookkeeping_of_a_game_but_does_in_its_turns() -> None:
+    """A Ctrl-C is raised in whatever task's code runs when it comes: in a game's own
+    bookkeeping (the record, the end, told to spectators and seats) it would leave a game
+    that never finishes, and a host waiting for its end under a shield (a UQChess client
+    that leaves) waits for ever (issue 20, item 8). There trio holds it back for the main
+    task; in the turns, where a search may run for long without a checkpoint, it is not."""
+    log: list[str] = []
+    players = [ProtectionNoted(iter([2]), log, "A"), ProtectionNoted(iter([1]), log, "B")]
+    await Match(Nim(), NimState(3), players, spectators=[ProtectionWatcher(log)]).run()
+    assert log[0] == "start protected True"
+    assert "choose protected False" in log
+    assert "choose protected True" not in log
+    assert log[-3:] == ["end protected True", "end protected True", "ended protected True"]
+
+
+async def test_a_game_whose_end_is_interrupted_is_still_finished_and_published() -> None:
+    """A Ctrl-C delivered at a checkpoint of a seat's ``end`` (the main task's game) ends
+    the game's run, but the game is finished all the same: its end is published and every
+    host waiting for it is released."""
+
+    @attrs.define(eq=False)
+    class Interrupted(Scripted):
+        async def end(self, result: MatchResult[NimState, int]) -> None:
+            await trio.lowlevel.checkpoint()
+            raise KeyboardInterrupt
+
+    bus = EventBus()
+    events: list[object] = []
+    bus.listen(events.append)
+    told: list[str] = []
+    players = [Interrupted(iter([3]), [], "A"), Interrupted(iter([]), [], "B")]
+    match = Match(Nim(), NimState(3), players, events=bus)
+    match.on_finished(lambda: told.append("finished"))
+    with pytest.raises(KeyboardInterrupt):
+        await match.run()
+    assert match.finished
+    assert told == ["finished"]
+    assert isinstance(events[-1], GameEnded)
+    assert events[-1].record.winners == (0,)
+
+
 async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
     """Nobody subscribed: no event, no view at all; the record, built when first asked
     for, still has every state's view. With a subscriber: one view per move, shared by

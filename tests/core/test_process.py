@@ -10,6 +10,7 @@ import trio
 
 from hub.core.lines import PeerClosed
 from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
+from hub.core.running import only_keyboard_interrupts
 
 PY = sys.executable
 
@@ -110,6 +111,38 @@ async def test_reaps_even_when_cancelled() -> None:
             scope.cancel()
             [status] = await stop_all([child], grace=0.1)
     assert status.signal == signal.SIGKILL
+
+
+def test_a_ctrl_c_while_stopping_still_reaps_every_child() -> None:
+    """A Ctrl-C that comes while `stop_all` waits (the main task's own wait: trio delivers
+    it there even under the shield) cancelled the nursery of its reaping tasks: the children
+    were left running, unreaped (issue 20: the UQChess demo's server and engine outlived an
+    interrupted demo). Every child is still stopped and reaped, then the Ctrl-C goes on."""
+    children: list[ChildProcess] = []
+
+    async def main() -> None:
+        with trio.fail_after(10):
+            for _ in range(2):
+                children.append(child := await ChildProcess.spawn(script(STUBBORN)))
+                assert await child.lines.receive_line() == "ready"
+        # run by trio's scheduler (KI-protected): the handler hands the Ctrl-C to the main
+        # task, at its first wait in stop_all
+        token = trio.lowlevel.current_trio_token()
+        token.run_sync_soon(signal.raise_signal, signal.SIGINT)
+        await stop_all(children, grace=0.2)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # never ignored here
+    try:
+        with pytest.raises(BaseException) as raised:
+            trio.run(main)
+        assert only_keyboard_interrupts(raised.value), raised.value
+        assert [child.status for child in children] == [ExitStatus(signal=signal.SIGKILL)] * 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for child in children:
+            if child.status is None:
+                child.process.send_signal(signal.SIGKILL)
+                trio.run(child.reap)
 
 
 def test_exit_status_from_returncode() -> None:

@@ -3,11 +3,14 @@ records every finished game as it arrives, and keeps the tally, the SPRT and the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 import pytest
 import trio
+import trio.testing
 
-from hub.tournament.runner import InProcess, MatchReport, MatchRunner, WorkerPool
+from hub.tournament.runner import WORKER_GRACE, InProcess, MatchReport, MatchRunner, WorkerPool
 from hub.tournament.stats import Sprt
 from tests.examples.tictactoe_kit import kit
 from tests.tournament.helpers import KIT, ROOT, FakeStore, schedule
@@ -181,3 +184,21 @@ async def test_cancelling_a_worker_match_reaps_the_workers(importable_kit: str) 
             nursery.cancel_scope.cancel()
     assert runner.report.done < 20
     # the autouse fixture checks that no worker is left behind
+
+
+async def test_an_interrupted_match_ends_a_worker_still_starting_at_once(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """A worker reads its input only once it has imported everything (a second or more on
+    a loaded machine), so closing it does not end a worker that is still starting; the
+    interrupted match then waited the whole grace a worker has to finish its game before
+    its SIGTERM, and `hub match` took seconds to end (issue 20: every program ends within
+    2 s of a signal). Interrupted, the match sends its workers SIGTERM at once."""
+    autojump_clock.autojump_threshold = 0.5  # real seconds with nothing to do: the clock jumps
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\nexec sleep 600\n")  # a worker that never reads its input
+    python.chmod(0o755)
+    runner = MatchRunner(schedule(["first", "first"], 2), WorkerPool(KIT, 1, python=str(python)))
+    with trio.move_on_after(1.0):  # the interrupt, 1 s in
+        await runner.run()
+    assert trio.current_time() < 1.0 + WORKER_GRACE

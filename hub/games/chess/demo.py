@@ -6,19 +6,22 @@ against level 4, whose move, the history and a resignation are shown, then the s
 score. Level 4 searches a fixed number of nodes from a fixed seed, so its move is the same on
 every machine. The engine part runs the installed ``hub engine`` as a UCI tool would: each
 command is followed by the engine's replies to it (read up to the line that ends them).
-No Stockfish is needed.
+The engine is started and stopped with the core's process handling (`ChildProcess`,
+`stop_all`), so a Ctrl-C or SIGTERM that reaches only the demo, at any moment, ends the
+engine too and the demo exits at once (130 or 143). No Stockfish is needed.
 """
 
 from __future__ import annotations
 
-import subprocess
-import threading
+import signal
 from collections.abc import Sequence
-from typing import IO
 
 import attrs
+import trio
 
+from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import find_program
 from hub.core.tour import Tour
 from hub.games.chess.console import Console, ConsoleOptions
@@ -27,6 +30,10 @@ STEPS = 4
 FOOLS_MATE = ("game human human", "move f2 f3", "move e7 e5", "move g2 g4", "move Qh4")
 AGAINST_LEVEL_4 = ("game human computer4", "move e2 e4", "move", "history", "resign")
 ENGINE_TIMEOUT = 20.0
+"""Seconds for the whole conversation with the engine (it needs well under one)."""
+STOP_ESCALATION = ((0.0, signal.SIGTERM), (1.0, signal.SIGKILL))
+"""An engine still running when the conversation ends (it broke, or the demo was
+interrupted) gets SIGTERM at once, then SIGKILL a second later."""
 
 
 @attrs.frozen
@@ -108,46 +115,52 @@ def _session(console: Console, commands: Sequence[str], out: Output) -> None:
 
 
 def _engine(out: Output, tour: Tour) -> int:
-    """Talk to ``hub engine`` one command at a time, then ``quit`` (killed if it hangs)."""
+    """Talk to ``hub engine`` one command at a time, then ``quit``; its exit status. A Ctrl-C
+    is raised only at a checkpoint of this one task, never between starting the engine and
+    the ``try`` that stops it."""
+    return trio.run(_talk_to_engine, out, tour, restrict_keyboard_interrupt_to_checkpoints=True)
+
+
+async def _talk_to_engine(out: Output, tour: Tour) -> int:
+    """The conversation, under one deadline. The engine is a core `ChildProcess` in a
+    process group of its own, stopped by `stop_all` however the conversation ends: at
+    once (SIGTERM, then SIGKILL) when it broke, hung, or a Ctrl-C or SIGTERM reached the
+    demo (at a terminal too: the engine's group does not get the terminal's Ctrl-C)."""
     try:
-        process = subprocess.Popen(
-            [find_program("hub"), "engine"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    except OSError as exc:
+        engine = await ChildProcess.spawn([find_program("hub"), "engine"], stderr=None)
+    except SpawnFailed as exc:
         tour.say(f"hub engine could not be started: {exc}")
         return 1
-    watchdog = threading.Timer(ENGINE_TIMEOUT, process.kill)
-    watchdog.start()
     try:
-        assert process.stdin is not None and process.stdout is not None
-        out.line(process.stdout.readline().rstrip("\n"))
-        for exchange in ENGINE_EXCHANGES:
-            tour.say(exchange.why)
-            out.line(f"> {exchange.command}")
-            process.stdin.write(exchange.command + "\n")
-            process.stdin.flush()
-            if exchange.last is not None:
-                _replies(process.stdout, exchange.last, out)
-        tour.say("`quit` ends the engine.")
-        out.line("> quit")
-        process.stdin.write("quit\n")
-        process.stdin.close()
-    except (OSError, ValueError) as exc:
-        tour.say(f"hub engine broke the conversation: {exc}")
+        with trio.fail_after(ENGINE_TIMEOUT):
+            out.line(await engine.lines.receive_line())
+            for exchange in ENGINE_EXCHANGES:
+                tour.say(exchange.why)
+                out.line(f"> {exchange.command}")
+                out.flush()
+                await engine.lines.send_line(exchange.command)
+                if exchange.last is not None:
+                    await _replies(engine.lines, exchange.last, out)
+            tour.say("`quit` ends the engine.")
+            out.line("> quit")
+            await engine.lines.send_line("quit")
+            await engine.close_stdin()
+            await engine.wait_exited()
+    except (LineError, trio.TooSlowError) as exc:
+        tour.say(f"hub engine broke the conversation: {exc or type(exc).__name__}")
     finally:
-        out.flush()
-        status = process.wait()
-        watchdog.cancel()
-    return status
+        try:
+            [status] = await stop_all([engine], grace=0.0, escalation=STOP_ESCALATION)
+        finally:
+            out.flush()
+    return status.code if status.code is not None else -(status.signal or 0)
 
 
-def _replies(stdout: IO[str], last: str, out: Output) -> None:
-    """Show the engine's lines up to the one starting with ``last`` (or its end of output)."""
-    for line in stdout:
-        out.line(line.rstrip("\n"))
+async def _replies(lines: LineStream, last: str, out: Output) -> None:
+    """Show the engine's lines up to the one starting with ``last``."""
+    while True:
+        line = await lines.receive_line()
+        out.line(line)
         if line.startswith(last):
             break
     out.flush()

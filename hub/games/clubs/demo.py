@@ -1,9 +1,10 @@
 """``hub demo clubs``: a narrated 3-player game from the packaged ex.decks.
 
 It runs the installed ``clubhub`` with three standard ``clubber`` players, as a user would:
-child processes over pipes. The transcript is clubhub's own output, shown in three parts (the
-deal, the tricks, the scores and winners) with what each part means. The decks and the
-players are deterministic, so the game is the same every time.
+child processes over pipes (clubhub is started and stopped with the core's process
+handling, `ChildProcess` and `stop_all`). The transcript is clubhub's own output, shown in
+three parts (the deal, the tricks, the scores and winners) with what each part means. The
+decks and the players are deterministic, so the game is the same every time.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import subprocess
 from collections.abc import Sequence
 from importlib.resources import as_file, files
 
+import trio
+
 from hub.core.output import Output
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import find_program
 from hub.core.tour import Tour
 
@@ -23,6 +27,7 @@ STEPS = 3
 TIMEOUT = 60.0
 STOP_TIMEOUT = 5.0
 """Seconds an interrupted clubhub has to end its players (it needs 2 at most)."""
+STOP_ESCALATION = ((0.0, signal.SIGTERM), (STOP_TIMEOUT, signal.SIGKILL))
 
 
 def main(args: Sequence[str] = ()) -> int:
@@ -42,7 +47,7 @@ def main(args: Sequence[str] = ()) -> int:
         out.flush()
         try:
             result = _run_clubhub(command)
-        except (OSError, subprocess.TimeoutExpired) as exc:
+        except (SpawnFailed, trio.TooSlowError) as exc:
             tour.say(f"clubhub could not run: {exc}")
             return 1
     lines = result.stdout.splitlines()
@@ -73,23 +78,34 @@ def main(args: Sequence[str] = ()) -> int:
 
 
 def _run_clubhub(command: list[str]) -> subprocess.CompletedProcess[str]:
-    """``clubhub`` to its end. Interrupted (a Ctrl-C or SIGTERM that reached only the demo;
-    at a terminal clubhub gets the Ctrl-C too) or out of time, the demo passes on a SIGTERM,
-    so that clubhub ends its players in order (exit 143), and waits for it before it ends.
+    """``clubhub`` to its end (its stdout; its stderr is the demo's). Raises `SpawnFailed`
+    or `trio.TooSlowError` (after `TIMEOUT`). A Ctrl-C is raised only at a checkpoint of this
+    one task, never between starting clubhub and the ``try`` that stops it."""
+    return trio.run(_clubhub, command, restrict_keyboard_interrupt_to_checkpoints=True)
+
+
+async def _clubhub(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``clubhub`` as a core `ChildProcess` in a process group of its own, read to the end
+    of its output within `TIMEOUT`, and stopped by `stop_all` however that ends. Out of
+    time, or interrupted (a Ctrl-C or SIGTERM reached the demo; a terminal's Ctrl-C does
+    not reach clubhub's group), the demo sends clubhub SIGTERM at once, so that it ends its
+    players in order (exit 143), and SIGKILL if it is still running `STOP_TIMEOUT` later.
     (Not SIGINT: during clubhub's own start-up, its imports, SIGINT is a traceback, SIGTERM
     a silent end, and it has no players yet.)"""
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
-        try:
-            stdout, _ = process.communicate(timeout=TIMEOUT)
-        except BaseException:
-            process.send_signal(signal.SIGTERM)  # nothing once it has exited
-            try:
-                process.communicate(timeout=STOP_TIMEOUT)
-            except BaseException:  # it did not end in time, or another Ctrl-C
-                process.kill()
-                process.wait()
-            raise
-    return subprocess.CompletedProcess(command, process.returncode, stdout)
+    child = await ChildProcess.spawn(command, stderr=None)
+    try:
+        await child.close_stdin()  # clubhub reads only its players
+        stdout = child.process.stdout
+        assert stdout is not None
+        output = bytearray()
+        with trio.fail_after(TIMEOUT):
+            while chunk := await stdout.receive_some():
+                output += chunk
+            await child.wait_exited()
+    finally:
+        [status] = await stop_all([child], grace=0.0, escalation=STOP_ESCALATION)
+    returncode = status.code if status.code is not None else -(status.signal or 0)
+    return subprocess.CompletedProcess(command, returncode, output.decode(errors="replace"))
 
 
 def _show(out: Output, lines: Sequence[str]) -> None:

@@ -133,4 +133,9 @@ async def run_demo(out: Output) -> int:
 
 
 def main(args: Sequence[str] = ()) -> int:
-    return trio.run(run_demo, Output(1))
+    """The demo. A Ctrl-C or SIGTERM is raised only at a checkpoint of the main task (the
+    client): the server and the client share this process, and an interrupt that landed in
+    the server's code (its AI, the story's listener) ended the server, which the client then
+    reported as a failure, ``ServerGone``, while the interrupt itself was lost (replaced by
+    the cancellation that reached the server's clean-up): a traceback and exit 1, not 130."""
+    return trio.run(run_demo, Output(1), restrict_keyboard_interrupt_to_checkpoints=True)

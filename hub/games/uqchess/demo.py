@@ -9,8 +9,6 @@ shown after ``name>``.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 from collections.abc import Sequence
@@ -20,20 +18,22 @@ import trio
 from hub.chess.engine_client import find_engine
 from hub.core.lines import LineError, LineStream
 from hub.core.output import Output
+from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import find_program
 from hub.core.tour import Tour
 
 STEP_TIMEOUT = 15.0
 STEPS = 4
+STOP_ESCALATION = ((0.0, signal.SIGTERM), (1.0, signal.SIGKILL))
+"""The clients and the server get SIGTERM once the demo is done with them (or is
+interrupted), SIGKILL a second later if they still run."""
 
 
 class _Client:
-    def __init__(self, name: str, process: trio.Process, out: Output) -> None:
-        assert process.stdin is not None and process.stdout is not None
+    def __init__(self, name: str, child: ChildProcess, out: Output) -> None:
         self.name = name
-        self.process = process
-        self.lines = LineStream(process.stdout, None)
-        self.stdin = process.stdin
+        self.child = child
+        self.lines = child.lines
         self.out = out
 
     def show(self, text: str) -> None:
@@ -59,29 +59,18 @@ class _Client:
     async def type(self, line: str) -> None:
         self.out.line(f"  {self.name}> {line}")
         self.out.flush()
-        await self.stdin.send_all(line.encode() + b"\n")
+        await self.lines.send_line(line)
 
 
 async def _client(name: str, port: int, args: Sequence[str], out: Output) -> _Client:
-    process = await trio.lowlevel.open_process(
-        [find_program("uqchessclient"), str(port), *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+    """A ``uqchessclient`` (its stderr in its stdout, as a terminal shows both)."""
+    child = await ChildProcess.spawn(
+        [find_program("uqchessclient"), str(port), *args], stderr=subprocess.STDOUT
     )
-    return _Client(name, process, out)
+    return _Client(name, child, out)
 
 
-async def _close(clients: Sequence[_Client]) -> None:
-    with trio.CancelScope(shield=True):
-        for client in clients:
-            if client.process.returncode is None:
-                client.process.kill()
-            await client.process.wait()
-            await client.stdin.aclose()
-
-
-async def _server(tour: Tour) -> tuple[trio.Process, int]:
+async def _server(tour: Tour) -> tuple[ChildProcess, int]:
     """Start the server and read its port (after any line it says first, shown)."""
     if find_engine() is not None:
         command = [find_program("uqchessserver")]
@@ -101,11 +90,11 @@ async def _server(tour: Tour) -> tuple[trio.Process, int]:
         )
     tour.out.line("$ uqchessserver" if len(command) == 1 else "$ hub serve uqchess")
     tour.out.flush()
-    # in a process group of its own, which `_stop_server` kills: its Stockfish goes too
-    server = await trio.lowlevel.open_process(command, stderr=subprocess.PIPE, process_group=0)
+    # in a process group of its own, which `_stop` signals: its engine goes too
+    server = await ChildProcess.spawn(command, stderr=subprocess.PIPE)
     try:
-        assert server.stderr is not None
-        stderr = LineStream(server.stderr, None)
+        assert isinstance(server.process, trio.Process) and server.process.stderr is not None
+        stderr = LineStream(server.process.stderr, None)
         with trio.fail_after(STEP_TIMEOUT):
             while not (line := await stderr.receive_line()).isdigit():
                 tour.out.line(line)
@@ -113,24 +102,22 @@ async def _server(tour: Tour) -> tuple[trio.Process, int]:
         tour.out.flush()
         return server, int(line)
     except BaseException:
-        await _stop_server(server)
+        await _stop([server])
         raise
 
 
-async def _stop_server(server: trio.Process) -> None:
-    """Kill the server and its engine (their process group) and reap the server, even
-    when cancelled or interrupted (Ctrl-C reaches only the demo, which ends them)."""
-    with trio.CancelScope(shield=True):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        await server.wait()
+async def _stop(children: Sequence[ChildProcess]) -> None:
+    """End the clients or the server (each with its process group: the server's engine
+    goes too) at once and reap them, even when cancelled or interrupted (a Ctrl-C at a
+    terminal reaches only the demo, which ends them)."""
+    await stop_all(children, grace=0.0, escalation=STOP_ESCALATION)
 
 
 async def _demo(out: Output) -> int:
     tour = Tour(out, "uqchess", STEPS)
     try:
         server, port = await _server(tour)
-    except (trio.TooSlowError, LineError, OSError) as exc:
+    except (trio.TooSlowError, LineError, SpawnFailed) as exc:
         tour.say(f"The server did not start: {exc!r}.")
         return 1
     clients: list[_Client] = []
@@ -189,13 +176,14 @@ async def _demo(out: Output) -> int:
         await black.until("gameover")
         tour.say("Both clients saw `gameover checkmate black`.")
         return 0
-    except (trio.TooSlowError, LineError, ValueError) as exc:
+    except (trio.TooSlowError, LineError, ValueError, SpawnFailed) as exc:
         tour.say(f"The demo failed: {exc!r}.")
         return 1
-    finally:
-        await _close(clients)
-        await _stop_server(server)
+    finally:  # one stop for all: a Ctrl-C that comes meanwhile cannot skip the server's
+        await _stop([*(client.child for client in clients), server])
 
 
 def main(args: Sequence[str] = ()) -> int:
-    return trio.run(_demo, Output(1))
+    """The demo. A Ctrl-C is raised only at a checkpoint of its one task, never between
+    starting a program and the ``try`` that stops it."""
+    return trio.run(_demo, Output(1), restrict_keyboard_interrupt_to_checkpoints=True)
