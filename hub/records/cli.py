@@ -448,6 +448,26 @@ def ratings(store: RecordStore, options: argparse.Namespace, out: Output, err: O
     return status
 
 
+def rating_list_lines(path: pathlib.Path, game: str) -> list[str]:
+    """The rating list of ``game`` from every game recorded in ``path`` (what ``hub games
+    ratings GAME`` prints), for the web view's match page; empty if there is none."""
+    from hub.records.store import RecordStore
+
+    try:
+        with RecordStore.open(path) as store:
+            summaries = _by_game(store, game).get(game, [])
+    except (OSError, ValueError, sqlite3.Error):
+        return []
+    if not summaries:
+        return []
+    names = _display_names(summaries)
+    try:
+        rated = fit([(summary.identities, summary.winners) for summary in summaries])
+    except ValueError:
+        return []
+    return _ratings_lines(game, len(summaries), rated, names)
+
+
 def _elo_text(value: float) -> str:
     return f"{round(value):+d}"
 

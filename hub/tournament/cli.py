@@ -396,10 +396,30 @@ class WebView:
     err: Output
     report: Callable[[], MatchReport] | None = None
     server: WebServer | None = None
+    _ratings: tuple[int, list[str]] | None = None
 
     def text(self) -> str:
-        """The standings for the match page (`hub.web.app.Standings`)."""
-        return "" if self.report is None else format_table(self.report()).rstrip("\n")
+        """The standings for the match page (`hub.web.app.Standings`), then the rating list
+        of every recorded game of this game (``hub games ratings``), when games are
+        recorded; the list is computed again only when a game has ended."""
+        if self.report is None:
+            return ""
+        report = self.report()
+        table = format_table(report).rstrip("\n")
+        if self.records is None:
+            return table
+        done = report.done
+        if self._ratings is None or self._ratings[0] != done:
+            from hub.records.cli import rating_list_lines
+
+            lines = rating_list_lines(self.records, report.schedule.game)
+            self._ratings = (done, lines)
+        lines = self._ratings[1]
+        if not lines:
+            return table
+        return (
+            table + "\n\nRatings from every recorded game (hub games ratings):\n" + "\n".join(lines)
+        )
 
     def json(self) -> dict[str, Any]:
         return {} if self.report is None else report_json(self.report())

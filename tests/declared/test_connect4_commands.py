@@ -114,7 +114,9 @@ def test_a_plugin_that_fails_to_load_is_listed_with_its_error(tmp_path: Path) ->
     assert "connect4   Connect Four" in listed.stdout
 
 
-def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c() -> None:
+def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c(
+    records_database: Path,
+) -> None:
     process = subprocess.Popen(
         [
             program("hub"),
@@ -128,7 +130,6 @@ def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c() -> None:
             "none",
             "--web",
             "0",
-            "--no-record",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -142,6 +143,9 @@ def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c() -> None:
         with urllib.request.urlopen(url, timeout=10) as reply:
             page = reply.read().decode()
         assert '<pre id="standings">' in page and "Distinct games: 2 of 2" in page
+        # the rating list of every recorded game of the game (hub games ratings)
+        assert "Ratings from every recorded game (hub games ratings):" in page
+        assert "connect4: 2 game(s), 2 player(s)" in page and "connect4/ai:2" in page
         with urllib.request.urlopen(url.replace("/match", "/api/match"), timeout=10) as reply:
             report = json.load(reply)
         assert report["report"]["players"] == ["ai:1", "ai:2"]
