@@ -9,8 +9,8 @@ from pathlib import Path
 import chess
 import pytest
 
-import hub.games.chess.console as console
 from hub.chess import rules, setup
+from hub.games.chess import console
 from hub.games.chess.console.commands import (
     INVALID,
     INVALID_HELP,
