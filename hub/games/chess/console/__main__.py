@@ -4,4 +4,5 @@ import sys
 
 from hub.games.chess.console.cli import main
 
-sys.exit(main(sys.argv[1:]))
+if __name__ == "__main__":  # not when a tool imports every module (tests/tournament)
+    sys.exit(main(sys.argv[1:]))
