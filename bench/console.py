@@ -40,8 +40,10 @@ INPUTS = {
 
 
 def console_module(tree: Path) -> str:
-    """Where the tree keeps the console (it moved to its own plug-in in issue 8)."""
-    if (tree / "hub/games/chess/console.py").exists():
+    """Where the tree keeps the console (it moved to its own plug-in in issue 8, and became
+    a package in issue 17)."""
+    chess = tree / "hub/games/chess"
+    if (chess / "console.py").exists() or (chess / "console/__init__.py").exists():
         return "hub.games.chess.console"
     return "hub.games.uqchess.console"
 
@@ -49,8 +51,9 @@ def console_module(tree: Path) -> str:
 def console_args(tree: Path) -> list[str]:
     """``--seed 1``, and ``--no-record`` where the console records its games (the earlier
     trees had no records: like is compared with like, and no database is touched)."""
-    module = console_module(tree).replace(".", "/")
-    source = (tree / f"{module}.py").read_text()
+    module = tree / console_module(tree).replace(".", "/")
+    files = sorted(module.glob("*.py")) if module.is_dir() else [module.with_suffix(".py")]
+    source = "".join(path.read_text() for path in files)
     return ["--seed", "1", *(["--no-record"] if "no_record" in source else [])]
 
 

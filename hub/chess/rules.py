@@ -245,3 +245,52 @@ def position_command(state: ChessState) -> str:
     if tail:
         command += " moves " + " ".join(moves[len(moves) - tail :])
     return command
+
+
+RepetitionKey = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]
+"""What makes two positions the same for a repetition (`position_key`)."""
+
+
+def position_key(board: chess.Board) -> RepetitionKey:
+    """The position as FIDE counts repetitions: the same pieces on the same squares, the same
+    side to move, the same castling rights and the same en passant capture (only when one is
+    legal). Built from python-chess's public attributes alone."""
+    return (
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        board.occupied_co[chess.WHITE],
+        board.occupied_co[chess.BLACK],
+        board.turn,
+        board.clean_castling_rights(),
+        board.ep_square if board.has_legal_en_passant() else None,
+    )
+
+
+def repetition_count(start_fen: str, moves: Sequence[str], board: chess.Board | None = None) -> int:
+    """How many times the position after ``moves`` has occurred in the game (`position_key`).
+
+    ``board``, that position with its move stack (a `ChessState`'s), lets only the plies
+    since the last capture or pawn move be looked at, as no earlier position can come
+    back, instead of replaying the game from its start at every move; when its stack is
+    shorter than those plies (kept to `MAX_STACK`), the game is replayed."""
+    if board is not None:
+        stack = len(board.move_stack)
+        since = min(board.halfmove_clock, len(moves))  # this game's reversible plies
+        if since <= stack:
+            key = position_key(board)
+            earlier = board.copy(stack=since)
+            count = 1
+            for _ in range(since):
+                earlier.pop()
+                count += position_key(earlier) == key
+            return count
+    board = chess.Board(start_fen)
+    keys = [position_key(board)]
+    for text in moves:
+        board.push(chess.Move.from_uci(text))
+        keys.append(position_key(board))
+    return keys.count(keys[-1])
