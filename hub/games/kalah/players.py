@@ -75,7 +75,7 @@ class AiPlayer:
 
     async def choose(self, state: KalahState, limit_ms: int) -> Move:
         asked = time.perf_counter()
-        budget = self.budget if self.budget is not None else budget_seconds(limit_ms, self.level)
+        budget = self.budget if self.budget is not None else budget_seconds(limit_ms)
         search = self._search
         if search is None or search.h != state.holes or search.total != state.total:
             search = self._search = Search(state.holes, state.total, table_size=self.table_size)
