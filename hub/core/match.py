@@ -939,4 +939,3 @@ class _RecordMaker:
             final_state=moves[-1].state if moves else first,
             fault=None if self.fault is None else FaultInfo(*self.fault),
         )
-

@@ -195,7 +195,9 @@ async def test_a_move_just_inside_the_limit_counts(autojump_clock: trio.testing.
     log: list[str] = []
     table = seats([(4.999, 1), (4.999, 1)], [(4.999, 3)], log=log)
     start = trio.current_time()
-    result = await Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)).run()
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is None
     assert trio.current_time() - start == pytest.approx(3 * 4.999)
     assert [move.elapsed for move in result.record.moves] == pytest.approx([4.999] * 3)
@@ -205,7 +207,9 @@ async def test_a_move_just_late_loses_on_time(autojump_clock: trio.testing.MockC
     log: list[str] = []
     table = seats([(5.001, 1)], [], log=log)
     start = trio.current_time()
-    result = await Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)).run()
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
     assert trio.current_time() - start == pytest.approx(5.0)
@@ -220,7 +224,9 @@ async def test_late_grace_records_the_late_move(autojump_clock: trio.testing.Moc
     log: list[str] = []
     table = seats([(6.0, 2)], [], log=log)
     table[0].late_grace = 5.0
-    result = await Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)).run()
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is not None and result.termination is Termination.TIMEOUT
     assert result.fault.move == 2
     assert result.record.fault is not None and result.record.fault.move == "2"
@@ -231,7 +237,9 @@ async def test_late_grace_gives_up_after_the_grace(autojump_clock: trio.testing.
     log: list[str] = []
     table = seats([(60.0, 2)], [], log=log)
     table[0].late_grace = 5.0
-    result = await Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(1000)).run()
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(1000)
+    ).run()
     assert result.fault is not None and result.fault.move is None
     assert trio.current_time() == pytest.approx(6.0)
 
@@ -247,7 +255,9 @@ async def test_late_grace_at_the_deadline_announces_once_and_first(
     table = seats([(think, 2), 1], [(1.0, 1), 1], log=log)
     for seat in table:
         seat.late_grace = 5.0
-    result = await Match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)).run()
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     ups = [line for line in log if "time up" in line]
     if think < 5.0:
         assert ups == [] and result.termination is Termination.NORMAL
@@ -264,7 +274,9 @@ async def test_many_graced_turns_in_time_never_announce(
     table = seats([(0.5, 1)] * 10, [(0.5, 1)] * 10, log=log)
     for seat in table:
         seat.late_grace = 5.0
-    result = await Match(Nim(), NimState(20), table, time_control=TimeControl.per_move_ms(1000)).run()
+    result = await Match(
+        Nim(), NimState(20), table, time_control=TimeControl.per_move_ms(1000)
+    ).run()
     assert result.termination is Termination.NORMAL and len(result.moves) == 20
     assert not [line for line in log if "time up" in line]
 
