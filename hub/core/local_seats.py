@@ -281,7 +281,8 @@ class AskAgain(Exception):
 
 
 class Keys(Protocol):
-    """Where a person's lines come from: a `hub.core.stdin.LineInput`, or any reader."""
+    """Where a person's lines come from: a `hub.core.stdin.LineInput`, Kalah's `TypeAhead`,
+    or any reader."""
 
     async def receive(self) -> str | None:
         """The next line typed, or None at the end of input."""

@@ -23,6 +23,7 @@ from typing import Protocol
 import attrs
 import trio
 
+from hub.core.local_seats import Keys
 from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove
 from hub.core.seats import StopFlag, think_in_thread
@@ -128,14 +129,6 @@ class ScriptedPlayer:
         if self.then is None:
             raise PlayerQuit("the script is over")
         return await self.then.choose(state, limit_ms)
-
-
-class Keys(Protocol):
-    """Where a person's lines come from: a `hub.core.stdin.LineInput`, a `TypeAhead`."""
-
-    async def receive(self) -> str | None:
-        """The next line typed, or None at the end of input."""
-        ...
 
 
 TYPED_AHEAD = "ignored input typed before your turn"
