@@ -2,7 +2,8 @@
 a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``).
 
 * `LevelSeat`: level 1-4 of `hub.chess.search`, thinking in a worker thread with a stop flag
-  (`hub.core.seats.run_in_thread`), so Ctrl-C and a lost game return at once. Level 4 budgets
+  (`hub.core.seats.think_in_thread`, as every built-in AI), so Ctrl-C and a lost game return
+  at once. Level 4 budgets
   its search from the turn's clock as ``hub engine`` does for the same ``go``, less what it
   may overrun: the search looks at the clock every `CHECK_EVERY` nodes, a few ms at its speed,
   so `level_limits` keeps that interval (measured on the seat's own recent searches) out of
@@ -15,8 +16,9 @@ a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``
   garbage or an illegal move loses the game with the reason (`SeatFailure` with its
   `Termination`); its process is always stopped and reaped (`UciSeat.aclose`, also from
   ``end``).
-* `PersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``);
-  the I/O is two functions handed in, so the seat itself is testable over memory.
+* `PersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``):
+  the core `hub.core.seats.PersonSeat` with `ChessPersonCodec`; the I/O is two functions
+  handed in, so the seat itself is testable over memory.
 
 `turn_go` is the one pure translation of a turn's clock into a UCI ``go`` (both engine kinds
 use it).
@@ -47,9 +49,11 @@ from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity
 from hub.core.match import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import StopFlag, run_in_thread
+from hub.core.seats import AskAgain, StopFlag, think_in_thread
+from hub.core.seats import PersonSeat as CorePersonSeat
 from hub.core.values import PlayerInfo
 
 UNLIMITED_MOVETIME_MS = 1000
@@ -194,10 +198,10 @@ class LevelSeat(ClockedSeat):
     async def choose(self, turn: Turn[ChessState]) -> str:
         board = turn.state.board.copy()
         limits = level_limits(self.go(turn), board.turn, turn.time_left(), self.check_interval)
-        if not self.threaded:
-            return self.think(board, limits, StopFlag())
-        return await run_in_thread(
-            lambda stop: self.think(board, limits, stop), limiter=self.limiter
+        return await think_in_thread(
+            lambda stop: self.think(board, limits, stop),
+            threaded=self.threaded,
+            limiter=self.limiter,
         )
 
 
@@ -416,66 +420,94 @@ def result_line(result: MatchResult[ChessState, str]) -> str:
     return f"{record.result_text()} ({reason})"
 
 
-@attrs.define(eq=False)
-class PersonSeat(BaseSeat[ChessState, str]):
-    """A person: `write` shows lines, `read_line` returns the next typed line (None at the
-    end of input, which resigns). ``resign`` (or ``quit``) gives up; a line that is not a
-    legal move is refused and the person asked again, with the clock running."""
+class ChessPersonCodec:
+    """Chess's `hub.core.seats.PersonCodec`: a move typed in UCI or SAN (`read_person_move`),
+    ``resign`` or ``quit`` to give up; the question ends the turn's lines (no prompt)."""
 
+    def turn_lines(self, seat: int, state: ChessState) -> Sequence[str]:
+        return board_lines(state.board)
+
+    def prompt(self, seat: int, state: ChessState) -> str:
+        return ""
+
+    def read_move(self, seat: int, text: str, state: ChessState) -> str:
+        text = text.strip()
+        if text in ("resign", "quit"):
+            raise SeatFailure(Termination.RESIGNATION, text)
+        move = read_person_move(state.board, text) if text else None
+        if move is not None:
+            return move
+        raise AskAgain(f"Not a legal move here: {text}") if text else AskAgain()
+
+    def refused_lines(
+        self, seat: int, move: str, error: IllegalMove, state: ChessState
+    ) -> Sequence[str]:
+        return [f"Not a legal move here: {move}"]
+
+
+@attrs.frozen
+class _ReadLine:
     read_line: Callable[[], Awaitable[str | None]]
-    write: Callable[[Sequence[str]], None]
-    player: PlayerInfo = attrs.Factory(
-        lambda: PlayerInfo("human", "person", "human", person_identity("human"))
-    )
-    waits_for_input: bool = True
-    seat: int = -1
+
+    async def receive(self) -> str | None:
+        return await self.read_line()
+
+
+@attrs.define(eq=False, init=False)
+class PersonSeat(CorePersonSeat[ChessState, str]):
+    """A person: the core `hub.core.seats.PersonSeat` with `ChessPersonCodec`, where `write`
+    shows lines and `read_line` returns the next typed line (None at the end of input, which
+    resigns). ``resign`` (or ``quit``) gives up; a line that is not a legal move is refused
+    and the person asked again, with the clock running. With no narrator on the terminal, the
+    seat itself says the game's start, the opponent's moves, a time-out and the end."""
+
     opponent: str = "the opponent"
 
-    async def begin(self, start: Start[ChessState]) -> None:
-        self.seat = start.seat
-        self.opponent = start.event.players[1 - start.seat].name
-        self.write([f"You play {COLOUR_NAMES[start.seat]} against {self.opponent}."])
+    def __init__(
+        self,
+        read_line: Callable[[], Awaitable[str | None]],
+        write: Callable[[Sequence[str]], None],
+        player: PlayerInfo | None = None,
+    ) -> None:
+        if player is None:
+            player = PlayerInfo("human", "person", "human", person_identity("human"))
+        self.__attrs_init__(_ReadLine(read_line), LinesOutput(write), ChessPersonCodec(), player)
 
-    async def choose(self, turn: Turn[ChessState]) -> str:
+    def _say(self, *lines: str) -> None:
+        self._show(lines)
+
+    async def begin(self, start: Start[ChessState]) -> None:
+        await super().begin(start)
+        self.opponent = start.event.players[1 - start.seat].name
+        self._say(f"You play {COLOUR_NAMES[start.seat]} against {self.opponent}.")
+
+    def turn_lines(self, turn: Turn[ChessState]) -> Sequence[str]:
         board = turn.state.board
         left = turn.time_left()
         clock = "" if left == math.inf else f", {left:.1f} s left"
-        self.write(
-            [
-                *board_lines(board),
-                f"You are {COLOUR_NAMES[turn.seat]}{' (in check)' if board.is_check() else ''}"
-                f"{clock}: your move (e2e4 or Nf3), or resign",
-            ]
-        )
-        while True:
-            line = await self.read_line()
-            if line is None:
-                raise SeatFailure(Termination.RESIGNATION, "end of input")
-            text = line.strip()
-            if text in ("resign", "quit"):
-                raise SeatFailure(Termination.RESIGNATION, text)
-            move = read_person_move(board, text) if text else None
-            if move is not None:
-                return move
-            if text:
-                self.write([f"Not a legal move here: {text}"])
+        return [
+            *super().turn_lines(turn),
+            f"You are {COLOUR_NAMES[turn.seat]}{' (in check)' if board.is_check() else ''}"
+            f"{clock}: your move (e2e4 or Nf3), or resign",
+        ]
 
     async def rejected(self, turn: Turn[ChessState], move: str, error: IllegalMove) -> bool:
-        self.write([f"Not a legal move here: {move}"])
+        await super().rejected(turn, move, error)
+        self._refused = False  # the board and the question again, as before the core seat
         return True
 
     async def observe(self, moved: Moved[ChessState, str]) -> None:
         if moved.seat != self.seat:
             board = moved.before.board
             san = board.san(board.parse_uci(moved.text))
-            self.write([f"{self.opponent} plays {san} ({moved.text})."])
+            self._say(f"{self.opponent} plays {san} ({moved.text}).")
 
     async def time_up(self, seat: int) -> None:
         if seat == self.seat:
-            self.write(["Your time is up."])
+            self._say("Your time is up.")
 
     async def end(self, result: MatchResult[ChessState, str]) -> None:
-        self.write([*board_lines(result.state.board), f"Game over: {result_line(result)}"])
+        self._say(*board_lines(result.state.board), f"Game over: {result_line(result)}")
 
 
 def uci_seat(game: object, command: str) -> UciSeat:

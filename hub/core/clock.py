@@ -38,10 +38,6 @@ class TimeControl:
     increment: float = attrs.field(default=0.0, validator=_not_negative)
 
     @classmethod
-    def unlimited(cls) -> TimeControl:
-        return cls()
-
-    @classmethod
     def per_move_ms(cls, milliseconds: int) -> TimeControl:
         """A limit for each move in whole milliseconds; 0 means no limit (Kalah's rule)."""
         if milliseconds < 0:

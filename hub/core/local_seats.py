@@ -1,8 +1,9 @@
 """Seats whose player lives in this process, behind the one `hub.core.match.Seat` interface.
 
 * `ThreadSeat`: a built-in AI whose synchronous search runs in a worker thread with a stop
-  flag (`run_in_thread`, `StopFlag`), so the event loop keeps serving and Ctrl-C
-  (cancellation) returns at once.
+  flag (`think_in_thread`, `run_in_thread`, `StopFlag`), so the event loop keeps serving and
+  Ctrl-C (cancellation) returns at once. `think_in_thread` is the one way every built-in AI
+  thinks (Kalah's `AiPlayer`, chess's `LevelSeat` too).
 * `FedSeat`: moves that arrive from elsewhere (a UQChess client's ``move`` command, a
   person's typed command): the host `submit`s them and learns whether they were accepted.
 * `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
@@ -35,7 +36,6 @@ from hub.core.match import (
 )
 from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove, Termination
-from hub.core.stdin import LineInput
 from hub.core.values import PlayerInfo
 
 S = TypeVar("S")
@@ -74,6 +74,35 @@ async def run_in_thread(
         stop.set()
 
 
+async def think_in_thread(
+    work: Callable[[StopFlag], T],
+    *,
+    threaded: bool = True,
+    limiter: trio.CapacityLimiter | None = None,
+    busy: Callable[[], T] | None = None,
+) -> T:
+    """The one way a built-in AI thinks: ``work(stop)`` in a worker thread of ``limiter``
+    (`run_in_thread`: on cancellation the stop flag is set and this returns at once), or
+    inline with ``threaded=False`` (deterministic tests, a search known to be instant).
+
+    With ``busy``: when ``limiter`` (default: trio's) has no worker free right now, return
+    ``busy()`` at once instead of waiting for one (a loaded server: a quick answer that is
+    never late beats a queue of searches starving the event loop of the GIL)."""
+    if not threaded:
+        return work(StopFlag())
+    if busy is None:
+        return await run_in_thread(work, limiter=limiter)
+    shared = limiter or trio.to_thread.current_default_thread_limiter()
+    if shared.available_tokens <= 0:
+        return busy()
+    shared.acquire_nowait()
+    try:
+        # The thread holds our token of the shared limiter, taken above.
+        return await run_in_thread(work, limiter=trio.CapacityLimiter(1))
+    finally:
+        shared.release()
+
+
 @attrs.define(eq=False)
 class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
     """A built-in AI: ``think(state, seconds, stop)`` runs in a worker thread.
@@ -91,11 +120,11 @@ class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
     """False: think inline (deterministic tests, or a search that is known to be instant)."""
 
     async def choose(self, turn: Turn[S]) -> M:
-        seconds = turn.time_left()
-        if not self.threaded:
-            return self.think(turn.state, seconds, StopFlag())
-        return await run_in_thread(
-            lambda stop: self.think(turn.state, seconds, stop), limiter=self.limiter
+        state, seconds = turn.state, turn.time_left()
+        return await think_in_thread(
+            lambda stop: self.think(state, seconds, stop),
+            threaded=self.threaded,
+            limiter=self.limiter,
         )
 
 
@@ -251,6 +280,15 @@ class AskAgain(Exception):
         self.lines = lines
 
 
+class Keys(Protocol):
+    """Where a person's lines come from: a `hub.core.stdin.LineInput`, Kalah's `TypeAhead`,
+    or any reader."""
+
+    async def receive(self) -> str | None:
+        """The next line typed, or None at the end of input."""
+        ...
+
+
 class PersonCodec(Protocol[S_contra, M]):
     """A game's side of a conversation with a person at the terminal: pure, in words.
 
@@ -263,7 +301,8 @@ class PersonCodec(Protocol[S_contra, M]):
         ...
 
     def prompt(self, seat: int, state: S_contra) -> str:
-        """The question, printed without a newline (the typed answer follows on the line)."""
+        """The question, printed without a newline (the typed answer follows on the line;
+        empty: none, the turn's lines end with the question)."""
         ...
 
     def read_move(self, seat: int, text: str, state: S_contra) -> M:
@@ -285,7 +324,7 @@ class PersonSeat(BaseSeat[S, M], Generic[S, M]):
     events). A refused move is explained and asked again with the clock running; end of
     input is the person leaving (``RESIGNATION``), as is whatever the codec treats so."""
 
-    keyboard: LineInput
+    keyboard: Keys
     out: Output
     codec: PersonCodec[S, M]
     player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("person", "person"))
@@ -301,16 +340,19 @@ class PersonSeat(BaseSeat[S, M], Generic[S, M]):
             self.out.line(line)
         self.out.flush()
 
+    def turn_lines(self, turn: Turn[S]) -> Sequence[str]:
+        """What to show when the turn comes: the codec's (a subclass may add the clock)."""
+        return self.codec.turn_lines(self.seat, turn.state)
+
     async def choose(self, turn: Turn[S]) -> M:
         state = turn.state
-        lines = [] if self._refused else list(self.codec.turn_lines(self.seat, state))
+        lines = [] if self._refused else list(self.turn_lines(turn))
         self._refused = False
         while True:
             self._show(lines)
-            if not self.out.broken:
-                self.out.broken = not write_all(
-                    self.out.fd, self.codec.prompt(self.seat, state).encode("utf-8", "replace")
-                )
+            prompt = self.codec.prompt(self.seat, state)
+            if prompt and not self.out.broken:
+                self.out.broken = not write_all(self.out.fd, prompt.encode("utf-8", "replace"))
             text = await self.keyboard.receive()
             if text is None:
                 raise SeatFailure(Termination.RESIGNATION, "end of input")

@@ -501,10 +501,6 @@ class Match(Generic[S, M]):
         for callback in callbacks:
             callback()
 
-    @property
-    def ply(self) -> int:
-        return len(self.moves)
-
     def history(self, plies: int | None = None) -> History[S, M]:
         """The game's first ``plies`` moves (all by default), this match's earlier history
         included: for a new `Match` that plays the game on from there."""
@@ -957,13 +953,3 @@ class _RecordMaker:
             final_state=moves[-1].state if moves else first,
             fault=None if self.fault is None else FaultInfo(*self.fault),
         )
-
-
-async def run_match(
-    referee: Referee[S, M],
-    state: S,
-    seats: Sequence[Seat[S, M]],
-    **options: Any,
-) -> MatchResult[S, M]:
-    """``Match(referee, state, seats, **options).run()``."""
-    return await Match(referee, state, seats, **options).run()

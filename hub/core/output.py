@@ -10,6 +10,7 @@ Standard library only: the ``clubber`` player uses it too.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 
 
 def write_all(fd: int, data: bytes) -> bool:
@@ -38,3 +39,21 @@ class Output:
         self._pending.clear()
         if not self.broken:
             self.broken = not write_all(self.fd, data)
+
+
+class LinesOutput(Output):
+    """An `Output` whose lines go to ``write`` at each `flush` (a terminal's own writer, a
+    test's list) instead of to a file descriptor."""
+
+    def __init__(self, write: Callable[[Sequence[str]], None]) -> None:
+        super().__init__(-1)
+        self.write = write
+        self.pending: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.pending.append(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            lines, self.pending = self.pending, []
+            self.write(lines)

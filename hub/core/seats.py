@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         ThreadSeat,
         Verdict,
         run_in_thread,
+        think_in_thread,
     )
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "ThreadSeat",
     "Verdict",
     "run_in_thread",
+    "think_in_thread",
 ]
 
 S = TypeVar("S")
@@ -193,6 +195,7 @@ _LOCAL = frozenset(
         "ThreadSeat",
         "Verdict",
         "run_in_thread",
+        "think_in_thread",
     }
 )
 

@@ -33,7 +33,7 @@ def test_a_game_nobody_watches_imports_no_event_type() -> None:
 import sys, trio
 import hub.games.clubs.hub
 from hub.core.bus import EventBus
-from hub.core.match import BaseSeat, run_match
+from hub.core.match import BaseSeat, Match
 from tests.core.toys import Nim, NimState
 
 class Take(BaseSeat):
@@ -41,7 +41,7 @@ class Take(BaseSeat):
         return 1
 
 async def game():
-    return await run_match(Nim(), NimState(5), [Take(), Take()], events=EventBus())
+    return await Match(Nim(), NimState(5), [Take(), Take()], events=EventBus()).run()
 
 result = trio.run(game)
 print("hub.core.events" in sys.modules, len(result.moves))

@@ -26,7 +26,6 @@ from hub.core.match import (
     SeatFailure,
     Start,
     Turn,
-    run_match,
 )
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import FedSeat, StopFlag, ThreadSeat
@@ -83,7 +82,7 @@ async def test_plays_to_the_outcome_and_the_mover_hears_first() -> None:
     log: list[str] = []
     bus = EventBus()
     got = bus.subscribe()
-    result = await run_match(Nim(), NimState(10), seats([3, 3], [1, 3], log=log), events=bus)
+    result = await Match(Nim(), NimState(10), seats([3, 3], [1, 3], log=log), events=bus).run()
     assert result.fault is None
     assert result.moves == [(0, 3), (1, 1), (0, 3), (1, 3)]
     assert result.outcome.winners == {1}
@@ -104,7 +103,7 @@ async def test_plays_to_the_outcome_and_the_mover_hears_first() -> None:
 
 async def test_illegal_move_is_the_movers_fault() -> None:
     log: list[str] = []
-    result = await run_match(Nim(), NimState(10), seats([2], [4], log=log))
+    result = await Match(Nim(), NimState(10), seats([2], [4], log=log)).run()
     assert result.fault is not None
     assert (result.fault.seat, result.fault.termination) == (1, Termination.ILLEGAL_MOVE)
     assert isinstance(result.fault.error, IllegalMove)
@@ -119,7 +118,7 @@ async def test_a_seat_that_retries_is_asked_again() -> None:
     log: list[str] = []
     table = seats([5, 3, 1], [3], log=log)
     table[0].retry = True
-    result = await run_match(Nim(), NimState(7), table)
+    result = await Match(Nim(), NimState(7), table).run()
     assert result.fault is None
     assert result.moves == [(0, 3), (1, 3), (0, 1)]
     assert "A rejected 5" in log
@@ -127,7 +126,7 @@ async def test_a_seat_that_retries_is_asked_again() -> None:
 
 async def test_seat_failure_ends_the_match() -> None:
     log: list[str] = []
-    result = await run_match(Nim(), NimState(5), seats(["disconnect"], [], log=log))
+    result = await Match(Nim(), NimState(5), seats(["disconnect"], [], log=log)).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (0, Termination.DISCONNECT)
     assert result.moves == []
@@ -137,7 +136,7 @@ async def test_failure_while_observing_is_the_observers_fault() -> None:
     log: list[str] = []
     table = seats([1], [1], log=log)
     table[1].fail_observe = True
-    result = await run_match(Nim(), NimState(5), table)
+    result = await Match(Nim(), NimState(5), table).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (1, Termination.MALFORMED)
     assert result.moves == [(0, 1)]
@@ -150,7 +149,7 @@ async def test_a_seat_that_failed_to_start_loses_before_any_move() -> None:
     got = bus.subscribe()
     player = PlayerInfo("gone", "program", "./gone")
     table = [seats([1], [], log=log)[0], FailedSeat(player, Termination.MALFORMED, "sent HELLO")]
-    result = await run_match(Nim(), NimState(5), table, events=bus)
+    result = await Match(Nim(), NimState(5), table, events=bus).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination, result.fault.detail) == (
         1,
@@ -179,7 +178,7 @@ async def test_an_acknowledgement_too_late_is_announced_as_time_up() -> None:
     opponent), the others first, before the results."""
     log: list[str] = []
     table = [seats([1], [], log=log)[0], NoAck(iter([]), log, "B")]
-    result = await run_match(Nim(), NimState(5), table)
+    result = await Match(Nim(), NimState(5), table).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (1, Termination.TIMEOUT)
     assert [line.split(" at ")[0] for line in log[2:]] == [
@@ -196,7 +195,9 @@ async def test_a_move_just_inside_the_limit_counts(autojump_clock: trio.testing.
     log: list[str] = []
     table = seats([(4.999, 1), (4.999, 1)], [(4.999, 3)], log=log)
     start = trio.current_time()
-    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is None
     assert trio.current_time() - start == pytest.approx(3 * 4.999)
     assert [move.elapsed for move in result.record.moves] == pytest.approx([4.999] * 3)
@@ -206,7 +207,9 @@ async def test_a_move_just_late_loses_on_time(autojump_clock: trio.testing.MockC
     log: list[str] = []
     table = seats([(5.001, 1)], [], log=log)
     start = trio.current_time()
-    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
     assert trio.current_time() - start == pytest.approx(5.0)
@@ -221,7 +224,9 @@ async def test_late_grace_records_the_late_move(autojump_clock: trio.testing.Moc
     log: list[str] = []
     table = seats([(6.0, 2)], [], log=log)
     table[0].late_grace = 5.0
-    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     assert result.fault is not None and result.termination is Termination.TIMEOUT
     assert result.fault.move == 2
     assert result.record.fault is not None and result.record.fault.move == "2"
@@ -232,7 +237,9 @@ async def test_late_grace_gives_up_after_the_grace(autojump_clock: trio.testing.
     log: list[str] = []
     table = seats([(60.0, 2)], [], log=log)
     table[0].late_grace = 5.0
-    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(1000))
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(1000)
+    ).run()
     assert result.fault is not None and result.fault.move is None
     assert trio.current_time() == pytest.approx(6.0)
 
@@ -248,7 +255,9 @@ async def test_late_grace_at_the_deadline_announces_once_and_first(
     table = seats([(think, 2), 1], [(1.0, 1), 1], log=log)
     for seat in table:
         seat.late_grace = 5.0
-    result = await run_match(Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000))
+    result = await Match(
+        Nim(), NimState(5), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
     ups = [line for line in log if "time up" in line]
     if think < 5.0:
         assert ups == [] and result.termination is Termination.NORMAL
@@ -265,7 +274,9 @@ async def test_many_graced_turns_in_time_never_announce(
     table = seats([(0.5, 1)] * 10, [(0.5, 1)] * 10, log=log)
     for seat in table:
         seat.late_grace = 5.0
-    result = await run_match(Nim(), NimState(20), table, time_control=TimeControl.per_move_ms(1000))
+    result = await Match(
+        Nim(), NimState(20), table, time_control=TimeControl.per_move_ms(1000)
+    ).run()
     assert result.termination is Termination.NORMAL and len(result.moves) == 20
     assert not [line for line in log if "time up" in line]
 
@@ -283,9 +294,9 @@ async def test_a_graced_seat_that_raises_propagates_its_own_error(
             raise RuntimeError("bug in a seat")
 
     with pytest.raises(RuntimeError, match="bug in a seat"):
-        await run_match(
+        await Match(
             Nim(), NimState(5), [Broken(), Broken()], time_control=TimeControl.per_move_ms(100)
-        )
+        ).run()
 
 
 async def test_stop_during_a_graced_turn_is_a_resignation(
@@ -307,7 +318,7 @@ async def test_game_clock_with_increment(autojump_clock: trio.testing.MockClock)
     log: list[str] = []
     # A: 5 - 2 + 1 = 4 left, then 4 - 2 + 1 = 3, then 3.5 s is too long; B spends 1 s each
     table = seats([(2.0, 1), (2.0, 1), (3.5, 1)], [(1.0, 1), (1.0, 1)], log=log)
-    result = await run_match(Nim(), NimState(9), table, time_control=TimeControl.fischer(5, 1))
+    result = await Match(Nim(), NimState(9), table, time_control=TimeControl.fischer(5, 1)).run()
     assert result.fault is not None
     assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
     assert len(result.moves) == 4
@@ -365,7 +376,7 @@ async def test_a_seat_that_raises_aborts_the_game_and_propagates() -> None:
     events: list[object] = []
     bus.listen(events.append)
     with pytest.raises(RuntimeError, match="bug in a seat"):
-        await run_match(Nim(), NimState(5), [Broken(), Broken()], events=bus)
+        await Match(Nim(), NimState(5), [Broken(), Broken()], events=bus).run()
     assert isinstance(events[-1], GameEnded)
     assert events[-1].record.termination is Termination.ABORTED
     assert events[-1].record.winners == ()
@@ -373,7 +384,7 @@ async def test_a_seat_that_raises_aborts_the_game_and_propagates() -> None:
 
 async def test_wrong_number_of_seats_is_refused() -> None:
     with pytest.raises(ValueError, match="1 seats for a 2-seat game"):
-        await run_match(Nim(), NimState(5), seats([], log=[]))
+        await Match(Nim(), NimState(5), seats([], log=[])).run()
 
 
 # -- subscribers ------------------------------------------------------------------------------
@@ -387,7 +398,7 @@ async def test_a_subscriber_that_never_reads_is_dropped_and_never_slows_the_game
     crowd = [bus.subscribe(size=64) for _ in range(100)]
     before = trio.current_time()
     moves: list[int | str | tuple[float, int]] = [1] * 20
-    result = await run_match(Nim(), NimState(40), seats(moves, list(moves), log=[]), events=bus)
+    result = await Match(Nim(), NimState(40), seats(moves, list(moves), log=[]), events=bus).run()
     assert trio.current_time() == before  # not one virtual tick waited on a subscriber
     assert result.fault is None
     assert stalled.dropped and bus.dropped == 1
@@ -408,7 +419,7 @@ async def test_a_listener_that_raises_is_removed_and_the_game_goes_on() -> None:
         raise ValueError("printer bug")
 
     bus.listen(broken)
-    result = await run_match(Nim(), NimState(3), seats([3], [], log=[]), events=bus)
+    result = await Match(Nim(), NimState(3), seats([3], [], log=[]), events=bus).run()
     assert result.fault is None
     assert len(calls) == 1 and isinstance(bus.errors[0], ValueError)
 
@@ -419,7 +430,7 @@ async def test_events_are_json_serialisable() -> None:
     bus = EventBus()
     events: list[object] = []
     bus.listen(events.append)
-    await run_match(Nim(), NimState(3), seats([1, 1], [1], log=[]), events=bus)
+    await Match(Nim(), NimState(3), seats([1, 1], [1], log=[]), events=bus).run()
     for event in events:
         json.dumps(to_json(event))  # type: ignore[arg-type]
 
@@ -554,9 +565,9 @@ async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
     bus = EventBus()
     events: list[object] = []
     bus.listen(events.append)
-    result = await run_match(
+    result = await Match(
         Nim(), NimState(3), seats([1, 1], [1], log=[]), notation=notation, events=bus
-    )
+    ).run()
     moves = [event for event in events if isinstance(event, MoveMade)]
     assert [event.state for event in moves] == [{"pile": 2}, {"pile": 1}, {"pile": 0}]
     assert notation.views == 4  # the initial state and one per move, not two per move
@@ -623,11 +634,11 @@ async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockC
         return 1
 
     ai: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
-    await run_match(Nim(), NimState(2), [ai, ai], time_control=TimeControl.per_move_ms(250))
+    await Match(Nim(), NimState(2), [ai, ai], time_control=TimeControl.per_move_ms(250)).run()
     assert seen == [0.25, 0.25]
     ai2: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
     seen.clear()
-    await run_match(Nim(), NimState(1), [ai2, ai2])
+    await Match(Nim(), NimState(1), [ai2, ai2]).run()
     assert seen == [math.inf]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from hub.core.events import GameRecord, record_from_json, to_json
-from hub.core.match import run_match
+from hub.core.match import Match
 from hub.core.referee import Outcome
 from tests.core.test_match import seats
 from tests.core.toys import Nim, NimState
@@ -20,14 +20,14 @@ class WordyNim(Nim):
 
 
 async def test_the_detail_of_the_outcome_is_in_the_record_and_survives_json() -> None:
-    result = await run_match(WordyNim(), NimState(3), seats([3], [], log=[]))
+    result = await Match(WordyNim(), NimState(3), seats([3], [], log=[])).run()
     assert result.record.detail == "took the last one"
     again = record_from_json(json.loads(json.dumps(to_json(result.record))))
     assert again == result.record
 
 
 async def test_without_a_detail_the_record_says_nothing_more() -> None:
-    result = await run_match(Nim(), NimState(3), seats([3], [], log=[]))
+    result = await Match(Nim(), NimState(3), seats([3], [], log=[])).run()
     assert result.record.detail == ""
     data = to_json(result.record)
     del data["detail"]  # a record written before the field existed

@@ -85,7 +85,7 @@ class SearchResult:
     elapsed: float
 
 
-def budget_seconds(limit_ms: int, level: int = DEFAULT_LEVEL) -> float:
+def budget_seconds(limit_ms: int) -> float:
     """How long to search for a turn with ``limit_ms`` per turn (0 = no limit)."""
     if limit_ms <= 0:
         return UNLIMITED_BUDGET

@@ -46,6 +46,7 @@ from hub.core.lines import (
     LineTooLong,
     TransportFailed,
 )
+from hub.core.local_seats import Keys
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
@@ -62,7 +63,6 @@ from hub.games.kalah.options import (
 from hub.games.kalah.players import (
     AiPlayer,
     HumanPlayer,
-    Keys,
     Player,
     PlayerQuit,
     open_keyboard,

@@ -31,12 +31,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import program_identity
+from hub.core.local_seats import Keys
 from hub.core.match import FailedSeat, SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
@@ -44,14 +44,15 @@ from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.text import parse_whole_number
-from hub.core.values import JSON, PlayerInfo
+from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
-from hub.games.kalah.options import DEFAULT_TIME_MS, OptionsError, add_board_options, board
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Keys, Player, open_keyboard
+from hub.games.kalah.options import OptionsError, add_board_options, board
+from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, open_keyboard
 from hub.games.kalah.printer import GameView
-from hub.games.kalah.protocol import MAX_TIME_MS, WELCOME, Info, max_line
-from hub.games.kalah.rules import check_settings, new_game, random_layout
-from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
+from hub.games.kalah.protocol import max_line
+from hub.games.kalah.rules import new_game, random_layout
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match, welcome
+from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings
 
 if TYPE_CHECKING:
     import argparse
@@ -64,79 +65,6 @@ START_TIMEOUT = 10.0
 """Seconds the programs have, together, to be started and say ``READY``."""
 END_GRACE = 2.0
 """Seconds the programs have, together, to exit once their stdin is closed (then SIGKILL)."""
-
-
-def _layout(value: Sequence[int] | None) -> tuple[int, ...] | None:
-    return None if value is None else tuple(value)
-
-
-@attrs.frozen
-class KalahSettings:
-    """What a game of a match is played with; validated on construction (`ValueError`)."""
-
-    holes: int
-    seeds: int
-    pie: bool = False
-    time_ms: int = DEFAULT_TIME_MS
-    """Every player's limit per whole turn in ms (0: none)."""
-    random: bool = False
-    """Each opening is a random layout."""
-    layout: tuple[int, ...] | None = attrs.field(default=None, converter=_layout)
-    """The layout of every game when not random (None: ``seeds`` in every hole)."""
-
-    def __attrs_post_init__(self) -> None:
-        check_settings(self.holes, self.seeds)
-        if not 0 <= self.time_ms <= MAX_TIME_MS:
-            raise ValueError(f"the time per move must be 0..{MAX_TIME_MS} ms, not {self.time_ms}")
-        if self.layout is not None:
-            if self.random:
-                raise ValueError("a random layout and a given one exclude each other")
-            new_game(self.holes, self.seeds, layout=self.layout)  # raises if it does not fit
-
-    def to_json(self) -> dict[str, JSON]:
-        layout = None if self.layout is None else list(self.layout)
-        return {
-            "holes": self.holes,
-            "seeds": self.seeds,
-            "pie": self.pie,
-            "time_ms": self.time_ms,
-            "random": self.random,
-            "layout": layout,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> KalahSettings:
-        """The inverse of `to_json`; raises `ValueError` saying what is wrong."""
-        fields: dict[str, Any] = {}
-        for name, kind in (("holes", int), ("seeds", int), ("time_ms", int)):
-            value = data.get(name)
-            if type(value) is not kind:
-                raise ValueError(f"settings: {name!r} must be a whole number, not {value!r}")
-            fields[name] = value
-        for name in ("pie", "random"):
-            value = data.get(name, False)
-            if type(value) is not bool:
-                raise ValueError(f"settings: {name!r} must be true or false, not {value!r}")
-            fields[name] = value
-        fields["layout"] = check_layout(data.get("layout"), "settings: 'layout'")
-        return cls(**fields)
-
-    def start_layout(self, opening: JSON) -> tuple[int, ...] | None:
-        """The layout a game with ``opening`` starts from (raises `ValueError`)."""
-        if opening is None:
-            return self.layout
-        layout = check_layout(opening, "opening")
-        new_game(self.holes, self.seeds, layout=layout)  # raises if it does not fit
-        return layout
-
-
-def check_layout(value: JSON, what: str) -> tuple[int, ...] | None:
-    """``value`` as a layout (a list of whole numbers) or None; raises `ValueError`."""
-    if value is None:
-        return None
-    if not isinstance(value, list) or any(type(count) is not int for count in value):
-        raise ValueError(f"{what} must be a list of seed counts, not {value!r}")
-    return tuple(value)
 
 
 def ai_level(spec: str) -> int | None:
@@ -246,14 +174,7 @@ def _declared_game(settings: KalahSettings, layout: tuple[int, ...] | None) -> A
     """The declaration with this game's settings (what a JSON bot is told at its start)."""
     from hub.games.kalah.game import KalahGame
 
-    chosen: dict[str, object] = {
-        "holes": settings.holes,
-        "seeds": settings.seeds,
-        "pie": settings.pie,
-    }
-    if layout is not None:
-        chosen["layout"] = ",".join(map(str, layout))
-    return KalahGame(chosen)
+    return KalahGame(settings.declared(layout))
 
 
 def _person_view(spec: GameSpec) -> GameView:
@@ -303,9 +224,9 @@ async def _seats(
         seats.append(None)
     failures: dict[int, SeatFailure | None] = {}
 
-    async def welcome(seat: int, child: ChildProcess) -> None:
-        child.lines.queue_line(WELCOME)
-        info = Info(settings.holes, settings.seeds, settings.time_ms, seat == 0, layout)
+    async def greet_program(seat: int, child: ChildProcess) -> None:
+        await welcome(child.lines)
+        info = settings.info(seat == 0, layout)
         failures[seat] = await greet(child.lines, info, max_line=longest, timeout=START_TIMEOUT)
 
     bot_seats: dict[int, KalahSeat] = {}
@@ -321,7 +242,7 @@ async def _seats(
 
     async with trio.open_nursery() as nursery:
         for seat, child in programs:
-            nursery.start_soon(welcome, seat, child)
+            nursery.start_soon(greet_program, seat, child)
         for seat, spec, child in bots:
             nursery.start_soon(hello, seat, spec, child)
     for seat, seated in bot_seats.items():

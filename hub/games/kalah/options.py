@@ -21,11 +21,11 @@ from hub.core.usage import Parser
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, max_line, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
+from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
 DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
-DEFAULT_TIME_MS = 5000
 DEFAULT_GRACE_MS = 2000
 HANDSHAKE_SECONDS = 30.0
 """How long a client has to answer ``INFO`` with ``READY`` (``--idle-timeout``'s default)."""
@@ -39,7 +39,8 @@ class OptionsError(Exception):
 
 @attrs.frozen
 class GameOptions:
-    """The settings of the games a server (or a local session) plays."""
+    """What a server (or a local session) plays: the games' settings (`settings`, Kalah's one
+    settings value) and the server's own choices (its limit, who moves first, its player)."""
 
     holes: int = DEFAULT_HOLES
     seeds: int = DEFAULT_SEEDS
@@ -58,6 +59,14 @@ class GameOptions:
     @property
     def server_limit_ms(self) -> int:
         return self.time_ms if self.server_time_ms is None else self.server_time_ms
+
+    @property
+    def settings(self) -> KalahSettings:
+        """The games' settings as Kalah's one settings value (the client's limit per turn;
+        the server side's own is `server_limit_ms`)."""
+        return KalahSettings(
+            self.holes, self.seeds, self.pie, self.time_ms, self.random_layout, self.layout
+        )
 
 
 @attrs.frozen

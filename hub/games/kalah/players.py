@@ -5,7 +5,8 @@ not: the referee judges) or raises `PlayerQuit`. In a refereed game a player sit
 `hub.games.kalah.seats.PlayerSeat` of the core match loop; our client asks it directly.
 The AI runs its search in a worker thread (`hub.core.seats.run_in_thread`: the event loop
 keeps serving every other game, and a cancelled search is told to stop by its flag) if the
-shared capacity limiter has a worker free, else it plays a one-turn lookahead at once; it
+shared capacity limiter has a worker free, else it plays a one-turn lookahead at once (both
+`hub.core.seats.think_in_thread`, the one way every built-in AI thinks); it
 budgets its time from the moment it was asked. A person (`HumanPlayer`) sees the board and
 a countdown of the time left, and with a `TypeAhead` keyboard loses no move to lines typed
 before their turn.
@@ -22,9 +23,10 @@ from typing import Protocol
 import attrs
 import trio
 
+from hub.core.local_seats import Keys
 from hub.core.output import Output, write_all
 from hub.core.referee import IllegalMove
-from hub.core.seats import StopFlag, run_in_thread
+from hub.core.seats import StopFlag, think_in_thread
 from hub.core.stdin import open_line_input
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
@@ -75,7 +77,7 @@ class AiPlayer:
 
     async def choose(self, state: KalahState, limit_ms: int) -> Move:
         asked = time.perf_counter()
-        budget = self.budget if self.budget is not None else budget_seconds(limit_ms, self.level)
+        budget = self.budget if self.budget is not None else budget_seconds(limit_ms)
         search = self._search
         if search is None or search.h != state.holes or search.total != state.total:
             search = self._search = Search(state.holes, state.total, table_size=self.table_size)
@@ -91,29 +93,20 @@ class AiPlayer:
                 stop=stop.is_set,
             )
 
-        if not self.threaded:
-            result = work(StopFlag())
-        else:
-            limiter = self.limiter or trio.to_thread.current_default_thread_limiter()
-            thread = False
-            if limiter.available_tokens > 0:  # a worker is free now: search
-                limiter.acquire_nowait()
-                thread = True
-            if not thread:
-                # Every worker is busy (a loaded server): a one-turn lookahead right here
-                # costs well under a millisecond and is never late. Waiting for a worker
-                # instead queued the searches and starved the event loop of the GIL: games
-                # were lost on time (bench/load.py, docs/reliability.md).
-                result = search.run(state, max_depth=1)
-            else:
-                try:
-                    # The thread holds our token of the shared limiter, taken above.
-                    result = await run_in_thread(work, limiter=trio.CapacityLimiter(1))
-                except trio.Cancelled:
-                    self._search = None  # the abandoned thread returns at its next check
-                    raise
-                finally:
-                    limiter.release()
+        try:
+            # Every worker busy (a loaded server): a one-turn lookahead right here costs well
+            # under a millisecond and is never late. Waiting for a worker instead queued the
+            # searches and starved the event loop of the GIL: games were lost on time
+            # (bench/load.py, docs/reliability.md).
+            result = await think_in_thread(
+                work,
+                threaded=self.threaded,
+                limiter=self.limiter,
+                busy=lambda: search.run(state, max_depth=1),
+            )
+        except trio.Cancelled:
+            self._search = None  # the abandoned thread returns at its next check
+            raise
         self.last = result
         return result.move
 
@@ -136,14 +129,6 @@ class ScriptedPlayer:
         if self.then is None:
             raise PlayerQuit("the script is over")
         return await self.then.choose(state, limit_ms)
-
-
-class Keys(Protocol):
-    """Where a person's lines come from: a `hub.core.stdin.LineInput`, a `TypeAhead`."""
-
-    async def receive(self) -> str | None:
-        """The next line typed, or None at the end of input."""
-        ...
 
 
 TYPED_AHEAD = "ignored input typed before your turn"

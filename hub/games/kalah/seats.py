@@ -4,8 +4,8 @@ There is no Kalah game loop: every game (the server's, a local game at the termi
 game of ``hub match``) is a `hub.core.match.Match` made by `new_match`, whose seats are:
 
 * a client (a TCP peer, or an agent program over pipes): `client_seat`, a
-  `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `greet`
-  (``INFO``, then ``READY`` within a deadline) has succeeded;
+  `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
+  (``WELCOME``) and `greet` (``INFO``, then ``READY`` within a deadline) have succeeded;
 * a local `Player` (the AI in a worker thread, a script, a person): `PlayerSeat`, with
   `LATE_GRACE`: at its deadline the opponent is told ``TIME`` at once, and a move that still
   comes within the grace is shown to the opponent before ``WINNER`` (the record keeps it as
@@ -32,7 +32,7 @@ from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
 from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
-from hub.games.kalah.protocol import READY, Info, format_info, is_word, safe_text
+from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahReferee, KalahState, Move
 
 LATE_GRACE = 5.0
@@ -89,6 +89,14 @@ def local_seat(player: Player, spec: str = "") -> PlayerSeat:
 def client_seat(lines: LineStream, player: PlayerInfo, max_line: int) -> LineSeat[KalahState, Move]:
     """A client (socket or pipes) that has said ``READY``, as a seat."""
     return LineSeat(lines, KalahCodec(max_line), player)
+
+
+async def welcome(lines: LineStream) -> None:
+    """Say ``WELCOME``: the first line every client gets (a server's at once on connecting,
+    before any wait in the lobby; an agent program's at its start). The one place it is
+    sent."""
+    lines.queue_line(WELCOME)
+    await lines.flush()
 
 
 async def greet(

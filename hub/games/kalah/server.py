@@ -35,6 +35,7 @@ from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
+from hub.core.local_seats import Keys
 from hub.core.output import Output
 from hub.core.referee import Termination
 from hub.core.running import run_program
@@ -53,7 +54,7 @@ from hub.core.serve import (
     serve_lines,
 )
 from hub.core.usage import HelpRequested, hint, show_help
-from hub.core.values import JSON, PlayerInfo
+from hub.core.values import PlayerInfo
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
 from hub.games.kalah.options import (
@@ -66,15 +67,15 @@ from hub.games.kalah.options import (
 from hub.games.kalah.players import (
     AiPlayer,
     HumanPlayer,
-    Keys,
     Player,
     ScriptedPlayer,
     open_keyboard,
 )
 from hub.games.kalah.printer import BoardPrinter
-from hub.games.kalah.protocol import WELCOME, WINNER, Info, max_line, parse_script
+from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
-from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match, welcome
+from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import start_recording
 
 RECORDS_KEPT = 100
@@ -103,12 +104,6 @@ def setup_game(options: GameOptions, number: int) -> GameSetup:
     first = options.first == "client" or (options.first == "random" and rng.random() < 0.5)
     state = new_game(options.holes, options.seeds, pie=options.pie, layout=layout)
     return GameSetup(number, state, layout, first)
-
-
-def game_settings(options: GameOptions, setup: GameSetup) -> dict[str, JSON]:
-    """What a served game is recorded with (the limits are in its time controls)."""
-    layout = None if setup.layout is None else list(setup.layout)
-    return {"holes": options.holes, "seeds": options.seeds, "pie": options.pie, "layout": layout}
 
 
 def describe_record(number: int, record: GameRecord) -> str:
@@ -201,6 +196,14 @@ class KalahServer:
     _human_lock: trio.Lock = attrs.Factory(trio.Lock)
     active: int = 0
     _idle: trio.Event = attrs.Factory(_set_event)
+    _settings: KalahSettings | None = None
+
+    @property
+    def settings(self) -> KalahSettings:
+        """The games' settings (`GameOptions.settings`, made at the first game)."""
+        if self._settings is None:
+            self._settings = self.options.settings
+        return self._settings
 
     @property
     def max_line(self) -> int:
@@ -273,7 +276,7 @@ class KalahServer:
             seats,
             limits,
             events=self.events,
-            settings=game_settings(self.options, setup),
+            settings=self.settings.record_json(setup.layout),
         )
         stop_view = None
         if view:
@@ -287,11 +290,11 @@ class KalahServer:
         self._record(setup.number, result.record)
 
     async def _play_server(self, lines: LineStream, peer: str) -> None:
-        await lines.send_line(WELCOME)
+        await welcome(lines)
         opts = self.options
         setup = setup_game(opts, next(self._numbers))
         client_first = setup.first_seat_first
-        info = Info(opts.holes, opts.seeds, opts.time_ms, client_first, setup.layout)
+        info = self.settings.info(client_first, setup.layout)
         if not await self._handshake(lines, info):
             return  # no READY: no game to record
         # Kalah's protocol has no name for a client: its identity is anonymous.
@@ -307,7 +310,7 @@ class KalahServer:
         await self._play(setup, seats, limits, view=opts.opponent == "human")
 
     async def _play_pair(self, lines: LineStream, peer: str) -> None:
-        await lines.send_line(WELCOME)
+        await welcome(lines)
         slot = _Waiting(lines, peer)
         partner = self.lobby.join(slot)
         if partner is None:
@@ -336,7 +339,7 @@ class KalahServer:
         ready = [False, False]
 
         async def greet(index: int) -> None:
-            info = Info(opts.holes, opts.seeds, opts.time_ms, index == 0, setup.layout)
+            info = self.settings.info(index == 0, setup.layout)
             ready[index] = await self._handshake(pair[index].lines, info)
 
         async with trio.open_nursery() as nursery:

@@ -1,0 +1,114 @@
+"""Kalah's settings as one value: `KalahSettings` (attrs, frozen, validated, to and from JSON).
+
+Every other shape is derived from it in one place: ``INFO`` for a client (`KalahSettings.info`,
+the wire's `hub.games.kalah.protocol.Info`), a served game's recorded settings
+(`KalahSettings.record_json`), the declaration's settings for a JSON bot
+(`KalahSettings.declared`). ``hub serve kalah``/``hub play kalah``'s `GameOptions` carry
+server choices besides (opponent, level, script, who moves first) and give theirs as
+`GameOptions.settings`; ``hub match kalah`` records `KalahSettings.to_json`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hub.core.values import JSON
+from hub.games.kalah.protocol import MAX_TIME_MS, Info
+from hub.games.kalah.rules import check_settings, new_game
+
+DEFAULT_TIME_MS = 5000
+"""A turn's limit when none is given (ms)."""
+
+
+def _layout(value: Sequence[int] | None) -> tuple[int, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen
+class KalahSettings:
+    """What a game of a match is played with; validated on construction (`ValueError`)."""
+
+    holes: int
+    seeds: int
+    pie: bool = False
+    time_ms: int = DEFAULT_TIME_MS
+    """Every player's limit per whole turn in ms (0: none)."""
+    random: bool = False
+    """Each opening is a random layout."""
+    layout: tuple[int, ...] | None = attrs.field(default=None, converter=_layout)
+    """The layout of every game when not random (None: ``seeds`` in every hole)."""
+
+    def __attrs_post_init__(self) -> None:
+        check_settings(self.holes, self.seeds)
+        if not 0 <= self.time_ms <= MAX_TIME_MS:
+            raise ValueError(f"the time per move must be 0..{MAX_TIME_MS} ms, not {self.time_ms}")
+        if self.layout is not None:
+            if self.random:
+                raise ValueError("a random layout and a given one exclude each other")
+            new_game(self.holes, self.seeds, layout=self.layout)  # raises if it does not fit
+
+    def to_json(self) -> dict[str, JSON]:
+        layout = None if self.layout is None else list(self.layout)
+        return {
+            "holes": self.holes,
+            "seeds": self.seeds,
+            "pie": self.pie,
+            "time_ms": self.time_ms,
+            "random": self.random,
+            "layout": layout,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> KalahSettings:
+        """The inverse of `to_json`; raises `ValueError` saying what is wrong."""
+        fields: dict[str, Any] = {}
+        for name, kind in (("holes", int), ("seeds", int), ("time_ms", int)):
+            value = data.get(name)
+            if type(value) is not kind:
+                raise ValueError(f"settings: {name!r} must be a whole number, not {value!r}")
+            fields[name] = value
+        for name in ("pie", "random"):
+            value = data.get(name, False)
+            if type(value) is not bool:
+                raise ValueError(f"settings: {name!r} must be true or false, not {value!r}")
+            fields[name] = value
+        fields["layout"] = check_layout(data.get("layout"), "settings: 'layout'")
+        return cls(**fields)
+
+    def info(self, first: bool, layout: tuple[int, ...] | None) -> Info:
+        """``INFO`` for a client who moves first (``first``) in a game from ``layout``."""
+        return Info(self.holes, self.seeds, self.time_ms, first, layout)
+
+    def record_json(self, layout: tuple[int, ...] | None) -> dict[str, JSON]:
+        """What a game of ``hub serve kalah`` is recorded with (its limits are in its time
+        controls; ``layout``: the game's own, drawn or given)."""
+        drawn = None if layout is None else list(layout)
+        return {"holes": self.holes, "seeds": self.seeds, "pie": self.pie, "layout": drawn}
+
+    def declared(self, layout: tuple[int, ...] | None) -> dict[str, object]:
+        """The settings of the declaration (`hub.games.kalah.game.KalahGame`) for a game from
+        ``layout``: what a JSON bot is told."""
+        chosen: dict[str, object] = {"holes": self.holes, "seeds": self.seeds, "pie": self.pie}
+        if layout is not None:
+            chosen["layout"] = ",".join(map(str, layout))
+        return chosen
+
+    def start_layout(self, opening: JSON) -> tuple[int, ...] | None:
+        """The layout a game with ``opening`` starts from (raises `ValueError`)."""
+        if opening is None:
+            return self.layout
+        layout = check_layout(opening, "opening")
+        new_game(self.holes, self.seeds, layout=layout)  # raises if it does not fit
+        return layout
+
+
+def check_layout(value: JSON, what: str) -> tuple[int, ...] | None:
+    """``value`` as a layout (a list of whole numbers) or None; raises `ValueError`."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or any(type(count) is not int for count in value):
+        raise ValueError(f"{what} must be a list of seed counts, not {value!r}")
+    return tuple(value)
