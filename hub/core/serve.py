@@ -1,10 +1,8 @@
-"""TCP serving for line protocols: bind to localhost, report the port, bound every client.
+"""Serving a line protocol: one handler task per connection, every client bounded.
 
-`open_listeners` resolves a port number or a service name (``mysql``) and binds on the
-loopback interface by default (a game server is exposed to anyone who can connect: opening
-it to the network is an explicit choice); a failure is a `ListenError` that says why and
-what to do. `serve_lines` accepts connections and runs one handler task per connection,
-within `ServerLimits` (one set of options for every server, `add_limit_options`):
+`serve_lines` serves connections from any `trio.abc.Listener`s (TCP ones from
+`hub.core.listen.open_listeners`; tests use in-memory ones) through `trio.serve_listeners`,
+one handler task per connection, within `ServerLimits` (`hub.core.limits`):
 
 * at the connection cap, or the per-address cap, a new connection is closed at once (after
   an optional goodbye line), so an overload is visible to the client instead of hanging in
@@ -17,53 +15,110 @@ within `ServerLimits` (one set of options for every server, `add_limit_options`)
   `Connection.busy` (in a game, or waiting for one) is dropped the same way: a silent
   client, or one that sends a byte a second, cannot hold a connection forever.
 
-A handler that raises is logged to stderr and its connection closed; the server and every
-other connection go on. Any `trio.abc.Listener` serves (tests use in-memory listeners); an
-accept that fails for lack of resources (EMFILE, ENFILE, ENOMEM, ENOBUFS) is retried after
-a pause, as trio's own ``serve_listeners`` does, and any other accept error ends the server.
-Refused and dropped clients are logged (``hub.serve``, info) and `log_games` logs each
-game's start and result; `configure_logging` sends them to stderr. `linger` closes a
-connection gracefully.
+A handler that raises is logged (``hub.serve``, error, with its traceback) and its
+connection closed; the server and every other connection go on. An accept that fails for
+lack of resources (EMFILE, ENFILE, ENOMEM, ENOBUFS) is retried after a pause by
+`trio.serve_listeners`, which logs it (``hub.serve`` gets it, `hub.core.serverlog`); any
+other accept error ends the server. Refused and dropped clients are logged (``hub.serve``,
+info). `linger` closes a connection gracefully.
+
+This module also offers, under their old names, what a server needs from
+`hub.core.listen` (ports, listening), `hub.core.limits` (`ServerLimits` and its options)
+and `hub.core.serverlog` (logging), so ``from hub.core.serve import ...`` keeps working.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
-import gc
+import functools
 import itertools
 import logging
-import resource
-import socket
-import sys
-import traceback
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted
+from hub.core.limits import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_PER_ADDRESS,
+    FD_RESERVE,
+    LIMIT_METAVARS,
+    LIMIT_OPTIONS,
+    MIN_MAX_LINE,
+    LimitParser,
+    ServerLimits,
+    add_limit_options,
+    fit_open_files,
+    freeze_start_up,
+    limits_from_args,
+    limits_from_values,
+    raise_open_file_limit,
+)
 from hub.core.lines import DEFAULT_MAX_LINE, LineError, LineStream
+from hub.core.listen import LOCALHOST, ListenError, bound_port, open_listeners, resolve_port
 from hub.core.outbox import DEFAULT_LIMIT as DEFAULT_MAX_OUTPUT
 from hub.core.outbox import Outbox
-from hub.core.referee import Termination
-from hub.core.text import parse_whole_number
-from hub.core.values import PlayerInfo
+from hub.core.serverlog import (
+    LOG_FORMAT_DATE,
+    LOG_LEVELS,
+    add_log_options,
+    configure_default_logging,
+    configure_logging,
+    describe_players,
+    describe_result,
+    log_games,
+    log_level_from_args,
+)
 
-LOCALHOST = "localhost"
-DEFAULT_MAX_CONNECTIONS = 2048
-"""Enough for 1,000 UQChess clients or 500 Kalah games with room to spare."""
-DEFAULT_MAX_PER_ADDRESS = 128
-DEFAULT_IDLE_TIMEOUT = 300.0
-"""Seconds a client not in a game may stay silent (a person between two games)."""
-MIN_MAX_LINE = 64
-FD_RESERVE = 64
-"""Descriptors a server keeps for itself beside its connections (listeners, logs, ...)."""
+__all__ = [
+    "ACCEPT_CAPACITY_ERRNOS",
+    "ACCEPT_RETRY_SECONDS",
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_MAX_OUTPUT",
+    "DEFAULT_MAX_PER_ADDRESS",
+    "FD_RESERVE",
+    "LIMIT_METAVARS",
+    "LIMIT_OPTIONS",
+    "LINGER_BYTES",
+    "LINGER_SECONDS",
+    "LOCALHOST",
+    "LOG_FORMAT_DATE",
+    "LOG_LEVELS",
+    "MIN_MAX_LINE",
+    "UNKNOWN_PEER",
+    "Connection",
+    "Handler",
+    "LimitParser",
+    "ListenError",
+    "ServerLimits",
+    "ServerStats",
+    "add_limit_options",
+    "add_log_options",
+    "bound_port",
+    "configure_logging",
+    "describe_players",
+    "describe_result",
+    "fit_open_files",
+    "freeze_start_up",
+    "limits_from_args",
+    "limits_from_values",
+    "linger",
+    "log",
+    "log_games",
+    "log_level_from_args",
+    "open_listeners",
+    "peer_address",
+    "raise_open_file_limit",
+    "resolve_port",
+    "serve_lines",
+]
+
 ACCEPT_CAPACITY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
-"""The accept errors that mean "overloaded, try again" (trio's ``serve_listeners`` list)."""
+"""The accept errors that mean "overloaded, try again": those `trio.serve_listeners`
+retries after a pause (`ACCEPT_RETRY_SECONDS`, trio's)."""
 ACCEPT_RETRY_SECONDS = 0.1
 UNKNOWN_PEER = "?"
 """`Connection.peer` when the stream has no socket address (a memory stream, a failed call)."""
@@ -71,371 +126,6 @@ LINGER_SECONDS = 2.0
 LINGER_BYTES = 65536
 
 log = logging.getLogger("hub.serve")
-
-
-def freeze_start_up() -> None:
-    """Move every object made so far (modules, classes, functions: most of a fresh process)
-    out of the cycle collector's sight, so that the full collections of a long-running
-    server scan only what it made while serving: shorter pauses, which a server with
-    100 ms clocks needs (`gc.freeze`; they are still freed as usual when unreferenced).
-    For a program's ``main`` once it has started, not for a library call."""
-    gc.freeze()
-
-
-class ListenError(Exception):
-    """The port or service could not be resolved, bound or listened on.
-
-    ``str(error)`` is the reason in words (``port 8080 is in use (Address already in use)``,
-    ``unknown service 'foo'``, ``port 99999 out of range (0-65535)``); ``hint`` says what to
-    do about it, for a program that prints a second line after its own message.
-    """
-
-    def __init__(self, reason: str, hint: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.hint = hint
-
-
-_FREE_PORT_HINT = "choose another port, or --listenOn 0 for any free one"
-
-
-def resolve_port(port: str | int) -> int:
-    """A port number from a number or a TCP service name; raises `ListenError`."""
-    if isinstance(port, int):
-        number = port
-    elif (parsed := parse_whole_number(port, max_digits=5)) is not None:
-        number = parsed
-    else:
-        if not port:
-            raise ListenError("empty port", "give a port number or a service name")
-        try:
-            number = socket.getservbyname(port, "tcp")
-        except (OSError, UnicodeError) as exc:
-            raise ListenError(
-                f"unknown service {port!r}", "give a port number or a name from /etc/services"
-            ) from exc
-    if not 0 <= number <= 65535:
-        raise ListenError(f"port {number} out of range (0-65535)", _FREE_PORT_HINT)
-    return number
-
-
-def _bind_error(exc: OSError, number: int, host: str | None) -> ListenError:
-    """A `ListenError` that names the OS's reason for ``exc`` and what to do."""
-    why = exc.strerror or str(exc)
-    if isinstance(exc, socket.gaierror):
-        return ListenError(f"unknown host {host!r} ({why})", "give a host name or an address")
-    if exc.errno == errno.EADDRINUSE:
-        return ListenError(
-            f"port {number} is in use ({why})",
-            f"stop the program that uses it, or {_FREE_PORT_HINT}",
-        )
-    if exc.errno == errno.EACCES:
-        return ListenError(
-            f"port {number} needs privileges ({why})",
-            f"use a port above 1023, or {_FREE_PORT_HINT}",
-        )
-    if exc.errno == errno.EADDRNOTAVAIL:
-        return ListenError(
-            f"address {host!r} is not on this machine ({why})", "use one of its own addresses"
-        )
-    return ListenError(f"port {number}: {why}", _FREE_PORT_HINT)
-
-
-async def open_listeners(
-    port: str | int, host: str | None = LOCALHOST
-) -> list[trio.SocketListener]:
-    """Listening sockets on ``host`` (loopback by default; None = every interface)."""
-    number = resolve_port(port)
-    try:
-        listeners = await trio.open_tcp_listeners(number, host=host)
-    except OSError as exc:
-        raise _bind_error(exc, number, host) from exc
-    if number == 0 and len(listeners) > 1:
-        # Several address families on an ephemeral port would get different ports: keep one.
-        for extra in listeners[1:]:
-            await extra.aclose()
-        listeners = listeners[:1]
-    return listeners
-
-
-def bound_port(listeners: Sequence[trio.SocketListener]) -> int:
-    """The port the first listener is bound to (never 0)."""
-    port: int = listeners[0].socket.getsockname()[1]
-    return port
-
-
-# -- limits -------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class ServerLimits:
-    """What one server lets its clients take; every server's options map onto this.
-
-    ``max_per_address``, ``idle_timeout`` None: no cap, no timeout; ``max_line`` None: the
-    game's own limit (a Kalah board's longest move, UQChess's 1024 bytes).
-    """
-
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS
-    max_line: int | None = None
-    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT
-    max_output: int = DEFAULT_MAX_OUTPUT
-
-    def line_limit(self, default: int) -> int:
-        return default if self.max_line is None else self.max_line
-
-
-def _whole(name: str, low: int, high: int, *, zero_is_none: bool = False) -> LimitParser:
-    def convert(text: str) -> int | None:
-        value = parse_whole_number(text, max_digits=12)
-        if value is None:
-            raise ValueError(f"{name} is a whole number, not {text!r}")
-        if zero_is_none and value == 0:
-            return None
-        if not low <= value <= high:
-            raise ValueError(f"{name} is {low}..{high}, not {value}")
-        return value
-
-    return convert
-
-
-def _seconds(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"a timeout is a number of seconds, not {text!r}") from None
-    if not 0 <= value <= 10**6:  # also rejects nan
-        raise ValueError(f"a timeout must be 0..1000000 seconds, not {text!r}")
-    return None if value == 0 else value
-
-
-LimitParser = Callable[[str], "int | float | None"]
-LIMIT_OPTIONS: dict[str, tuple[str, LimitParser, str]] = {
-    "--max-connections": (
-        "max_connections",
-        _whole("a number of connections", 1, 1_000_000),
-        f"most clients served at once (default: {DEFAULT_MAX_CONNECTIONS}; fewer if the "
-        "open-file limit is lower)",
-    ),
-    "--max-per-address": (
-        "max_per_address",
-        _whole("a number of connections", 1, 1_000_000, zero_is_none=True),
-        f"most clients at once from one IP address; 0: no cap (default: {DEFAULT_MAX_PER_ADDRESS})",
-    ),
-    "--max-line": (
-        "max_line",
-        _whole("a line length", MIN_MAX_LINE, 1 << 24),
-        "longest line a client may send, in bytes (default: the game's own)",
-    ),
-    "--idle-timeout": (
-        "idle_timeout",
-        _seconds,
-        "drop a client that sends no complete line for this many seconds while not in a "
-        "game; 0: never",
-    ),
-    "--max-output": (
-        "max_output",
-        _whole("an output cap", 1024, 1 << 30),
-        f"bytes queued for a client that does not read before it is dropped (default: "
-        f"{DEFAULT_MAX_OUTPUT})",
-    ),
-}
-"""``--option``: (field of `ServerLimits`, parser raising ValueError, help)."""
-
-
-def limits_from_values(values: Mapping[str, str], base: ServerLimits | None = None) -> ServerLimits:
-    """`ServerLimits` from ``{"--max-line": "2048", ...}`` (options not given keep ``base``'s
-    values); raises ValueError with the reason."""
-    changes: dict[str, Any] = {}
-    for option, text in values.items():
-        field, parse, _help = LIMIT_OPTIONS[option]
-        changes[field] = parse(text)
-    return attrs.evolve(base if base is not None else ServerLimits(), **changes)
-
-
-LIMIT_METAVARS = {"--max-line": "BYTES", "--idle-timeout": "SECONDS", "--max-output": "BYTES"}
-
-
-def add_limit_options(
-    parser: argparse.ArgumentParser,
-    *,
-    idle_default: float | None = DEFAULT_IDLE_TIMEOUT,
-    idle_help: str | None = None,
-) -> None:
-    """The limit options, in a group of their own; `limits_from_args` reads them back.
-    ``idle_default``/``idle_help``: a server whose idle timeout means something else (Kalah:
-    the deadline for its handshake)."""
-    group = parser.add_argument_group("limits (one set for every server, docs/reliability.md)")
-    for option, (field, parse, help_text) in LIMIT_OPTIONS.items():
-        if option == "--idle-timeout":
-            shown = "0" if idle_default is None else f"{idle_default:g}"
-            help_text = f"{idle_help or help_text} (default: {shown})"  # noqa: PLW2901
-
-        def convert(text: str, parse: LimitParser = parse) -> int | float | None:
-            try:
-                return parse(text)
-            except ValueError as exc:
-                raise argparse.ArgumentTypeError(str(exc)) from None
-
-        group.add_argument(
-            option,
-            dest=f"limit_{field}",
-            metavar=LIMIT_METAVARS.get(option, "N"),
-            type=convert,
-            default=_UNSET,
-            help=help_text,
-        )
-    parser.set_defaults(limit_idle_default=idle_default)
-
-
-_UNSET: object = object()
-
-
-def limits_from_args(args: argparse.Namespace) -> ServerLimits:
-    changes = {
-        field: getattr(args, f"limit_{field}")
-        for _option, (field, _parse, _help) in LIMIT_OPTIONS.items()
-        if getattr(args, f"limit_{field}", _UNSET) is not _UNSET
-    }
-    base = ServerLimits(idle_timeout=getattr(args, "limit_idle_default", DEFAULT_IDLE_TIMEOUT))
-    return attrs.evolve(base, **changes)
-
-
-def raise_open_file_limit() -> int:
-    """Raise the soft open-file limit (``ulimit -n``) to the hard one; the soft limit now."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-    return soft if soft != resource.RLIM_INFINITY else 1 << 30
-
-
-def fit_open_files(limits: ServerLimits, reserve: int = FD_RESERVE) -> ServerLimits:
-    """``limits`` with at most as many connections as the open-file limit leaves room for
-    (after raising it to the hard limit) beside ``reserve`` descriptors of the server's own;
-    a warning is logged when the limit lowers ``max_connections``."""
-    room = max(1, raise_open_file_limit() - reserve)
-    if room >= limits.max_connections:
-        return limits
-    log.warning(
-        "only %d connections fit in the open-file limit (ulimit -n %d), not %d",
-        room,
-        room + reserve,
-        limits.max_connections,
-    )
-    return attrs.evolve(limits, max_connections=room)
-
-
-# -- logging ------------------------------------------------------------------------------
-
-LOG_LEVELS = ("warning", "info", "debug")
-LOG_FORMAT_DATE = "%Y-%m-%d %H:%M:%S"
-_installed: list[logging.Handler] = []
-
-
-def add_log_options(parser: argparse._ActionsContainer) -> None:
-    """``--log-level {warning,info,debug}`` and ``-v/--verbose`` (= info)."""
-    parser.add_argument(
-        "--log-level",
-        choices=LOG_LEVELS,
-        default=None,
-        help="what goes to stderr: warnings; games and refused or dropped clients; every "
-        "connection (default: warning)",
-    )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="the same as --log-level info (default: off)",
-    )
-
-
-def log_level_from_args(args: argparse.Namespace) -> str:
-    level: str | None = args.log_level
-    if level is None:
-        level = "info" if args.verbose else "warning"
-    return level
-
-
-def configure_logging(prog: str, level: str | None) -> None:
-    """Send the ``hub`` loggers' records at ``level`` and above to stderr, one line each:
-    ``2026-11-25 02:10:00 kalah: game 3 started: ...``. None: print nothing at all (a
-    program whose specification fixes its output)."""
-    root = logging.getLogger("hub")
-    for handler in _installed:
-        root.removeHandler(handler)
-    _installed.clear()
-    output: logging.Handler
-    if level is None:
-        output = logging.NullHandler()
-        root.setLevel(logging.CRITICAL + 1)
-    else:
-        output = logging.StreamHandler(sys.stderr)
-        output.setFormatter(
-            logging.Formatter(f"%(asctime)s {prog}: %(message)s", datefmt=LOG_FORMAT_DATE)
-        )
-        root.setLevel(level.upper())
-    root.addHandler(output)
-    root.propagate = False
-    _installed.append(output)
-
-
-def describe_players(players: Sequence[PlayerInfo]) -> str:
-    return " vs ".join(player.name for player in players)
-
-
-def describe_result(record: GameRecord) -> str:
-    """A finished game's result in words, for a log line."""
-    names = [player.name for player in record.players]
-    if record.termination is Termination.ABORTED and record.fault is None:
-        result = "aborted"
-    elif not record.winners:
-        result = "no winner"
-    elif len(record.winners) == len(names):
-        result = "draw"
-    else:
-        result = " and ".join(names[index] for index in record.winners) + " won"
-    if record.scores and any(record.scores):
-        result += " " + "-".join(f"{score:g}" for score in record.scores)
-    fault = record.fault
-    if fault is not None:
-        who = names[fault.seat] if fault.seat is not None else "the server"
-        result += f" ({who}: {fault.termination.value}"
-        result += f"; {fault.detail})" if fault.detail else ")"
-    elif record.termination not in (Termination.NORMAL, Termination.ABORTED):
-        result += f" ({record.termination.value})"
-    return f"{result}, {len(record.moves)} moves"
-
-
-def log_games(events: EventBus, logger: logging.Logger | None = None) -> Callable[[], None]:
-    """Log one line when each game on ``events`` starts (its players) and ends (its result);
-    returns the function that stops it. Call it once logging is configured: when ``logger``
-    logs nothing at INFO it does not listen at all, since a game whose bus has a listener
-    makes an event, with the state's view, for every move (a FEN: a third of what the
-    UQChess server spent on a human move)."""
-    logger = logger if logger is not None else logging.getLogger("hub.games")
-    if not logger.isEnabledFor(logging.INFO):
-        return lambda: None
-
-    def listen(event: Event) -> None:
-        if not logger.isEnabledFor(logging.INFO):
-            return
-        if isinstance(event, GameStarted):
-            logger.info("game %s started: %s", event.game_id[:8], describe_players(event.players))
-        elif isinstance(event, GameEnded):
-            record = event.record
-            logger.info(
-                "game %s ended: %s: %s",
-                event.game_id[:8],
-                describe_players(record.players),
-                describe_result(record),
-            )
-
-    return events.listen(listen)
-
-
-# -- connections --------------------------------------------------------------------------
 
 
 class _OutboxStream(trio.abc.HalfCloseableStream):
@@ -596,8 +286,9 @@ async def serve_lines(
                 except LineError:
                     pass  # the peer went away or broke the stream: an ordinary end
                 except Exception:
-                    sys.stderr.write(f"hub: connection {connection.number} failed:\n")
-                    traceback.print_exc()
+                    log.exception(
+                        "connection %d from %s failed:", connection.number, connection.peer
+                    )
                 finally:
                     with trio.move_on_after(LINGER_SECONDS):
                         await outbox.drained()  # what the handler sent before it ended
@@ -613,9 +304,11 @@ async def serve_lines(
             await trio.aclose_forcefully(stream)
             log.debug("connection %d from %s closed", connection.number, connection.peer)
 
+    configure_default_logging()
     async with trio.open_nursery() as nursery:
-        for listener in listeners:
-            nursery.start_soon(_accept_loop, listener, run_one, nursery)
+        # trio's accept loop: it closes the listeners when done, and backs off from an
+        # accept that failed for lack of resources (logged, `hub.core.serverlog`).
+        await nursery.start(functools.partial(trio.serve_listeners, run_one, list(listeners)))
         task_status.started()
 
 
@@ -664,25 +357,6 @@ async def _watch_idle(
         timeout,
     )
     await trio.aclose_forcefully(raw)
-
-
-async def _accept_loop(
-    listener: trio.abc.Listener[trio.abc.Stream],
-    run_one: Callable[[trio.abc.Stream], Awaitable[None]],
-    nursery: trio.Nursery,
-) -> None:
-    async with listener:
-        while True:
-            try:
-                stream = await listener.accept()
-            except OSError as exc:
-                if exc.errno not in ACCEPT_CAPACITY_ERRNOS:
-                    raise
-                # Out of descriptors or memory: back off instead of spinning.
-                sys.stderr.write(f"hub: accept failed: {exc}\n")
-                await trio.sleep(ACCEPT_RETRY_SECONDS)
-                continue
-            nursery.start_soon(run_one, stream)
 
 
 async def linger(

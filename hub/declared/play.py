@@ -211,7 +211,7 @@ class Host:
     @contextlib.asynccontextmanager
     async def tcp(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
         from hub.core.lines import LineStream
-        from hub.core.serve import bound_port
+        from hub.core.listen import bound_port
 
         if self.listener is None:
             host, port = self.address

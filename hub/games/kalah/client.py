@@ -46,11 +46,11 @@ from hub.core.lines import (
     LineTooLong,
     TransportFailed,
 )
+from hub.core.listen import ListenError, resolve_port
 from hub.core.local_seats import Keys
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
-from hub.core.serve import ListenError, resolve_port
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import (

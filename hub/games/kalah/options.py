@@ -9,13 +9,8 @@ from typing import NoReturn
 
 import attrs
 
-from hub.core.serve import (
-    ServerLimits,
-    add_limit_options,
-    add_log_options,
-    limits_from_args,
-    log_level_from_args,
-)
+from hub.core.limits import ServerLimits, add_limit_options, limits_from_args
+from hub.core.serverlog import add_log_options, log_level_from_args
 from hub.core.text import parse_whole_number
 from hub.core.usage import Parser
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL

@@ -32,9 +32,9 @@ from hub.core.lines import (
     TransportFailed,
     iter_lines,
 )
+from hub.core.listen import ListenError, resolve_port
 from hub.core.output import Output
 from hub.core.running import run_program
-from hub.core.serve import ListenError, resolve_port
 from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
 from hub.core.text import wants_help
 from hub.core.usage import Parser, help_text, show_help
