@@ -108,7 +108,8 @@ class ChessGame(Game["ChessState", str]):
         import chess
 
         board = chess.Board(before["fen"])
-        return board.san(chess.Move.from_uci(move))
+        parsed = chess.Move.from_uci(move)
+        return board.san(parsed) if board.is_legal(parsed) else move
 
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
         return self.notation.state_view(state)

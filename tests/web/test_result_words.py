@@ -62,3 +62,11 @@ def test_chess_moves_are_listed_in_san_from_the_position_before_them() -> None:
     promotion = {"fen": "8/4P3/8/8/8/8/k7/7K w - - 0 1"}
     assert move_words("chess", promotion, "e7e8q") == "e8=Q"
     assert move_words("connect4", {"grid": []}, "4") == "4"
+
+
+def test_a_move_that_does_not_fit_the_position_before_it_is_shown_as_it_is() -> None:
+    from hub.web.views import move_words
+
+    after = {"fen": "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1"}
+    assert move_words("chess", after, "g1f3") == "g1f3"  # (a lost event: the wrong position)
+    assert move_words("chess", {"nofen": 1}, "g1f3") == "g1f3"
