@@ -33,6 +33,7 @@ from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
 from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
+from hub.web.streams import FrameStream
 from hub.web.views import Game, detail, ply_json, stored_summary
 
 KEEPALIVE = 15.0
@@ -51,19 +52,12 @@ SECURITY_HEADERS = {
 }
 
 
-class EventStream(Response):
+class EventStream(FrameStream):
     """A ``text/event-stream`` of one viewer's frames until the browser leaves (or the
     server closes the viewer); the viewer is released in any case."""
 
-    media_type = "text/event-stream"
-
     def __init__(self, index: GameIndex, topic: str, keepalive: float = KEEPALIVE) -> None:
-        # not Response.__init__: that declares a Content-Length for its (empty) body
-        self.status_code = 200
-        self.background = None
-        self.init_headers(
-            {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **SECURITY_HEADERS}
-        )
+        super().__init__(SECURITY_HEADERS)
         self.index = index
         self.topic = topic
         self.keepalive = keepalive
@@ -75,18 +69,7 @@ class EventStream(Response):
             await Response("too many viewers", 503, media_type="text/plain")(scope, receive, send)
             return
         with viewer:
-            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            async with trio.open_nursery() as nursery:
-
-                async def until_disconnect() -> None:
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(until_disconnect)
-                await self._send_frames(viewer.receive, send)
-                nursery.cancel_scope.cancel()
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await self.serve(receive, send, lambda out: self._send_frames(viewer.receive, out))
 
     async def _send_frames(self, receive: Any, send: Send) -> None:
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})

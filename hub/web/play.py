@@ -28,6 +28,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from hub.web.streams import FrameStream
+
 MAX_BODY = 1024
 KEEPALIVE = 15.0
 
@@ -200,31 +202,16 @@ def turn_words(snapshot: dict[str, Any]) -> str:
     return "Waiting for the game to start."
 
 
-class SnapshotStream(Response):
+class SnapshotStream(FrameStream):
     """``text/event-stream`` of one seat's snapshots: the current one, then one per change,
     until the browser leaves."""
 
-    media_type = "text/event-stream"
-
     def __init__(self, seat: PlaySeat, headers: dict[str, str]) -> None:
-        self.status_code = 200
-        self.background = None
-        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers})
+        super().__init__(headers)
         self.seat = seat
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        async with trio.open_nursery() as nursery:
-
-            async def until_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(until_disconnect)
-            await self._frames(send)
-            nursery.cancel_scope.cancel()
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        await self.serve(receive, send, self._frames)
 
     async def _frames(self, send: Send) -> None:
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
