@@ -409,9 +409,10 @@ class WebView:
         if self.records is None:
             return table
         done = report.done
-        if self._ratings is None or self._ratings[0] != done:
+        if self._ratings is None or self._ratings[0] != done or not self._ratings[1]:
             from hub.records.cli import rating_list_lines
 
+            # (not kept while empty: the database may be busy with the last game's write)
             lines = rating_list_lines(self.records, report.schedule.game)
             self._ratings = (done, lines)
         lines = self._ratings[1]
