@@ -211,14 +211,11 @@ class Host:
     @contextlib.asynccontextmanager
     async def tcp(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
         from hub.core.lines import LineStream
-        from hub.core.listen import bound_port
+        from hub.core.listen import bound_port, open_listeners
 
-        if self.listener is None:
+        if self.listener is None:  # one listener (one port) for every tcp seat
             host, port = self.address
-            listeners = await trio.open_tcp_listeners(port, host=host)
-            self.listener = listeners[0]
-            for extra in listeners[1:]:
-                await extra.aclose()
+            self.listener = (await open_listeners(port, host))[0]
         name = self.game.seat_name(seat)
         port = bound_port([self.listener])
         self.err.line(f"hub play {self.game.name}: {name} waits for a client on port {port}")
