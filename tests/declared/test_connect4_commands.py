@@ -160,3 +160,30 @@ def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c(
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 130
     assert process.stdout is not None and "Distinct games: 2 of 2" in process.stdout.read()
+
+
+def test_a_tcp_seat_of_hub_play_waits_for_a_client_speaking_the_bot_protocol() -> None:
+    process = subprocess.Popen(
+        [program("hub"), "play", "connect4", "tcp", "ai:1", "--port", "0", "--no-record"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None and process.stdout is not None
+        line = process.stderr.readline()
+        assert "Red waits for a client on port " in line, line
+        port = line.rsplit(" ", 1)[1].strip()
+        bot = subprocess.run(
+            [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{port}", "--name", "remote"],
+            timeout=60,
+            check=False,
+        )
+        assert bot.returncode == 0
+        assert process.wait(timeout=60) == 0
+        out = process.stdout.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert out.startswith("connect4: Red: remote, Yellow: ai:1\n")
+    assert "Red (remote) plays " in out
