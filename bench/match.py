@@ -34,15 +34,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tic-tac-toe fallback lives in tests/examples
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
-from hub.core.plugin import MatchKit  # noqa: E402
-from hub.tournament.runner import Backend, InProcess, MatchRunner, WorkerPool  # noqa: E402
+from hub.core.plugin import TournamentKit  # noqa: E402
+from hub.tournament.runner import Backend, InProcess, TournamentRunner, WorkerPool  # noqa: E402
 from hub.tournament.schedule import make_schedule, rounds_for  # noqa: E402
 from hub.tournament.worker import KitError, load_kit  # noqa: E402
 
 TICTACTOE = "tests.examples.tictactoe_kit:kit"
 
 
-def choose_game(tictactoe: bool) -> tuple[str, MatchKit, list[str], list[str]]:
+def choose_game(tictactoe: bool) -> tuple[str, TournamentKit, list[str], list[str]]:
     """(kit reference, kit, players, the game's options): Kalah if it has a match kit."""
     if not tictactoe:
         try:
@@ -66,7 +66,7 @@ def machine() -> str:
 
 def run(backend: Backend, plan: Any) -> tuple[float, int, int]:
     """Seconds, games scored and games aborted of one match on ``backend``."""
-    runner = MatchRunner(plan, backend)
+    runner = TournamentRunner(plan, backend)
     started = time.perf_counter()
     trio.run(runner.run)
     seconds = time.perf_counter() - started

@@ -1,5 +1,5 @@
 """Every game type yields the same shape of record at its end (players, settings, moves in
-the game's own notation, result, termination, times), played through each game's MatchKit."""
+the game's own notation, result, termination, times), played through each game's TournamentKit."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def kit_record(
     game: str, players: tuple[str, ...], args: list[str]
 ) -> tuple[GameRecord, list[GameEnded]]:
     plugin = discover()[game]
-    assert plugin.match is not None, f"{game} offers no MatchKit"
+    assert plugin.match is not None, f"{game} offers no TournamentKit"
     kit = plugin.match()
     parser = argparse.ArgumentParser()
     kit.add_options(parser)

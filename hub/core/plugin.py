@@ -47,7 +47,7 @@ class GameSpec:
     """The game's number in its match (0-based)."""
 
 
-class MatchKit(Protocol):
+class TournamentKit(Protocol):
     """What ``hub match`` needs of a game: its options, its players, one whole game."""
 
     @property
@@ -80,7 +80,7 @@ class MatchKit(Protocol):
         ...
 
 
-def kit_session(kit: MatchKit) -> AbstractAsyncContextManager[object]:
+def kit_session(kit: TournamentKit) -> AbstractAsyncContextManager[object]:
     """The kit's optional ``session()``, else a context that does nothing.
 
     A kit may offer ``session()``, an async context manager inside which its ``play`` may keep
@@ -118,8 +118,8 @@ class GamePlugin:
     demo: Command | None = None
     tools: Mapping[str, Command] = attrs.field(factory=dict)
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
-    match: Callable[[], MatchKit] | None = None
-    """The game's `MatchKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
+    match: Callable[[], TournamentKit] | None = None
+    """The game's `TournamentKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
     game: type[Game[Any, Any]] | None = None
     """The game's declaration (`hub.core.game.Game`), when it has one: its pictures draw its
     positions in ``hub games show`` and the web view. Read it with `declaration`."""
@@ -173,9 +173,9 @@ def _declared_command(
     return command
 
 
-def _declared_kit(resolve: Callable[[], type[Game[Any, Any]]]) -> Callable[[], MatchKit]:
-    def get() -> MatchKit:
-        kit: MatchKit = import_module("hub.declared.kit").DeclaredKit(resolve())
+def _declared_kit(resolve: Callable[[], type[Game[Any, Any]]]) -> Callable[[], TournamentKit]:
+    def get() -> TournamentKit:
+        kit: TournamentKit = import_module("hub.declared.kit").DeclaredKit(resolve())
         return kit
 
     return get

@@ -1,4 +1,4 @@
-"""``hub match GAME ...`` for every declared game: the `MatchKit` derived from a declaration.
+"""``hub match GAME ...`` for every declared game: the `TournamentKit` derived from a declaration.
 
 Players are the seat specs of `hub.declared.seats` that need no person (``ai:N``,
 ``random``, a program speaking the JSON bot protocol). Settings are the game's options plus
@@ -29,7 +29,7 @@ PEOPLE = ("human", "web", "tcp")
 
 
 class DeclaredKit:
-    """The `hub.core.plugin.MatchKit` of a declared game."""
+    """The `hub.core.plugin.TournamentKit` of a declared game."""
 
     def __init__(self, game: type[Game[Any, Any]]) -> None:
         self.game = game

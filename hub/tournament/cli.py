@@ -23,7 +23,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
-from hub.core.plugin import MatchKit
+from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
 from hub.tournament.progress import ProgressLine, format_table, report_json
 from hub.tournament.runner import (
@@ -31,7 +31,7 @@ from hub.tournament.runner import (
     Finished,
     InProcess,
     MatchReport,
-    MatchRunner,
+    TournamentRunner,
     WorkerPool,
 )
 from hub.tournament.schedule import (
@@ -113,7 +113,7 @@ def openings_choice(text: str) -> int | str:
         ) from None
 
 
-def build_parser(kit: MatchKit | None) -> Parser:
+def build_parser(kit: TournamentKit | None) -> Parser:
     parser = Parser(prog=PROG, usage=USAGE, description=DESCRIPTION)
     parser.add_argument("game", metavar="GAME", help="the game (see `hub games`)")
     parser.add_argument("players", metavar="PLAYER", nargs="+", help="the players, in order")
@@ -181,7 +181,7 @@ def build_parser(kit: MatchKit | None) -> Parser:
 class Setup:
     """Everything decided before the first game: the schedule, backend, store and tally."""
 
-    def __init__(self, options: argparse.Namespace, kit: MatchKit) -> None:
+    def __init__(self, options: argparse.Namespace, kit: TournamentKit) -> None:
         self.options = options
         self.kit = kit
         self.store: RecordStore | None = None
@@ -334,7 +334,7 @@ def resume_difference(scheduled: Scheduled, record: GameRecord) -> str | None:
 
 
 async def play(
-    runner: MatchRunner,
+    runner: TournamentRunner,
     progress: ProgressLine,
     web: WebView | None = None,
     finish: Callable[[], None] | None = None,
@@ -478,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: list[str], out: Output, err: Output) -> int:
-    kit: MatchKit | None = None
+    kit: TournamentKit | None = None
     if args and not args[0].startswith("-"):
         try:
             kit = load_kit(args[0])
@@ -498,7 +498,7 @@ def _main(args: list[str], out: Output, err: Output) -> int:
         backend = setup.backend()
         if setup.ray is not None:
             start_ray(setup.ray)
-        return run_match(setup, backend, out, err)
+        return run_tournament(setup, backend, out, err)
     finally:
         setup.close()
 
@@ -513,7 +513,7 @@ def start_ray(backend: RayBackend) -> None:
         raise Failure(f"cannot start or join {where}: {describe_error(exc)}") from exc
 
 
-def run_match(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
+def run_tournament(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
     schedule = setup.schedule
     names = " vs ".join(setup.tally.names)
     left = len(schedule) - len(setup.skip)
@@ -525,7 +525,7 @@ def run_match(setup: Setup, backend: Backend, out: Output, err: Output) -> int:
     err.flush()
     web = WebView.of(setup, backend, err)
     progress = ProgressLine(2)
-    runner = MatchRunner(
+    runner = TournamentRunner(
         schedule,
         backend,
         skip=setup.skip,

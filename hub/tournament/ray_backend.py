@@ -27,7 +27,7 @@ import attrs
 import trio
 
 from hub.core.events import GameRecord, record_from_json
-from hub.core.plugin import GameSpec, MatchKit
+from hub.core.plugin import GameSpec, TournamentKit
 from hub.tournament.runner import GameFailed, Slot
 from hub.tournament.worker import (
     describe_error,
@@ -45,7 +45,7 @@ LOCAL_CPUS = 4
 """At most this many CPUs for a private local Ray when no ``--concurrency`` is given."""
 
 
-_kits: dict[str, MatchKit] = {}
+_kits: dict[str, TournamentKit] = {}
 """The kits a Ray worker process has loaded (it runs many tasks; discovery is not free)."""
 
 

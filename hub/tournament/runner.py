@@ -9,13 +9,13 @@ A *backend* gives K *slots*; each slot plays one game at a time and returns its 
 * ``RayBackend`` (`hub.tournament.ray_backend`, imported only for ``--cluster``): one Ray task
   per game.
 
-`MatchRunner` hands the games to the slots, and for every game that comes back (in the order
+`TournamentRunner` hands the games to the slots, and for every game that comes back (in the order
 they finish): records it (`Recorder.add`, i.e. `hub.records.RecordStore`; aborted games are
 not recorded, so a resumed match plays them again), adds it to the `Tally`, updates the
 progress line and checks the SPRT, whose verdict stops the match. A slot that fails (the kit
 raised, a worker died or answered nonsense) is an aborted game with the reason, and the match
-goes on. Cancelling `MatchRunner.run` (Ctrl-C) cancels the running games; every slot reaps
-its processes on the way out, and `MatchRunner.report` holds the results so far.
+goes on. Cancelling `TournamentRunner.run` (Ctrl-C) cancels the running games; every slot reaps
+its processes on the way out, and `TournamentRunner.report` holds the results so far.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord, record_from_json
 from hub.core.lines import LineError
-from hub.core.plugin import GameSpec, MatchKit, kit_session
+from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.tournament.schedule import Schedule, Scheduled
@@ -84,7 +84,7 @@ class Recorder(Protocol):
 
 @attrs.define(eq=False)
 class _KitSlot:
-    kit: MatchKit
+    kit: TournamentKit
     events: EventBus
 
     async def play(self, spec: GameSpec) -> GameRecord:
@@ -98,7 +98,7 @@ class _KitSlot:
 class InProcess:
     """Games played by the kit in this process, one at a time (``events`` gets their events)."""
 
-    kit: MatchKit
+    kit: TournamentKit
     events: EventBus = attrs.Factory(EventBus)
     slots: int = 1
     name: str = "in-process"
@@ -242,7 +242,7 @@ class Aborted:
 
 @attrs.define
 class MatchReport:
-    """The results so far; complete once `MatchRunner.run` returns."""
+    """The results so far; complete once `TournamentRunner.run` returns."""
 
     schedule: Schedule
     tally: Tally
@@ -270,7 +270,7 @@ class MatchReport:
 Listener = Callable[[MatchReport], None]
 
 
-class MatchRunner:
+class TournamentRunner:
     """Runs ``schedule`` (less the games in ``skip``) on ``backend``."""
 
     def __init__(

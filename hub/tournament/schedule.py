@@ -87,7 +87,7 @@ def make_schedule(
     seed: int,
     openings: Sequence[Any],
 ) -> Schedule:
-    """The schedule of ``games`` games; ``openings`` come from the kit (`MatchKit.openings`);
+    """The schedule of ``games`` games; ``openings`` come from the kit (`TournamentKit.openings`);
     an empty list means every game starts from the usual position (None)."""
     if len(players) < 1:
         raise ValueError("a match needs players")

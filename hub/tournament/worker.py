@@ -1,7 +1,7 @@
 """A worker process of ``hub match --concurrency K``: whole games in, records out, as JSON lines.
 
 ``python -m hub.tournament.worker KIT`` (KIT: a game's name, or ``module:name`` of a
-`MatchKit`) reads one request per line on stdin, ``{"spec": GameSpec}``, plays that game with
+`TournamentKit`) reads one request per line on stdin, ``{"spec": GameSpec}``, plays that game with
 the kit and answers one line on stdout: ``{"index": i, "record": to_json(record)}``, or
 ``{"index": i, "error": "why"}`` when the kit failed (the game is then aborted). Requests come
 one at a time. End of input ends the worker, and also cancels a game in progress (the match
@@ -28,7 +28,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import to_json
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import GameSpec, MatchKit, discover, kit_session, lazy_object
+from hub.core.plugin import GameSpec, TournamentKit, discover, kit_session, lazy_object
 from hub.core.running import run_program
 
 MAX_LINE = 64 * 1024 * 1024
@@ -39,11 +39,11 @@ class KitError(Exception):
     """No match kit by that name."""
 
 
-def load_kit(ref: str) -> MatchKit:
-    """The `MatchKit` of the game named ``ref``, or of the object at ``module:name``."""
+def load_kit(ref: str) -> TournamentKit:
+    """The `TournamentKit` of the game named ``ref``, or of the object at ``module:name``."""
     if ":" in ref:
         try:
-            kit: MatchKit = lazy_object(ref)()
+            kit: TournamentKit = lazy_object(ref)()
         except (ImportError, AttributeError, ValueError) as exc:
             raise KitError(f"cannot load the match kit {ref}: {exc}") from None
         return kit
@@ -54,7 +54,7 @@ def load_kit(ref: str) -> MatchKit:
         raise KitError(
             f"no game {ref!r} offers matches (games with matches: {', '.join(offered) or 'none'})"
         )
-    found: MatchKit = plugin.match()
+    found: TournamentKit = plugin.match()
     return found
 
 
@@ -80,7 +80,7 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-async def play_to_json(kit: MatchKit, spec: GameSpec) -> dict[str, Any]:
+async def play_to_json(kit: TournamentKit, spec: GameSpec) -> dict[str, Any]:
     """One game: ``{"index", "record"}``, or ``{"index", "error"}`` if the kit failed."""
     try:
         record = await kit.play(spec, EventBus())
@@ -90,7 +90,7 @@ async def play_to_json(kit: MatchKit, spec: GameSpec) -> dict[str, Any]:
 
 
 async def _play_until_eof(
-    lines: LineStream, kit: MatchKit, spec: GameSpec
+    lines: LineStream, kit: TournamentKit, spec: GameSpec
 ) -> dict[str, Any] | None:
     """The game's answer, or None if input ended (or anything arrived) before it was over."""
     answer: list[dict[str, Any]] = []
@@ -110,7 +110,7 @@ async def _play_until_eof(
     return answer[0] if answer else None
 
 
-async def serve(kit: MatchKit, lines: LineStream) -> None:
+async def serve(kit: TournamentKit, lines: LineStream) -> None:
     """Answer requests until end of input or SIGTERM, all in one session of the kit
     (`hub.core.plugin.kit_session`: a chess engine serves every game of this worker)."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:

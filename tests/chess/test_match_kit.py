@@ -1,4 +1,4 @@
-"""``hub match chess``: the chess MatchKit's options, players, openings, adjudication and whole
+"""``hub match chess``: the chess TournamentKit's options, players, openings, adjudication and whole
 games between levels, Stockfish, ``hub engine`` and broken engines (every process reaped)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The clubs `MatchKit` (hub.games.clubs.match): options, players, openings, and whole games
+"""The clubs `TournamentKit` (hub.games.clubs.match): options, players, openings, and whole games
 between real player programs through the core match loop, including players that fail.
 
 Games are checked against the independent reference in `tests.clubs.helpers.simulate`.

@@ -1,4 +1,4 @@
-"""A `MatchKit` for the tic-tac-toe example, so ``hub match`` can be built and tested on a
+"""A `TournamentKit` for the tic-tac-toe example, so ``hub match`` can be built and tested on a
 tiny game (``hub match tests.examples.tictactoe_kit:kit first random:1 --games 10``).
 
 Players:

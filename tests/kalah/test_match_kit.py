@@ -1,4 +1,4 @@
-"""The Kalah `MatchKit` (hub.games.kalah.match): options, players, openings, and whole games
+"""The Kalah `TournamentKit` (hub.games.kalah.match): options, players, openings, and whole games
 between the AI and agent programs (the hub is their server over pipes) through the core loop,
 including programs that fail."""
 

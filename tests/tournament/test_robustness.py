@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from hub.core.referee import Termination
-from hub.tournament.runner import Backend, InProcess, MatchRunner, WorkerPool
+from hub.tournament.runner import Backend, InProcess, TournamentRunner, WorkerPool
 from tests.examples.tictactoe_kit import kit
 from tests.tournament.helpers import (
     CRASH,
@@ -50,7 +50,7 @@ async def test_a_broken_player_loses_every_game_and_the_match_goes_on(
     plan = schedule([bad, "first"], 4, time_ms=time_ms)
     store = FakeStore()
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, backend(kind), recorder=store).run()
+        report = await TournamentRunner(plan, backend(kind), recorder=store).run()
     assert (report.done, report.aborted) == (4, [])
     assert len(store.added) == 4
     for record, _, index in store.added:

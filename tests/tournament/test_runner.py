@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from hub.tournament.runner import WORKER_GRACE, InProcess, MatchReport, MatchRunner, WorkerPool
+from hub.tournament.runner import WORKER_GRACE, InProcess, MatchReport, TournamentRunner, WorkerPool
 from hub.tournament.stats import Sprt
 from tests.examples.tictactoe_kit import kit
 from tests.tournament.helpers import KIT, ROOT, FakeStore, schedule
@@ -22,7 +22,7 @@ async def test_in_process_plays_every_game_and_records_it() -> None:
     plan = schedule(["first", "random:7"], 6)
     store = FakeStore()
     updates: list[int] = []
-    runner = MatchRunner(
+    runner = TournamentRunner(
         plan, InProcess(kit), recorder=store, on_update=lambda r: updates.append(r.done)
     )
     with trio.fail_after(LIMIT):
@@ -49,7 +49,7 @@ async def test_the_tally_follows_the_seats_not_the_names() -> None:
     plan = schedule(["first", "first"], 4)
     store = FakeStore()
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, InProcess(kit), recorder=store).run()
+        report = await TournamentRunner(plan, InProcess(kit), recorder=store).run()
     expected = [0.0, 0.0]
     for record, _, index in store.added:
         seating = plan.games[index].seating
@@ -64,7 +64,7 @@ async def test_the_tally_follows_the_seats_not_the_names() -> None:
 async def test_skipped_games_are_not_played() -> None:
     plan = schedule(["first", "random:1"], 6)
     store = FakeStore()
-    runner = MatchRunner(plan, InProcess(kit), skip={0, 2, 3}, recorder=store)
+    runner = TournamentRunner(plan, InProcess(kit), skip={0, 2, 3}, recorder=store)
     with trio.fail_after(LIMIT):
         report = await runner.run()
     assert sorted(index for _, _, index in store.added) == [1, 4, 5]
@@ -75,7 +75,7 @@ async def test_a_kit_failure_is_an_aborted_game_and_the_match_goes_on() -> None:
     plan = schedule(["broken", "first"], 4)
     store = FakeStore()
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, InProcess(kit), recorder=store).run()
+        report = await TournamentRunner(plan, InProcess(kit), recorder=store).run()
     # every game needs a move from `broken` (X's opening move is made; O moves next)
     assert [a.index for a in report.aborted] == [0, 1, 2, 3]
     assert all("RuntimeError: this player has a bug" in a.reason for a in report.aborted)
@@ -88,7 +88,7 @@ async def test_the_sprt_stops_the_match_when_it_decides() -> None:
     plan = schedule(["first", "random:3"], 200)
     sprt = Sprt(elo0=-400, elo1=0, alpha=0.2, beta=0.2)
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, InProcess(kit), sprt=sprt).run()
+        report = await TournamentRunner(plan, InProcess(kit), sprt=sprt).run()
     assert report.stopped == "sprt"
     assert report.sprt_state is not None
     assert report.sprt_state.verdict is not None
@@ -98,7 +98,7 @@ async def test_the_sprt_stops_the_match_when_it_decides() -> None:
 
 async def test_cancelling_keeps_the_results_so_far() -> None:
     plan = schedule(["busy:50", "first"], 50)
-    runner = MatchRunner(plan, InProcess(kit))
+    runner = TournamentRunner(plan, InProcess(kit))
     reached = trio.Event()
 
     def update(report: MatchReport) -> None:
@@ -126,8 +126,8 @@ async def test_worker_processes_play_the_same_games(importable_kit: str) -> None
     plan = schedule(["first", "random:5"], 8)
     local, remote = FakeStore(), FakeStore()
     with trio.fail_after(LIMIT):
-        await MatchRunner(plan, InProcess(kit), recorder=local).run()
-        report = await MatchRunner(plan, WorkerPool(importable_kit, 2), recorder=remote).run()
+        await TournamentRunner(plan, InProcess(kit), recorder=local).run()
+        report = await TournamentRunner(plan, WorkerPool(importable_kit, 2), recorder=remote).run()
     assert (report.done, report.aborted) == (8, [])
 
     def moves(store: FakeStore) -> dict[int | None, list[str]]:
@@ -141,7 +141,7 @@ async def test_a_worker_that_dies_is_replaced(importable_kit: str) -> None:
     # exit:9 ends the worker as soon as it must move: in games where it moves at all
     plan = schedule(["exit:9", "first"], 4)
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, WorkerPool(importable_kit, 2)).run()
+        report = await TournamentRunner(plan, WorkerPool(importable_kit, 2)).run()
     assert report.done == 4
     assert sorted(a.index for a in report.aborted) == [0, 1, 2, 3]
     assert all(a.reason == "the worker died (exit status 9)" for a in report.aborted)
@@ -154,7 +154,7 @@ async def test_the_next_game_after_a_worker_died_is_played(importable_kit: str) 
     plan = attrs.evolve(plan, games=games)
     store = FakeStore()
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, WorkerPool(importable_kit, 1), recorder=store).run()
+        report = await TournamentRunner(plan, WorkerPool(importable_kit, 1), recorder=store).run()
     assert [(a.index, a.reason) for a in report.aborted] == [(1, "the worker died (exit status 9)")]
     assert sorted(index for _, _, index in store.added) == [0, 2]  # one slot: a new worker
 
@@ -162,21 +162,21 @@ async def test_the_next_game_after_a_worker_died_is_played(importable_kit: str) 
 async def test_workers_report_a_kit_failure(importable_kit: str) -> None:
     plan = schedule(["first", "broken"], 2)
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, WorkerPool(importable_kit, 2)).run()
+        report = await TournamentRunner(plan, WorkerPool(importable_kit, 2)).run()
     assert [a.reason for a in report.aborted] == ["RuntimeError: this player has a bug"] * 2
 
 
 async def test_a_worker_that_cannot_load_the_kit_aborts_games() -> None:
     plan = schedule(["first", "first"], 2)
     with trio.fail_after(LIMIT):
-        report = await MatchRunner(plan, WorkerPool("no.such.module:kit", 1)).run()
+        report = await TournamentRunner(plan, WorkerPool("no.such.module:kit", 1)).run()
     assert [a.reason for a in report.aborted] == ["the worker died (exit status 2)"] * 2
 
 
 async def test_cancelling_a_worker_match_reaps_the_workers(importable_kit: str) -> None:
     plan = schedule(["busy:200", "busy:200"], 20)
     first = trio.Event()
-    runner = MatchRunner(plan, WorkerPool(importable_kit, 2), on_game=lambda _: first.set())
+    runner = TournamentRunner(plan, WorkerPool(importable_kit, 2), on_game=lambda _: first.set())
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(runner.run)
@@ -198,7 +198,9 @@ async def test_an_interrupted_match_ends_a_worker_still_starting_at_once(
     python = tmp_path / "python"
     python.write_text("#!/bin/sh\nexec sleep 600\n")  # a worker that never reads its input
     python.chmod(0o755)
-    runner = MatchRunner(schedule(["first", "first"], 2), WorkerPool(KIT, 1, python=str(python)))
+    runner = TournamentRunner(
+        schedule(["first", "first"], 2), WorkerPool(KIT, 1, python=str(python))
+    )
     with trio.move_on_after(1.0):  # the interrupt, 1 s in
         await runner.run()
     assert trio.current_time() < 1.0 + WORKER_GRACE

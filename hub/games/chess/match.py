@@ -1,4 +1,4 @@
-"""Chess for ``hub match``: the `MatchKit` (`kit`) that plays one game of chess through `Match`.
+"""Chess for ``hub match``: the `TournamentKit` (`kit`) playing one game of chess (a `Match`).
 
 Players (one spec per seat; seat 0 plays white):
 
@@ -373,7 +373,7 @@ class NoTerminal(BaseSeat[ChessState, str]):
 
 
 class ChessKit:
-    """`hub.core.plugin.MatchKit` for chess."""
+    """`hub.core.plugin.TournamentKit` for chess."""
 
     seats = (2, 2)
 

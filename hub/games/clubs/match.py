@@ -1,4 +1,4 @@
-"""Clubs for ``hub match``: the `MatchKit` (`kit`) that plays one game between programs.
+"""Clubs for ``hub match``: the `TournamentKit` (`kit`) that plays one game between programs.
 
 * Players are programs: a name found on PATH (or beside hub's own interpreter, like the
   venv's ``clubber``) or a path to an executable file. Each game starts them afresh as
@@ -109,7 +109,7 @@ class NotStarted(BaseSeat[ClubsState, Card]):
 
 
 class ClubsKit:
-    """`hub.core.plugin.MatchKit` for clubs."""
+    """`hub.core.plugin.TournamentKit` for clubs."""
 
     seats = (MIN_PLAYERS, MAX_PLAYERS)
 

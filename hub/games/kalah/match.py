@@ -1,4 +1,4 @@
-"""Kalah for ``hub match``: the `MatchKit` (`kit`) that plays one game between any players.
+"""Kalah for ``hub match``: the `TournamentKit` (`kit`) that plays one game between any players.
 
 * Players: ``ai:N`` (our AI at level N, 1..9, searching in a worker thread; ``ai`` is level
   9), ``human`` (the person at this terminal, through `open_keyboard`, which drops what was
@@ -79,7 +79,7 @@ def ai_level(spec: str) -> int | None:
 
 
 class KalahKit:
-    """`hub.core.plugin.MatchKit` for Kalah."""
+    """`hub.core.plugin.TournamentKit` for Kalah."""
 
     seats = (2, 2)
 

@@ -1,5 +1,5 @@
 """The Kalah plug-in: the declaration (`hub.games.kalah.game.KalahGame`) with Kalah's own
-``hub serve kalah`` (kalah.md over TCP), ``hub demo kalah``, its `hub.core.plugin.MatchKit`
+``hub serve kalah`` (kalah.md over TCP), ``hub demo kalah``, its `hub.core.plugin.TournamentKit`
 for ``hub match`` and ``hub play kalah``, which is the generic play of every declared game
 when seat specs are given (``hub play kalah human ai:9``) and Kalah's client or local game
 otherwise (``hub play kalah [--connect HOST:PORT] --ai|--human``); see `play`."""
