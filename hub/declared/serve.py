@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 import trio
 
+from hub.core import lobby as pairing
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.game import Game
@@ -102,32 +103,27 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
-@attrs.define(eq=False)
-class Waiting:
-    """A player waiting in the lobby for partners (a TCP client or a person in a browser):
-    its seat, and ``done``, set when its game is over."""
-
-    seat: Seat[Any, Any]
-    done: trio.Event = attrs.Factory(trio.Event)
-
-
 BROWSER_OPPONENTS = ("any", "person", "random")
 """What a person starting a game on the lobby page may ask for, beside ``ai:N``."""
 
 
 @attrs.define(eq=False)
 class Lobby:
-    """The one place where players are paired, in order of arrival, and games are played:
-    TCP clients (`handle`, one task per connection) and people in a browser (`start`, from
-    the lobby page; their games run in ``nursery``) wait in the same queue."""
+    """Where players are paired and games are played: TCP clients (`handle`, one task per
+    connection) and people in a browser (`start`, from the lobby page; their games run in
+    ``nursery``) wait in the same queue, core's `hub.core.lobby.Lobby` (tables of the game's
+    number of players, in order of arrival)."""
 
     game: Game[Any, Any]
     control: TimeControl
     events: EventBus
     nursery: trio.Nursery | None = None
     desk: SeatDesk | None = None
-    waiting: list[Waiting] = attrs.Factory(list)
+    queue: pairing.Lobby[Seat[Any, Any]] = attrs.field(init=False)
     games: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        self.queue = pairing.Lobby(self.game.players[0])
 
     async def handle(self, connection: Connection) -> None:
         lines = connection.lines
@@ -163,28 +159,16 @@ class Lobby:
                 return
             await self._against(seat, spec)
             return
-        me = Waiting(seat)
-        table = self._queue(me)
+        me = pairing.Waiting(seat)
+        table = self.queue.join(me)
         if table is None:
-            await me.done.wait()
+            await self.queue.wait(me)
         else:
             await self._play_table(table)
 
-    def _queue(self, me: Waiting) -> list[Waiting] | None:
-        """Queue ``me``; the table it completes (to be played by the caller), if any."""
-        self.waiting.append(me)
-        needed = self.game.players[0]
-        if len(self.waiting) < needed:
-            return None
-        table, self.waiting = self.waiting[:needed], self.waiting[needed:]
-        return table
-
-    async def _play_table(self, table: list[Waiting]) -> None:
-        try:
-            await self._play([waiting.seat for waiting in table])
-        finally:
-            for waiting in table:
-                waiting.done.set()
+    async def _play_table(self, table: pairing.Table[Seat[Any, Any]]) -> None:
+        async with table.playing() as seats:
+            await self._play(list(seats))
 
     async def _against(self, seat: Seat[Any, Any], spec: SeatSpec) -> None:
         maker = SeatMaker(self.game, random.randrange(2**31))
@@ -237,7 +221,7 @@ class Lobby:
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair)
         elif opponent == OPPONENTS_ANY:
-            table = self._queue(Waiting(mine))
+            table = self.queue.join(pairing.Waiting(mine))
             if table is not None:
                 self.nursery.start_soon(self._play_table, table)
         else:

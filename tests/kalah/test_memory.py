@@ -10,16 +10,17 @@ import trio
 import trio.testing
 
 from hub.core.events import GameRecord
+from hub.core.lobby import Waiting
 from hub.core.seats import LineSeat
 from hub.games.kalah import server as kalah_server
 from hub.games.kalah.ai import Search
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import AiPlayer, ScriptedPlayer
 from hub.games.kalah.seats import PlayerSeat
-from hub.games.kalah.server import KalahServer, _Waiting
+from hub.games.kalah.server import KalahServer
 from tests.kalah.helpers import connect, new_server
 
-PER_CONNECTION = (LineSeat, PlayerSeat, AiPlayer, ScriptedPlayer, Search, _Waiting)
+PER_CONNECTION = (LineSeat, PlayerSeat, AiPlayer, ScriptedPlayer, Search, Waiting)
 
 
 def count(kinds: type | tuple[type, ...]) -> int:
@@ -85,7 +86,7 @@ async def test_pairs_leave_nothing_but_records(
                 await a.expect("OK")
                 await b.expect("4 3")
             await a.expect("WINNER")  # B left
-        assert server.lobby.waiting is None
+        assert server.lobby.waiting == ()
         assert count(PER_CONNECTION) == 0
     assert server.games_played == 3
     assert count(GameRecord) == len(server.records) == 3

@@ -357,7 +357,7 @@ async def test_a_waiting_client_that_leaves_is_not_paired(
     async with connect(server, "ghost") as ghost:
         await ghost.expect("WELCOME")
         await trio.sleep(1)
-    assert server.lobby.waiting is None
+    assert server.lobby.waiting == ()
     async with connect(server, "A") as a:
         await a.expect("WELCOME")
         await trio.sleep(1)

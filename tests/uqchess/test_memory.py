@@ -65,7 +65,7 @@ async def wait_for(condition: object) -> None:
 async def assert_nothing_kept(service: ChessService, pool: EnginePool, stats: ServerStats) -> None:
     await wait_for(lambda: stats.active == 0)  # every connection's task has finished
     assert service.players == {}
-    assert service.lobby.waiting == {}
+    assert service.lobby.waiting == ()
     assert pool.home == {}
     assert pool.pending == 0
     assert not any(isinstance(engine.last_game, int) for engine in pool.engines)  # no game id

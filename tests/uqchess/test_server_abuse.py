@@ -192,4 +192,4 @@ async def test_half_closed_at_every_point_of_a_game(
         while stats.active:
             await trio.sleep(1)
         assert service.players == {}
-        assert service.lobby.waiting == {}
+        assert service.lobby.waiting == ()

@@ -4,44 +4,67 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable, Sequence
 
-import attrs
 import chess
 import pytest
 import trio
 
 from hub.chess.engine_client import EngineTerminated
 from hub.core.events import GameEnded, GameRecord
+from hub.core.lobby import Lobby, Waiting
 from hub.core.referee import Termination
-from hub.games.uqchess.server import ChessService, Lobby, Player, ServerOptions, parse_args
+from hub.games.uqchess.protocol import ColourChoice
+from hub.games.uqchess.server import (
+    ChessService,
+    Player,
+    Seek,
+    ServerOptions,
+    colours,
+    new_lobby,
+    parse_args,
+)
 
 
-@attrs.define(eq=False)
-class Seat:
-    number: int
+def seek(lobby: Lobby[Seek], player: Player, choice: ColourChoice) -> tuple[int, int] | None:
+    """What the service does for ``start human CHOICE``: (white, black) numbers of a pair."""
+    if player.seek is not None:
+        lobby.leave(player.seek)
+    player.seek = Waiting(Seek(player, choice))
+    table = lobby.join(player.seek)
+    if table is None:
+        return None
+    waiter, newcomer = table.items
+    waiter.player.seek = newcomer.player.seek = None
+    white, black = colours(waiter, newcomer)
+    return white.number, black.number
+
+
+def waiting(lobby: Lobby[Seek]) -> list[tuple[int, str]]:
+    return [(entry.item.player.number, entry.item.choice) for entry in lobby.waiting]
 
 
 def test_lobby_pairs_by_colour_first_connected_first() -> None:
-    lobby = Lobby()
-    a, b, c, d, e = (Seat(n) for n in range(1, 6))
-    assert lobby.seek(b, "white") is None
-    assert lobby.seek(a, "white") is None
-    assert lobby.seek(c, "white") is None
-    assert lobby.seek(d, "black") == (a, d)  # a connected first (even though b waited longer)
-    assert lobby.seek(e, "either") == (b, e)
-    assert list(lobby.waiting) == [c]
+    lobby = new_lobby()
+    a, b, c, d, e = (Player(n, print) for n in range(1, 6))
+    assert seek(lobby, b, "white") is None
+    assert seek(lobby, a, "white") is None
+    assert seek(lobby, c, "white") is None
+    assert seek(lobby, d, "black") == (1, 4)  # a connected first (even though b waited longer)
+    assert seek(lobby, e, "either") == (2, 5)
+    assert waiting(lobby) == [(3, "white")]
 
 
 def test_lobby_either_cases() -> None:
-    lobby = Lobby()
-    a, b, c, d = (Seat(n) for n in range(1, 5))
-    assert lobby.seek(a, "either") is None
-    assert lobby.seek(b, "either") == (a, b)  # the waiting client gets white
-    assert lobby.seek(c, "either") is None
-    assert lobby.seek(d, "white") == (d, c)
-    assert lobby.seek(a, "black") is None
-    assert lobby.seek(a, "white") is None  # a second seek replaces the first, never self-pairs
-    assert list(lobby.waiting.values()) == ["white"]
-    lobby.leave(a)
+    lobby = new_lobby()
+    a, b, c, d = (Player(n, print) for n in range(1, 5))
+    assert seek(lobby, a, "either") is None
+    assert seek(lobby, b, "either") == (1, 2)  # the waiting client gets white
+    assert seek(lobby, c, "either") is None
+    assert seek(lobby, d, "white") == (4, 3)
+    assert seek(lobby, a, "black") is None
+    assert seek(lobby, a, "white") is None  # a second seek replaces the first, never self-pairs
+    assert waiting(lobby) == [(1, "white")]
+    assert a.seek is not None
+    lobby.leave(a.seek)
     assert not lobby.waiting
 
 

@@ -1,11 +1,11 @@
 """``hub serve kalah``: many clients at once against the server's AI, a person, or each other.
 
 Each connection gets ``WELCOME`` at once. With ``--opponent ai`` (the default) it then gets
-``INFO`` and plays the AI; with ``--opponent client`` the `Lobby` pairs connections two by
-two (the one waiting is watched, so a client that leaves before it is paired is dropped
-instead of handed to the next one as a ghost) and both get ``INFO`` once paired; with
-``--opponent human`` the person at the terminal plays one client at a time, the others
-waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
+``INFO`` and plays the AI; with ``--opponent client`` core's `hub.core.lobby.Lobby` pairs
+connections two by two (the one waiting is watched, so a client that leaves before it is
+paired is dropped instead of handed to the next one as a ghost) and both get ``INFO`` once
+paired; with ``--opponent human`` the person at the terminal plays one client at a time,
+the others waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
 `hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
 server's own player (the AI in a worker thread, a script, the person) a `PlayerSeat`. The
 games publish their events on `KalahServer.events`; the person at the server sees the game
@@ -35,6 +35,7 @@ from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
+from hub.core.lobby import Lobby, Waiting
 from hub.core.local_seats import Keys
 from hub.core.output import Output
 from hub.core.referee import Termination
@@ -131,33 +132,8 @@ def describe_record(number: int, record: GameRecord) -> str:
     return line
 
 
-@attrs.define(eq=False)
-class _Waiting:
-    lines: LineStream
-    peer: str
-    watch: trio.CancelScope = attrs.Factory(trio.CancelScope)
-    released: trio.Event = attrs.Factory(trio.Event)
-    """Set once the waiting task has stopped reading its stream (its partner reads it next)."""
-    finished: trio.Event = attrs.Factory(trio.Event)
-
-
-@attrs.define(eq=False)
-class Lobby:
-    """The one place that pairs clients (``--opponent client``): first come, first paired."""
-
-    waiting: _Waiting | None = None
-
-    def join(self, slot: _Waiting) -> _Waiting | None:
-        """The partner to play with now, or None if ``slot`` must wait for one."""
-        if self.waiting is None:
-            self.waiting = slot
-            return None
-        partner, self.waiting = self.waiting, None
-        return partner
-
-    def leave(self, slot: _Waiting) -> None:
-        if self.waiting is slot:
-            self.waiting = None
+Client = tuple[LineStream, str]
+"""A client waiting in the lobby (``--opponent client``): its lines and its peer."""
 
 
 PlayerFactory = Callable[[GameSetup], Player]
@@ -191,7 +167,8 @@ class KalahServer:
     """The last `RECORDS_KEPT` games only (for tests): a long-running server stays bounded."""
     games_played: int = 0
     all_done: trio.Event = attrs.Factory(trio.Event)
-    lobby: Lobby = attrs.Factory(Lobby)
+    lobby: Lobby[Client] = attrs.Factory(Lobby)
+    """Pairs ``--opponent client`` connections two by two, first come, first paired."""
     _numbers: itertools.count[int] = attrs.Factory(lambda: itertools.count(1))
     _human_lock: trio.Lock = attrs.Factory(trio.Lock)
     active: int = 0
@@ -311,28 +288,21 @@ class KalahServer:
 
     async def _play_pair(self, lines: LineStream, peer: str) -> None:
         await welcome(lines)
-        slot = _Waiting(lines, peer)
-        partner = self.lobby.join(slot)
-        if partner is None:
-            try:
-                with slot.watch:
-                    # Nothing may arrive before INFO: a line or EOF means it gave up.
-                    with contextlib.suppress(LineError):
-                        await lines.receive_line(self.max_line)
-                    self.lobby.leave(slot)
-                    return
-            finally:
-                slot.released.set()
-            await slot.finished.wait()  # the partner's task runs the game
-            return
-        partner.watch.cancel()
-        await partner.released.wait()  # never two readers of one stream
-        try:
-            await self._run_pair(partner, slot)
-        finally:
-            partner.finished.set()
+        me = Waiting((lines, peer))
+        table = self.lobby.join(me)
+        if table is None:
 
-    async def _run_pair(self, first: _Waiting, second: _Waiting) -> None:
+            async def gone() -> None:
+                # Nothing may arrive before INFO: a line or EOF means it gave up.
+                with contextlib.suppress(LineError):
+                    await lines.receive_line(self.max_line)
+
+            await self.lobby.wait(me, gone)  # the partner's task runs the game
+            return
+        async with table.playing() as (first, second):  # never two readers of one stream
+            await self._run_pair(first, second)
+
+    async def _run_pair(self, first: Client, second: Client) -> None:
         opts = self.options
         setup = setup_game(opts, next(self._numbers))
         pair = [first, second] if setup.first_seat_first else [second, first]
@@ -340,7 +310,7 @@ class KalahServer:
 
         async def greet(index: int) -> None:
             info = self.settings.info(index == 0, setup.layout)
-            ready[index] = await self._handshake(pair[index].lines, info)
+            ready[index] = await self._handshake(pair[index][0], info)
 
         async with trio.open_nursery() as nursery:
             for index in (0, 1):
@@ -349,11 +319,11 @@ class KalahServer:
             # The game did not begin; the client that answered wins (its partner left).
             for index in (0, 1):
                 if ready[index]:
-                    await pair[index].lines.send_line(WINNER)
+                    await pair[index][0].send_line(WINNER)
             return
         seats: list[KalahSeat] = [
-            client_seat(c.lines, PlayerInfo(c.peer, "remote", "", remote_identity()), self.max_line)
-            for c in pair
+            client_seat(lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line)
+            for lines, peer in pair
         ]
         await self._play(setup, seats, [opts.time_ms, opts.time_ms])
 

@@ -3,7 +3,8 @@
 Layers:
 
 * `parse_args` (pure): the command line, or None for the usage error (exit 8).
-* `Lobby` (pure): matchmaking by colour, the one place that decides pairings.
+* `new_lobby`, `colours` (pure): matchmaking by colour on core's `hub.core.lobby.Lobby`,
+  the one place that decides pairings (compatible requests, first connected first).
 * `ChessService`: the server's behaviour over `Player` handles. It holds the lobby and the
   games, each a core `hub.core.match.Match` between two seats run in the service's nursery
   and publishing to its `EventBus`: a `ClientSeat` (a `FedSeat` that the client's ``move``
@@ -56,6 +57,7 @@ from hub.chess.rules import (
 from hub.core.bus import EventBus
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
+from hub.core.lobby import Lobby, Waiting
 from hub.core.match import BaseSeat, Match, MatchResult, Moved, Seat, Turn
 from hub.core.output import Output
 from hub.core.programs import which_program
@@ -219,41 +221,31 @@ def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptio
 # -- matchmaking ---------------------------------------------------------------------------
 
 
-class Seeker(Protocol):
-    @property
-    def number(self) -> int: ...
+@attrs.frozen(eq=False)
+class Seek:
+    """A client waiting for a human opponent (``start human COLOUR``) in core's lobby."""
+
+    player: Player
+    choice: p.ColourChoice
 
 
-@attrs.define
-class Lobby:
-    """Clients waiting for a human opponent, each with its colour choice."""
-
-    waiting: dict[Seeker, p.ColourChoice] = attrs.Factory(dict)
-
-    def leave(self, seeker: Seeker) -> None:
-        self.waiting.pop(seeker, None)
-
-    def seek(self, seeker: Seeker, choice: p.ColourChoice) -> tuple[Seeker, Seeker] | None:
-        """Pair ``seeker`` with the first-connected compatible waiting client, as (white,
-        black); or remember it as waiting and return None."""
-        self.leave(seeker)
-        compatible = [
-            (other.number, other)
-            for other, theirs in self.waiting.items()
-            if other is not seeker and _compatible(theirs, choice)
-        ]
-        if not compatible:
-            self.waiting[seeker] = choice
-            return None
-        _, waiter = min(compatible, key=lambda item: item[0])
-        theirs = self.waiting.pop(waiter)
-        if theirs == "white" or (theirs == "either" and choice in ("either", "black")):
-            return waiter, seeker
-        return seeker, waiter
+def compatible(a: Seek, b: Seek) -> bool:
+    """The spec's compatible requests: white+black, a colour + either, either+either."""
+    return a.choice == "either" or b.choice == "either" or a.choice != b.choice
 
 
-def _compatible(a: p.ColourChoice, b: p.ColourChoice) -> bool:
-    return a == "either" or b == "either" or a != b
+def new_lobby() -> Lobby[Seek]:
+    """Pairs compatible requests, the waiting client that connected first first."""
+    return Lobby(2, fits=compatible, rank=lambda seek: seek.player.number)
+
+
+def colours(waiter: Seek, newcomer: Seek) -> tuple[Player, Player]:
+    """(white, black) of a pair: each gets the colour it asked for; with either+either the
+    client that was waiting gets white and the newcomer black."""
+    theirs, mine = waiter.choice, newcomer.choice
+    if theirs == "white" or (theirs == "either" and mine in ("either", "black")):
+        return waiter.player, newcomer.player
+    return newcomer.player, waiter.player
 
 
 # -- the service ---------------------------------------------------------------------------
@@ -290,6 +282,8 @@ class Player:
     game: Game | None = None
     """The current game, or the last finished one (for ``board``), or None."""
     colour: p.Colour = "white"
+    seek: Waiting[Seek] | None = None
+    """Its entry in the lobby while it waits for a human opponent."""
     drained: Callable[[], Awaitable[None]] | None = None
     """Waits until everything sent to the client is written (None: nothing to wait for)."""
     peer: str = UNKNOWN_PEER
@@ -421,7 +415,7 @@ class ChessService:
         self.referee = referee or ChessReferee(automatic_draws=False)
         self.events = EventBus() if events is None else events
         self.notation = ChessNotation()
-        self.lobby = Lobby()
+        self.lobby = new_lobby()
         self.players: dict[int, Player] = {}
         self.failed = False
         self._numbers = itertools.count(1)
@@ -443,13 +437,13 @@ class ChessService:
 
     def busy(self, player: Player) -> bool:
         """Whether ``player`` is in a game or waiting for an opponent (not idle)."""
-        return player in self.lobby.waiting or self._in_progress(player) is not None
+        return player.seek is not None or self._in_progress(player) is not None
 
     async def disconnect(self, player: Player) -> None:
         """EOF or a failed write: the client resigns its game and is forgotten."""
         if self.players.pop(player.number, None) is None:
             return
-        self.lobby.leave(player)
+        self._leave_lobby(player)
         if self.failed:
             return  # the server is exiting: the clients have had `error engine`
         await self._resign(player, Termination.DISCONNECT)
@@ -493,20 +487,26 @@ class ChessService:
 
     async def start(self, player: Player, against: p.Against, choice: p.ColourChoice) -> None:
         await self._resign(player, Termination.RESIGNATION)
-        self.lobby.leave(player)
+        self._leave_lobby(player)
         player.game = None
         if against == "computer":
             colour: p.Colour = "black" if choice == "black" else "white"
             game = self._new_game({colour: player, p.other(colour): None})
         else:
-            pair = self.lobby.seek(player, choice)
-            if pair is None:
+            player.seek = Waiting(Seek(player, choice))
+            table = self.lobby.join(player.seek)
+            if table is None:
                 return
-            white, black = pair
-            assert isinstance(white, Player)
-            assert isinstance(black, Player)
+            waiter, newcomer = table.items
+            waiter.player.seek = newcomer.player.seek = None
+            white, black = colours(waiter, newcomer)
             game = self._new_game({"white": white, "black": black})
         await self._settle(game)  # the computer's first move, if it has white
+
+    def _leave_lobby(self, player: Player) -> None:
+        if player.seek is not None:
+            self.lobby.leave(player.seek)
+            player.seek = None
 
     def _new_game(self, clients: dict[p.Colour, Player | None]) -> Game:
         """A game's `Match`, started in the service's nursery; ``started`` sent to each

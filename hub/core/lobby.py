@@ -1,0 +1,164 @@
+"""Pairing of waiting players: the one place that decides who plays whom.
+
+A `Lobby` is a queue of `Waiting` entries, each wrapping what a server waits with (a seat,
+a connection, a client and its request). `Lobby.join` either seats the newcomer at once
+with the first ``size - 1`` entries waiting that it may share a table with, returning the
+`Table` (to be played by the caller), or queues it and returns None; `Lobby.leave` takes an
+entry out of the queue (a client that gave up or asked for something else). Both are pure
+and synchronous, so a pairing is decided in one step with no checkpoint in between: an entry
+is never seated twice, never seated after it left, and never seated with itself.
+
+Who comes first is the order of arrival unless the lobby is given a ``rank`` (UQChess pairs
+with the waiting client that connected first); who may share a table is anyone unless the
+lobby is given ``fits`` (UQChess's compatible colour requests). A table lists the seated
+waiting entries first (in that order) and the newcomer last.
+
+The trio side is small: `Lobby.wait` is what the task of a waiting entry does until its
+table's game is over (its ``done`` event, set by `Table.playing`). Where the wire lets a
+server notice that a waiting client has gone (nothing may arrive before the game starts,
+so a line or EOF means it left), `Lobby.wait` runs that check (``gone``) while the entry
+waits: a client that leaves is dropped, not seated as a ghost. Seating an entry cancels its
+check, and `Table.playing` waits until every check has stopped reading, so that a stream
+never has two readers.
+
+The lobby keeps only the entries that are waiting: memory is bounded by the clients that
+are connected and waiting (fewer than ``size`` when any entry fits any other).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Generic, TypeVar
+
+import attrs
+import trio
+
+T = TypeVar("T")
+
+
+@attrs.define(eq=False)
+class Waiting(Generic[T]):
+    """One entry of a lobby: ``item`` (what its server waits with) and ``done``, set once
+    the game of its table is over. An entry is used once: a client that asks again joins
+    with a new entry."""
+
+    item: T
+    done: trio.Event = attrs.Factory(trio.Event)
+    seated: bool = False
+    """Placed at a table (by `Lobby.join`); it is then no longer waiting."""
+    left: bool = False
+    """Taken out of the queue before it was seated (`Lobby.leave`)."""
+    _watch: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    _released: trio.Event | None = None
+    """While `Lobby.wait` checks whether the client has gone: set once it stopped reading."""
+
+
+@attrs.define(eq=False)
+class Table(Generic[T]):
+    """The entries seated together, in seat order: the waiting ones first, the newcomer last."""
+
+    entries: tuple[Waiting[T], ...]
+
+    @property
+    def items(self) -> tuple[T, ...]:
+        return tuple(entry.item for entry in self.entries)
+
+    @asynccontextmanager
+    async def playing(self) -> AsyncIterator[tuple[T, ...]]:
+        """Play the table's game inside: waits until no waiting check still reads a seated
+        entry's stream, gives the items, and sets every entry's ``done`` on the way out."""
+        try:
+            for entry in self.entries:
+                if entry._released is not None:
+                    await entry._released.wait()
+            yield self.items
+        finally:
+            for entry in self.entries:
+                entry.done.set()
+
+
+def _any(_a: object, _b: object) -> bool:
+    return True
+
+
+@attrs.define(eq=False)
+class Lobby(Generic[T]):
+    """Entries waiting for a table of ``size``; see the module's docstring."""
+
+    size: int = attrs.field(default=2, validator=attrs.validators.ge(1))
+    fits: Callable[[T, T], bool] = _any
+    """Whether two items may share a table (any two must, for a table of more)."""
+    rank: Callable[[T], int] | None = None
+    """Which waiting item is seated first (lowest first); None: the order of arrival."""
+    _waiting: list[Waiting[T]] = attrs.Factory(list)
+
+    @property
+    def waiting(self) -> tuple[Waiting[T], ...]:
+        """The entries waiting, in order of arrival."""
+        return tuple(self._waiting)
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def __contains__(self, entry: object) -> bool:
+        return any(waiting is entry for waiting in self._waiting)
+
+    def join(self, entry: Waiting[T]) -> Table[T] | None:
+        """Seat ``entry`` with the first ``size - 1`` waiting entries it fits with (they
+        leave the queue, their checks are cancelled): the table, to be played by the
+        caller. None if there are not enough: ``entry`` waits in the queue."""
+        if entry.seated or entry.left or entry in self:
+            raise ValueError("an entry joins a lobby once")
+        candidates = self._waiting
+        if self.rank is not None:
+            rank = self.rank
+            candidates = sorted(candidates, key=lambda waiting: rank(waiting.item))
+        chosen: list[Waiting[T]] = []
+        for other in candidates:
+            if len(chosen) == self.size - 1:
+                break
+            if all(self.fits(other.item, mate.item) for mate in (*chosen, entry)):
+                chosen.append(other)
+        if len(chosen) < self.size - 1:
+            self._waiting.append(entry)
+            return None
+        for seated in chosen:
+            self._waiting.remove(seated)
+        table = Table((*chosen, entry))
+        for seated in table.entries:
+            seated.seated = True
+            seated._watch.cancel()
+        return table
+
+    def leave(self, entry: Waiting[T]) -> bool:
+        """Take ``entry`` out of the queue; False if it was not waiting (seated already,
+        or gone)."""
+        for index, waiting in enumerate(self._waiting):
+            if waiting is entry:
+                del self._waiting[index]
+                entry.left = True
+                return True
+        return False
+
+    async def wait(
+        self, entry: Waiting[T], gone: Callable[[], Awaitable[object]] | None = None
+    ) -> bool:
+        """What the task of a queued ``entry`` does: wait until its table's game is over
+        (True). ``gone``, if given, returns when the client has left (its server reads the
+        stream: nothing may arrive before the game starts); it runs until the entry is
+        seated, and if it returns first the entry leaves and this returns False. However
+        this ends (cancelled too), the entry is no longer waiting afterwards."""
+        try:
+            if gone is not None and not entry.seated:
+                entry._released = trio.Event()
+                try:
+                    with entry._watch:
+                        await gone()
+                        return False  # and it leaves (below)
+                finally:
+                    entry._released.set()
+            await entry.done.wait()
+            return True
+        finally:
+            self.leave(entry)

@@ -1,0 +1,243 @@
+"""The one pairing component (hub.core.lobby): properties of joins and leaves in any order,
+and the trio side (waiting, the check for a client that has gone, playing a table)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+
+import attrs
+import pytest
+import trio
+import trio.testing
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hub.core.lobby import Lobby, Table, Waiting
+
+# An operation: ("join", request) adds a new entry; ("leave", k) makes the k-th entry made
+# so far (modulo their number) leave, whatever it is doing (waiting, seated, gone already).
+Operation = tuple[str, int]
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("join"), st.integers(0, 2)),
+        st.tuples(st.just("leave"), st.integers(0, 1000)),
+    ),
+    max_size=60,
+)
+
+
+@attrs.frozen(eq=False)
+class Client:
+    number: int
+    request: int
+    """0, 1: a colour; 2: either (UQChess's compatible requests)."""
+
+
+def compatible(a: Client, b: Client) -> bool:
+    return a.request == 2 or b.request == 2 or a.request != b.request
+
+
+Check = Callable[[tuple[Waiting[Client], ...], Waiting[Client], Table[Client] | None], None]
+
+
+def run(
+    lobby: Lobby[Client], script: list[Operation], check: Check | None = None
+) -> list[Table[Client]]:
+    """Play ``script`` on ``lobby``; check what must hold after every step (and ``check``
+    after every join: the waiting entries before it, the newcomer, the table); the tables."""
+    entries: list[Waiting[Client]] = []
+    tables: list[Table[Client]] = []
+    departed: set[int] = set()
+    seated: set[int] = set()
+    for kind, value in script:
+        if kind == "join":
+            entry = Waiting(Client(len(entries), value))
+            entries.append(entry)
+            before = lobby.waiting
+            table = lobby.join(entry)
+            if check is not None:
+                check(before, entry, table)
+            if table is None:
+                assert lobby.waiting == (*before, entry)
+                continue
+            numbers = [client.number for client in table.items]
+            assert len(numbers) == lobby.size
+            assert table.entries[-1] is entry
+            assert not seated & set(numbers), "an entry is seated twice"
+            assert not departed & set(numbers), "an entry that left is seated"
+            assert all(e.seated for e in table.entries)
+            for a, b in itertools.combinations(table.items, 2):
+                assert lobby.fits(a, b)
+            assert all(e not in lobby for e in table.entries)
+            assert lobby.waiting == tuple(e for e in before if e not in table.entries)
+            seated.update(numbers)
+            tables.append(table)
+        elif entries:
+            entry = entries[value % len(entries)]
+            was_waiting = entry in lobby
+            assert lobby.leave(entry) is was_waiting
+            assert entry not in lobby
+            if was_waiting:
+                departed.add(entry.item.number)
+        # Only the entries that are waiting are kept: none seated, none gone.
+        assert all(not e.seated and not e.left for e in lobby.waiting)
+        assert len({id(e) for e in lobby.waiting}) == len(lobby)
+    for entry in list(lobby.waiting):
+        lobby.leave(entry)
+    assert len(lobby) == 0
+    return tables
+
+
+@given(st.integers(1, 4), operations)
+def test_first_come_first_seated_and_bounded(size: int, script: list[Operation]) -> None:
+    lobby: Lobby[Client] = Lobby(size)
+    queue: list[int] = []  # the model: numbers waiting, in order of arrival
+    made = 0
+    tables_expected: list[list[int]] = []
+    for kind, value in script:
+        if kind == "join":
+            queue.append(made)
+            made += 1
+            if len(queue) == size:
+                tables_expected.append(queue)
+                queue = []
+        elif made:
+            number = value % made
+            if number in queue:
+                queue.remove(number)
+        assert len(queue) < size  # memory: fewer waiting than a table
+    tables = run(lobby, script)
+    assert [[c.number for c in table.items] for table in tables] == tables_expected
+
+
+@given(operations)
+def test_compatible_requests_pair_the_lowest_rank_first(script: list[Operation]) -> None:
+    lobby: Lobby[Client] = Lobby(2, fits=compatible, rank=lambda client: -client.number)
+
+    def check(
+        before: tuple[Waiting[Client], ...], entry: Waiting[Client], table: Table[Client] | None
+    ) -> None:
+        candidates = [w.item for w in before if compatible(w.item, entry.item)]
+        if table is None:
+            assert candidates == []
+        else:  # the highest number first, as ranked
+            assert table.items[0] is max(candidates, key=lambda c: c.number)
+        # No two waiting entries could have been paired: the queue is as short as it can be.
+        for a, b in itertools.combinations(lobby.waiting, 2):
+            assert not compatible(a.item, b.item)
+
+    run(lobby, script, check)
+
+
+@given(st.integers(3, 4), operations)
+def test_a_table_of_more_is_pairwise_compatible(size: int, script: list[Operation]) -> None:
+    run(Lobby(size, fits=compatible), script)
+
+
+def test_an_entry_joins_once() -> None:
+    lobby: Lobby[str] = Lobby(3)
+    entry = Waiting("a")
+    assert lobby.join(entry) is None
+    with pytest.raises(ValueError):
+        lobby.join(entry)
+    assert lobby.leave(entry)
+    assert not lobby.leave(entry)
+    with pytest.raises(ValueError):
+        lobby.join(entry)  # it left: a client that asks again comes with a new entry
+    with pytest.raises(ValueError):
+        Lobby(0)
+
+
+async def test_a_waiting_client_that_goes_is_dropped(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    lobby: Lobby[str] = Lobby(2)
+    ghost, newcomer = Waiting("ghost"), Waiting("newcomer")
+    left = trio.Event()
+    assert lobby.join(ghost) is None
+
+    async def gone() -> None:
+        await left.wait()
+
+    async with trio.open_nursery() as nursery:
+
+        async def ghost_waits() -> None:
+            assert not await lobby.wait(ghost, gone)
+
+        nursery.start_soon(ghost_waits)
+        await trio.sleep(1)
+        left.set()
+    assert ghost.left and not ghost.seated and len(lobby) == 0
+    assert lobby.join(newcomer) is None  # not seated with the ghost
+    assert lobby.waiting == (newcomer,)
+
+
+async def test_seating_stops_the_check_before_the_game_reads(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    lobby: Lobby[str] = Lobby(2)
+    first, second = Waiting("first"), Waiting("second")
+    order: list[str] = []
+    assert lobby.join(first) is None
+
+    async def gone() -> None:
+        try:
+            await trio.sleep_forever()  # reads the client's stream
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.sleep(1)  # still reading for a while after being told to stop
+            order.append("check stopped")
+
+    with trio.fail_after(10):  # a check that is never stopped would hang the game
+        await play_both(lobby, first, second, gone, order)
+    assert order == ["check stopped", "game", "first done"]
+
+
+async def play_both(
+    lobby: Lobby[str],
+    first: Waiting[str],
+    second: Waiting[str],
+    gone: Callable[[], Awaitable[None]],
+    order: list[str],
+) -> None:
+    async with trio.open_nursery() as nursery:
+
+        async def first_waits() -> None:
+            assert await lobby.wait(first, gone)
+            order.append("first done")
+
+        nursery.start_soon(first_waits)
+        await trio.sleep(1)
+        table = lobby.join(second)
+        assert table is not None and table.items == ("first", "second")
+        async with table.playing() as items:
+            order.append("game")
+            assert items == ("first", "second")
+            assert not first.done.is_set()
+        assert first.done.is_set() and second.done.is_set()
+
+
+async def test_an_entry_seated_before_it_waits_is_not_checked() -> None:
+    lobby: Lobby[str] = Lobby(2)
+    first = Waiting("first")
+    assert lobby.join(first) is None
+    table = lobby.join(Waiting("second"))
+    assert table is not None
+
+    async def gone() -> None:
+        raise AssertionError("a seated entry's stream belongs to its game")
+
+    async with table.playing():
+        pass
+    assert await lobby.wait(first, gone)
+
+
+async def test_a_cancelled_wait_leaves_the_lobby(autojump_clock: trio.testing.MockClock) -> None:
+    lobby: Lobby[str] = Lobby(2)
+    entry = Waiting("a")
+    assert lobby.join(entry) is None
+    with trio.move_on_after(5):
+        await lobby.wait(entry)
+    assert entry.left and len(lobby) == 0
+    assert lobby.join(Waiting("b")) is None  # not seated with a client nobody waits for
