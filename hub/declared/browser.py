@@ -57,6 +57,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.player = player
         self.seat = -1
         self.state: Any = None
+        self.start: Any = None
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
@@ -80,7 +81,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     async def begin(self, start: Start[Any]) -> None:
         self.seat = start.seat
-        self.state = start.state
+        self.state = self.start = start.state
         self.match = start.match
         self.players = [player.name for player in start.event.players]
         self._bump()
@@ -181,7 +182,11 @@ class BrowserSeat(BaseSeat[Any, Any]):
     def snapshot(self) -> dict[str, Any]:
         """What this seat's page shows, as JSON (from this seat's own view alone)."""
         game, state = self.game, self.state
-        html = "" if state is None else game.html(game.view(state, self.seat))
+        html = ""
+        if state is not None:
+            view = game.view(state, self.seat)
+            start = game.view(self.start, self.seat)
+            html = game.html(view) + game.since_start_html(view, start, game.settings)
         mine = self.turn is not None and not self.over
         left = None
         if mine and self.turn is not None:

@@ -195,6 +195,8 @@ def position(game: Game, ply: int) -> Position | None:
             clocks=() if moved is None else moved.clocks,
             live=ply == game.ply,
             reveal=False,
+            start=game.initial,
+            settings=game.settings,
         )
     final = ply == len(game.moves)
     recorded = game.moves[ply - 1] if ply else None
@@ -208,6 +210,8 @@ def position(game: Game, ply: int) -> Position | None:
         reveal=True,
         winners=game.winners if final else None,
         termination=game.termination.value if final else None,
+        start=game.initial_state,
+        settings=game.settings,
     )
 
 

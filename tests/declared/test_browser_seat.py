@@ -485,3 +485,45 @@ async def test_two_friends_rematch_once_both_accept() -> None:
         assert first == second and ("wins" in first or "draw" in first)
     finally:
         stop(process)
+
+
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+@pytest.mark.browser
+async def test_a_chess_page_shows_where_the_game_started_and_the_captured_pieces() -> None:
+    """``hub play chess --fen``: the page shows "Started from" with the FEN and a small
+    board; after Nxe5 White's captures hold a black pawn."""
+    process = subprocess.Popen(
+        [
+            *(program("hub"), "play", "chess", "web", "ai:1", "--fen", ITALIAN),
+            *("--web", "0", "--no-record"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL"
+        url = line.rsplit(" at ", 1)[1].strip()
+
+        def script(page: Any) -> str:
+            page.goto(url)
+            expect(page.locator(".start-position figcaption")).to_contain_text(ITALIAN)
+            expect(page.locator(".start-position figcaption")).to_contain_text("Started from")
+            page.locator('[data-part="f3"].part').click()
+            page.locator('[data-part="e5"].part').click()
+            expect(page.locator(".captured-by-white .pieces")).to_contain_text("\u265f")
+            expect(page.locator("#moves li").nth(1)).not_to_be_empty()  # Black answered
+            page.screenshot(path=artifacts() / "chess-started-from-captures.png", full_page=True)
+            page.locator("#resign").click()
+            expect(page.locator("#result")).not_to_be_empty()
+            return str(page.locator("#result").inner_text())
+
+        result = await run_in_browser(script)
+        assert "Black (ai:1) wins" in result and "resign" in result, result
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
