@@ -267,6 +267,13 @@ class Game(Generic[S, M]):
         """`html`, for a caller that knows the players' names (a page). Default: `html`."""
         return self.html(view)
 
+    def picture_html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
+        """`picture_html` of the position that ``move`` (its text) led to from the view
+        ``before``: a game whose view does not say its last move marks it here (Kalah: the
+        holes sown and where the last seed fell; clubs: the card played and the trick it
+        completed). Default: `picture_html` (Connect Four's and chess's views carry it)."""
+        return self.picture_html(view, names)
+
     def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
         """A fragment a page shows under the board at ``view``, knowing the view ``start``
         the game began from and its recorded ``settings`` (chess: the position it started

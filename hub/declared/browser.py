@@ -58,6 +58,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.seat = -1
         self.state: Any = None
         self.start: Any = None
+        self.last: tuple[str, Any] | None = None
+        """The last move's text and the state before it."""
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
@@ -115,6 +117,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if moved.seat == self.seat:
             self.turn = None
         self.state = moved.after
+        self.last = (moved.text, moved.before)
         words = self.game.move_words(self.game.view(moved.before, None), moved.text)
         self.moves.append(f"{self.game.seat_name(moved.seat)} {words}")
         self._bump()
@@ -186,7 +189,12 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if state is not None:
             view = game.view(state, self.seat)
             start = game.view(self.start, self.seat)
-            html = game.html(view) + game.since_start_html(view, start, game.settings)
+            if self.last is None:
+                html = game.html(view)
+            else:
+                move, before = self.last
+                html = game.picture_html_after(view, (), move, game.view(before, self.seat))
+            html += game.since_start_html(view, start, game.settings)
         mine = self.turn is not None and not self.over
         left = None
         if mine and self.turn is not None:

@@ -47,6 +47,8 @@ class Position:
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None
+    before: JSON = None
+    """The view before `last_move` (None: unknown): for the game's `Game.picture_html_after`."""
     start: JSON = None
     """The game's first view (None: unknown): for the game's `Game.since_start_html`."""
     settings: Mapping[str, Any] = attrs.field(factory=dict)
@@ -142,11 +144,22 @@ def render_board(position: Position) -> str:
         if declared is not None:
             names = [player.name for player in position.players]
             shown = view if position.reveal else declared.concealed(view)
-            board = declared.picture_html(shown, names)
+            board = drawn(declared, position, shown, names)
             return board + since_start(declared, position, shown)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         pass  # a view that is not the documented shape: show it as it is
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
+
+
+def drawn(declared: Any, position: Position, shown: JSON, names: list[str]) -> str:
+    """The game's picture of ``shown``, its last move marked when the game knows how."""
+    if position.last_move is None or position.before is None:
+        return str(declared.picture_html(shown, names))
+    before = position.before if position.reveal else declared.concealed(position.before)
+    try:
+        return str(declared.picture_html_after(shown, names, position.last_move, before))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return str(declared.picture_html(shown, names))
 
 
 def since_start(declared: Any, position: Position, shown: JSON) -> str:
