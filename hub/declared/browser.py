@@ -265,8 +265,8 @@ class RematchOffer:
 def cannot_ask(kind: str) -> str:
     """The reason no rematch is offered against an opponent of seat kind ``kind``."""
     if kind == "human":
-        return "Your opponent plays at the terminal and cannot be asked for a rematch."
-    return "Your opponent is a program (over TCP or pipes) and cannot be asked for a rematch."
+        return "A person at the terminal plays here: they cannot be asked for a rematch."
+    return "A program plays here (over TCP or pipes): it cannot be asked for a rematch."
 
 
 REMATCH_KINDS = frozenset({"web", "ai", "random"})

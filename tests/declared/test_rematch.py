@@ -172,7 +172,7 @@ async def test_hub_play_offers_no_rematch_against_a_program_or_the_terminal(
     nursery: trio.Nursery,
 ) -> None:
     host, _ = host_in(nursery)
-    for kind, words in [("program", "a program"), ("tcp", "a program"), ("human", "terminal")]:
+    for kind, words in [("program", "A program"), ("tcp", "A program"), ("human", "terminal")]:
         seat = host.desk.open(host.game)
         host.offer_rematch([SeatSpec("web", "web"), SeatSpec(kind, kind)], [seat], 0)
         assert seat.rematch is not None and seat.rematch.start is None
