@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
+import httpx
 import trio
 import trio.testing
 
@@ -23,6 +25,7 @@ from hub.declared.play import Host
 from hub.declared.seats import RandomSeat, SeatSpec, parse_seat
 from hub.declared.serve import Lobby
 from hub.games.connect4 import ConnectFour
+from hub.web.server import WebServer, serve_web
 
 
 class Log:
@@ -177,3 +180,27 @@ async def test_hub_play_offers_no_rematch_against_a_program_or_the_terminal(
         host.offer_rematch([SeatSpec("web", "web"), SeatSpec(kind, kind)], [seat], 0)
         assert seat.rematch is not None and seat.rematch.start is None
         assert words in seat.rematch.why_not
+
+
+async def test_the_rematch_post_is_checked_like_every_seat_post(nursery: trio.Nursery) -> None:
+    lobby, desk, log = lobby_in(nursery)
+    server: WebServer = await nursery.start(partial(serve_web, lobby.events, desk=desk))
+    token = lobby.start("random")["play"].removeprefix("/play/")
+    mine = desk.find(token)
+    assert mine is not None
+    async with httpx.AsyncClient(timeout=10) as client:
+
+        async def post(path: str, **headers: str) -> int:
+            headers.setdefault("content-type", "application/json")
+            reply = await client.post(server.url(path), content=b"{}", headers=headers)
+            return reply.status_code
+
+        assert await post(f"/play/{token}/rematch") == 409  # the game is not over
+        await play_out([mine])
+        assert await post("/play/nosuchtoken/rematch") == 404
+        assert await post(f"/play/{token}/rematch", origin="http://elsewhere.example") == 403
+        assert await post(f"/play/{token}/rematch", **{"content-type": "text/plain"}) == 415
+        assert len(log.started) == 1
+        assert await post(f"/play/{token}/rematch") == 200
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(log.started) == 2 and mine.next_page
