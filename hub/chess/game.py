@@ -124,6 +124,11 @@ class ChessGame(Game["ChessState", str]):
 
         return board_svg(view)
 
+    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
+        from hub.chess.pictures import since_start_html
+
+        return since_start_html(view, start, settings)
+
     def status(
         self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
     ) -> list[str]:

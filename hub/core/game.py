@@ -15,7 +15,8 @@ A game subclasses `Game` and gives, in one place:
   spectator (and the records and the web view, which show the spectator's view). Hidden
   information (a hand) appears only in its owner's view;
 * **pictures**, drawn from a view alone: `text` (the terminal, ``hub games show``) and
-  `html` (the web board; an HTML or SVG fragment);
+  `html` (the web board; an HTML or SVG fragment); `since_start_html` adds what a page
+  shows knowing where the game began (chess: the opening, the captured pieces);
 * **players**: `ai(state, level, stop)` for levels `ai_levels` (``ai:N``); every game also
   gets ``random``.
 
@@ -265,6 +266,20 @@ class Game(Generic[S, M]):
     def picture_html(self, view: JSON, names: Sequence[str]) -> str:
         """`html`, for a caller that knows the players' names (a page). Default: `html`."""
         return self.html(view)
+
+    def picture_html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
+        """`picture_html` of the position that ``move`` (its text) led to from the view
+        ``before``: a game whose view does not say its last move marks it here (Kalah: the
+        holes sown and where the last seed fell; clubs: the card played and the trick it
+        completed). Default: `picture_html` (Connect Four's and chess's views carry it)."""
+        return self.picture_html(view, names)
+
+    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
+        """A fragment a page shows under the board at ``view``, knowing the view ``start``
+        the game began from and its recorded ``settings`` (chess: the position it started
+        from, with the opening's moves, and the pieces each side has captured). Default:
+        nothing."""
+        return ""
 
     def status(
         self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None

@@ -13,14 +13,23 @@ unguessable token (``secrets.token_urlsafe``) and finds a seat by it. The web la
 (`hub.web.play`) serves ``/play/TOKEN`` from a desk; whoever holds a token plays that seat
 and no other, and a seat's snapshot is built from its own view only, so a hidden hand never
 reaches another seat's page.
+
+`RematchOffer` is a finished game's rematch: the program that started the game (``hub
+play``, ``hub serve``'s lobby) gives its browser seats one, with the function that starts
+the next game (the seats rotated by one: colours swapped in a two-player game) and returns
+the new browser seats. The rematch starts when every browser seat of the game has asked for
+it (against built-in players at once); an opponent that cannot be asked (a program over TCP
+or pipes, a person at the terminal) leaves the offer with only its reason, shown on the page.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
 import trio
 
 from hub.core.game import BadMove, Game
@@ -48,6 +57,9 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.player = player
         self.seat = -1
         self.state: Any = None
+        self.start: Any = None
+        self.last: tuple[str, Any] | None = None
+        """The last move's text and the state before it."""
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
@@ -56,6 +68,9 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.result = ""
         self.over = False
         self.version = 0
+        self.rematch: RematchOffer | None = None
+        self.next_page = ""
+        """Where the rematch is played (``/play/TOKEN`` of this person's next seat)."""
         self._changed = trio.Event()
         self._send, self._receive = trio.open_memory_channel[str](1)
 
@@ -68,7 +83,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     async def begin(self, start: Start[Any]) -> None:
         self.seat = start.seat
-        self.state = start.state
+        self.state = self.start = start.state
         self.match = start.match
         self.players = [player.name for player in start.event.players]
         self._bump()
@@ -102,6 +117,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if moved.seat == self.seat:
             self.turn = None
         self.state = moved.after
+        self.last = (moved.text, moved.before)
         words = self.game.move_words(self.game.view(moved.before, None), moved.text)
         self.moves.append(f"{self.game.seat_name(moved.seat)} {words}")
         self._bump()
@@ -136,6 +152,31 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.match.stop(self.seat, Termination.RESIGNATION, "resigned in the browser")
         return None
 
+    def ask_rematch(self) -> str | None:
+        """This seat's person asks for a rematch; None if asked (or started), else why not."""
+        if not self.over:
+            return "the game is not over"
+        offer = self.rematch
+        if offer is None or offer.start is None:
+            return offer.why_not if offer is not None else "no rematch is offered here"
+        return offer.accept(self)
+
+    def _rematch_json(self) -> dict[str, Any]:
+        offer = self.rematch
+        if offer is None or not self.over:
+            return {"possible": False, "why_not": "", "asked_by": [], "you_asked": False}
+        others = [
+            self.game.seat_name(seat.seat)
+            for seat in offer.asked
+            if seat is not self and seat.seat >= 0
+        ]
+        return {
+            "possible": offer.start is not None and not offer.failed,
+            "why_not": offer.failed or offer.why_not,
+            "asked_by": others,
+            "you_asked": self in offer.asked,
+        }
+
     async def wait_changed(self, version: int) -> None:
         """Return once the snapshot is newer than ``version``."""
         if self.version <= version:
@@ -144,7 +185,16 @@ class BrowserSeat(BaseSeat[Any, Any]):
     def snapshot(self) -> dict[str, Any]:
         """What this seat's page shows, as JSON (from this seat's own view alone)."""
         game, state = self.game, self.state
-        html = "" if state is None else game.html(game.view(state, self.seat))
+        html = ""
+        if state is not None:
+            view = game.view(state, self.seat)
+            start = game.view(self.start, self.seat)
+            if self.last is None:
+                html = game.html(view)
+            else:
+                move, before = self.last
+                html = game.picture_html_after(view, (), move, game.view(before, self.seat))
+            html += game.since_start_html(view, start, game.settings)
         mine = self.turn is not None and not self.over
         left = None
         if mine and self.turn is not None:
@@ -169,7 +219,65 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "left_ms": left,
             "result": self.result,
             "over": self.over,
+            "rematch": self._rematch_json(),
+            "next": self.next_page,
         }
+
+
+@attrs.define(eq=False)
+class RematchOffer:
+    """The rematch of one game, shared by its browser seats (`seats`). ``start`` starts the
+    next game and returns its browser seats, the person of ``seats[k]`` taking the ``k``-th
+    (None: no rematch here, for the reason `why_not`). It is called once, when every seat
+    has asked; each seat's page is then told where its next game is (`BrowserSeat.next_page`)."""
+
+    seats: Sequence[BrowserSeat]
+    start: Callable[[], Sequence[BrowserSeat]] | None
+    why_not: str = ""
+    asked: list[BrowserSeat] = attrs.Factory(list)
+    started: bool = False
+    failed: str = ""
+
+    def offer_to(self) -> None:
+        """Give the offer to each of its seats."""
+        for seat in self.seats:
+            seat.rematch = self
+
+    def accept(self, seat: BrowserSeat) -> str | None:
+        if self.started:
+            return None
+        if seat not in self.asked:
+            self.asked.append(seat)
+        if len(self.asked) == len(self.seats) and self.start is not None:
+            self.started = True
+            try:
+                following = self.start()
+            except (DeskFull, ValueError) as exc:
+                self.failed = f"no rematch: {exc}"
+                following = []
+            for old, new in zip(self.seats, following, strict=False):
+                old.next_page = f"/play/{new.token}"
+        for each in self.seats:
+            each._bump()
+        return self.failed or None
+
+
+def cannot_ask(kind: str) -> str:
+    """The reason no rematch is offered against an opponent of seat kind ``kind``."""
+    if kind == "human":
+        return "A person at the terminal plays here: they cannot be asked for a rematch."
+    return "A program plays here (over TCP or pipes): it cannot be asked for a rematch."
+
+
+REMATCH_KINDS = frozenset({"web", "ai", "random"})
+"""The seat kinds a rematch can seat again (with the game's own kinds, such as a UCI
+engine the hub starts itself): whoever else sits at the game cannot be asked."""
+
+
+def rotated(items: Sequence[Any]) -> list[Any]:
+    """A rematch's seat order: everyone moves one seat down, the first to the last (in a
+    two-player game, the colours swapped)."""
+    return [*items[1:], *items[:1]]
 
 
 class SeatDesk:

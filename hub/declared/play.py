@@ -27,6 +27,7 @@ from hub.core.match import Match, Seat
 from hub.core.output import Output
 from hub.core.running import run_program
 from hub.core.usage import Parser
+from hub.declared.browser import REMATCH_KINDS, BrowserSeat, RematchOffer, cannot_ask, rotated
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -126,22 +127,8 @@ async def play(
             if web is None:
                 return 1
             host.web_url = web.url
-        maker = SeatMaker(game, seed, {"human": host.human, "tcp": host.tcp, "web": host.web})
-        async with maker.seats(specs) as seats:
-            humans = [n for n, spec in enumerate(specs) if spec.kind == "human"]
-            players = [seat.player for seat in seats]
-            narrator = Narrator(game, out, players, humans[0] if len(humans) == 1 else None)
-            match = Match(
-                game,
-                game.start(random.Random(seed)),
-                seats,
-                notation=game,
-                events=bus,
-                time_control=control,
-                settings=game.settings,
-                spectators=[narrator],
-            )
-            await match.run()
+        host.bus, host.control = bus, control
+        await host.play_game(list(specs), seed, [])
         status = 0
         if web is not None:
             err.line(f"{prog}: the game is over; its page stays up at {web.url('/')} until Ctrl-C")
@@ -182,15 +169,70 @@ class Host:
 
         self.desk = SeatDesk()
         self.web_url: Any = None
+        self.bus = EventBus()
+        self.control = TimeControl()
+        self.games = 0
 
-    @contextlib.asynccontextmanager
-    async def web(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
-        browser = self.desk.open(self.game)
-        name = self.game.seat_name(seat)
-        url = self.web_url(f"/play/{browser.token}")
-        self.err.line(f"hub play {self.game.name}: {name} plays in the browser at {url}")
-        self.err.flush()
-        yield browser
+    async def play_game(
+        self, specs: list[SeatSpec], seed: int, browsers: list[BrowserSeat]
+    ) -> None:
+        """One game of ``specs``; its web seats are ``browsers`` (opened already: a rematch)
+        or opened now. Its browser seats are offered a rematch (`offer_rematch`)."""
+
+        pending = list(browsers)
+        opened: list[BrowserSeat] = []
+
+        @contextlib.asynccontextmanager
+        async def web(spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
+            browser = pending.pop(0) if pending else self.desk.open(self.game)
+            opened.append(browser)
+            name = self.game.seat_name(seat)
+            url = self.web_url(f"/play/{browser.token}")
+            self.err.line(f"hub play {self.game.name}: {name} plays in the browser at {url}")
+            self.err.flush()
+            yield browser
+
+        game = self.game
+        self.games += 1
+        maker = SeatMaker(game, seed, {"human": self.human, "tcp": self.tcp, "web": web})
+        async with maker.seats(specs) as seats:
+            self.offer_rematch(specs, opened, seed)
+            humans = [n for n, spec in enumerate(specs) if spec.kind == "human"]
+            players = [seat.player for seat in seats]
+            narrator = Narrator(game, self.out, players, humans[0] if len(humans) == 1 else None)
+            match = Match(
+                game,
+                game.start(random.Random(seed)),
+                seats,
+                notation=game,
+                events=self.bus,
+                time_control=self.control,
+                settings=game.settings,
+                spectators=[narrator],
+            )
+            await match.run()
+
+    def offer_rematch(self, specs: list[SeatSpec], browsers: list[BrowserSeat], seed: int) -> None:
+        """The rematch of a game with web seats: the seats rotated by one (colours swapped),
+        started in the program's nursery once every web seat asked; none when a seat is a
+        person at the terminal or a program (it cannot be asked)."""
+        if not browsers:
+            return
+        own = set(type(self.game).seat_kinds)
+        others = [spec.kind for spec in specs if spec.kind not in REMATCH_KINDS | own]
+        if others:
+            RematchOffer(browsers, None, cannot_ask(others[0])).offer_to()
+            return
+
+        def start() -> list[BrowserSeat]:
+            fresh = [self.desk.open(self.game, seat.player) for seat in browsers]
+            # the web seats keep their order when the seats rotate: the k-th web seat's
+            # person plays the k-th web seat of the rematch, one seat further up
+            people = rotated(fresh) if specs[0].kind == "web" else fresh
+            self.nursery.start_soon(self.play_game, rotated(specs), seed + self.games, people)
+            return fresh
+
+        RematchOffer(browsers, start).offer_to()
 
     @contextlib.asynccontextmanager
     async def human(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:

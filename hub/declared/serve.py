@@ -48,7 +48,7 @@ from hub.core.serve import (
 )
 from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
-from hub.declared.browser import SeatDesk
+from hub.declared.browser import BrowserSeat, RematchOffer, SeatDesk, cannot_ask, rotated
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -168,12 +168,48 @@ class Lobby:
 
     async def _play_table(self, table: pairing.Table[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
-            await self._play(list(seats))
+            await self._play(list(seats), {})
 
     async def _against(self, seat: Seat[Any, Any], spec: SeatSpec) -> None:
+        await self._play_built([seat, None], {1: spec})
+
+    async def _play_built(
+        self, slots: list[Seat[Any, Any] | None], built: dict[int, SeatSpec]
+    ) -> None:
+        """A game whose empty ``slots`` are built players (``built``, by seat number)."""
         maker = SeatMaker(self.game, random.randrange(2**31))
-        async with maker.seats([spec]) as (built,):
-            await self._play([seat, built])
+        numbers = sorted(built)
+        async with maker.seats([built[n] for n in numbers]) as made:
+            seats = list(slots)
+            for number, seat in zip(numbers, made, strict=True):
+                seats[number] = seat
+            await self._play([seat for seat in seats if seat is not None], built)
+
+    def _offer_rematch(self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec]) -> None:
+        """Give the game's browser seats their rematch: the seats rotated (colours swapped),
+        the same built players, the people in browsers asked; none with a TCP client."""
+        browsers = [seat for seat in seats if isinstance(seat, BrowserSeat)]
+        if not browsers:
+            return
+        if any(
+            not isinstance(seat, BrowserSeat) and n not in built for n, seat in enumerate(seats)
+        ):
+            RematchOffer(browsers, None, cannot_ask("tcp")).offer_to()
+            return
+
+        def start() -> list[BrowserSeat]:
+            assert self.nursery is not None and self.desk is not None
+            fresh = [self.desk.open(self.game, seat.player) for seat in browsers]
+            new_of = {id(old): new for old, new in zip(browsers, fresh, strict=True)}
+            order = rotated(range(len(seats)))
+            slots: list[Seat[Any, Any] | None] = [
+                new_of.get(id(seats[n])) if n not in built else None for n in order
+            ]
+            again = {k: built[n] for k, n in enumerate(order) if n in built}
+            self.nursery.start_soon(self._play_built, slots, again)
+            return fresh
+
+        RematchOffer(browsers, start).offer_to()
 
     def _seat(self, connection: Connection, hello: Hello) -> Seat[Any, Any]:
         from hub.core.jsonbot import JsonCodec
@@ -181,8 +217,9 @@ class Lobby:
         player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
-    async def _play(self, seats: list[Seat[Any, Any]]) -> None:
+    async def _play(self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec]) -> None:
         self.games += 1
+        self._offer_rematch(seats, built)
         match = Match(
             self.game,
             self.game.start(random.Random()),
@@ -219,7 +256,7 @@ class Lobby:
             )
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
-            self.nursery.start_soon(self._play, pair)
+            self.nursery.start_soon(self._play, pair, {})
         elif opponent == OPPONENTS_ANY:
             table = self.queue.join(pairing.Waiting(mine))
             if table is not None:

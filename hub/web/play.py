@@ -4,7 +4,9 @@
   turn as elements carrying ``data-move``, the moves, the clock, resign);
 * ``GET /play/{token}/events``: the seat's snapshot as server-sent events, one at every
   change;
-* ``POST /play/{token}/move`` (``{"move": "TEXT"}``) and ``POST /play/{token}/resign``.
+* ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign`` and,
+  once the game is over, ``POST /play/{token}/rematch`` (this seat asks for a rematch; the
+  snapshot's ``rematch`` says who asked, ``next`` where the new game is).
 
 Who may do what: the token in the URL *is* the seat (unguessable, one per seat); an unknown
 token is 404, so a spectator or another seat cannot move for it. A POST must be JSON
@@ -42,6 +44,8 @@ class PlaySeat(Protocol):
     def submit(self, text: str) -> str | None: ...
 
     def resign(self) -> str | None: ...
+
+    def ask_rematch(self) -> str | None: ...
 
     async def wait_changed(self, version: int) -> None: ...
 
@@ -151,6 +155,15 @@ def routes(
         problem = seat.resign()
         return reply({"error": problem}, 409) if problem else reply({"ok": True})
 
+    async def rematch(request: Request) -> Response:
+        data = await checked_body(request)
+        if isinstance(data, Response):
+            return data
+        seat = seat_of(request)
+        assert seat is not None
+        problem = seat.ask_rematch()
+        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+
     async def new_game(request: Request) -> Response:
         data = await checked_body(request, seat=False)
         if isinstance(data, Response):
@@ -169,6 +182,7 @@ def routes(
         Route("/play/{token}/events", events, methods=["GET"]),
         Route("/play/{token}/move", move, methods=["POST"]),
         Route("/play/{token}/resign", resign, methods=["POST"]),
+        Route("/play/{token}/rematch", rematch, methods=["POST"]),
     ]
 
 
@@ -188,6 +202,7 @@ def seat_body(snapshot: dict[str, Any]) -> str:
         '<button id="resign" type="button">Resign</button></p></section>'
         f'<aside><ol class="players">{players}</ol>'
         f'<p id="result" class="result">{escape(snapshot["result"])}</p>'
+        '<div id="rematch" class="rematch"></div>'
         '<ol id="moves" class="moves"></ol></aside></div>'
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
@@ -47,6 +47,12 @@ class Position:
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None
+    before: JSON = None
+    """The view before `last_move` (None: unknown): for the game's `Game.picture_html_after`."""
+    start: JSON = None
+    """The game's first view (None: unknown): for the game's `Game.since_start_html`."""
+    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    """The game's recorded settings (chess: the opening ``hub match`` started from)."""
 
 
 def seat_label(game: str, seat: int, view: JSON = None) -> str:
@@ -138,7 +144,30 @@ def render_board(position: Position) -> str:
         if declared is not None:
             names = [player.name for player in position.players]
             shown = view if position.reveal else declared.concealed(view)
-            return declared.picture_html(shown, names)
+            board = drawn(declared, position, shown, names)
+            return board + since_start(declared, position, shown)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         pass  # a view that is not the documented shape: show it as it is
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
+
+
+def drawn(declared: Any, position: Position, shown: JSON, names: list[str]) -> str:
+    """The game's picture of ``shown``, its last move marked when the game knows how."""
+    if position.last_move is None or position.before is None:
+        return str(declared.picture_html(shown, names))
+    before = position.before if position.reveal else declared.concealed(position.before)
+    try:
+        return str(declared.picture_html_after(shown, names, position.last_move, before))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return str(declared.picture_html(shown, names))
+
+
+def since_start(declared: Any, position: Position, shown: JSON) -> str:
+    """The game's fragment about where it began (`Game.since_start_html`), or nothing."""
+    if position.start is None:
+        return ""
+    start = position.start if position.reveal else declared.concealed(position.start)
+    try:
+        return str(declared.since_start_html(shown, start, position.settings))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return ""

@@ -195,6 +195,9 @@ def position(game: Game, ply: int) -> Position | None:
             clocks=() if moved is None else moved.clocks,
             live=ply == game.ply,
             reveal=False,
+            before=_before(game, ply) if ply else None,
+            start=game.initial,
+            settings=game.settings,
         )
     final = ply == len(game.moves)
     recorded = game.moves[ply - 1] if ply else None
@@ -208,6 +211,9 @@ def position(game: Game, ply: int) -> Position | None:
         reveal=True,
         winners=game.winners if final else None,
         termination=game.termination.value if final else None,
+        before=(game.moves[ply - 2].state if ply > 1 else game.initial_state) if ply else None,
+        start=game.initial_state,
+        settings=game.settings,
     )
 
 

@@ -6,6 +6,7 @@ seat its clock without slowing any other game (virtual clock)."""
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -411,6 +412,117 @@ async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent:
 
         (result,) = await run_in_browser(script)
         assert "wins" in result or "draw" in result, result
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
+
+
+@pytest.mark.browser
+async def test_a_rematch_against_the_ai_starts_a_second_game_with_the_seats_swapped() -> None:
+    """Play a game, click [data-action=rematch]: the page goes to the new seat (Yellow, the AI
+    now Red) and a second game is played there."""
+    process = subprocess.Popen(
+        [program("hub"), "play", "connect4", "web", "ai:1", "--web", "0", "--seed", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL"
+        url = line.rsplit(" at ", 1)[1].strip()
+
+        def script(page: Any) -> tuple[str, str, str]:
+            first = play_through(page, url, shots="connect4-before-rematch")
+            page.locator("[data-action=rematch]").click()
+            page.wait_for_url(lambda address: address != url)
+            expect(page).to_have_title(re.compile("you play Yellow"))
+            second = drive([page], shots="connect4-rematch")[0]
+            expect(page.locator("[data-action=rematch]")).to_be_visible()  # and again
+            return first, second, str(page.url)
+
+        first, second, second_url = await run_in_browser(script)
+        assert second_url != url
+        for result in (first, second):
+            assert "wins" in result or "draw" in result, result
+        assert "Yellow plays in the browser at" in process.stderr.readline() + (
+            process.stderr.readline()
+        )
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
+
+
+@pytest.mark.browser
+async def test_two_friends_rematch_once_both_accept() -> None:
+    """A game with a friend from the lobby; one asks for a rematch, the other page says so
+    and accepts: both pages go to the new game, colours swapped."""
+    process, _, url = await start_server()
+    try:
+
+        def script(page: Any) -> list[str]:
+            page.goto(url)
+            page.locator('button[data-opponent="person"]').click()
+            page.wait_for_url("**/play/*")
+            friend = page.context.new_page()
+            friend.goto(page.locator(".share a").inner_text())
+            drive([page, friend], shots="connect4-friends")
+            before = [page.url, friend.url]
+            page.locator("[data-action=rematch]").click()
+            expect(friend.locator(".rematch .offer")).to_have_text("Red offers a rematch.")
+            expect(friend.locator("[data-action=rematch]")).to_have_text("Accept the rematch")
+            friend.screenshot(path=artifacts() / "connect4-rematch-offered.png", full_page=True)
+            friend.locator("[data-action=rematch]").click()
+            for each, old in zip([page, friend], before, strict=True):
+                each.wait_for_url(lambda address, old=old: address != old)
+            expect(page).to_have_title(re.compile("you play Yellow"))
+            expect(friend).to_have_title(re.compile("you play Red"))
+            return drive([page, friend], shots="connect4-friends-rematch")
+
+        first, second = await run_in_browser(script)
+        assert first == second and ("wins" in first or "draw" in first)
+    finally:
+        stop(process)
+
+
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+@pytest.mark.browser
+async def test_a_chess_page_shows_where_the_game_started_and_the_captured_pieces() -> None:
+    """``hub play chess --fen``: the page shows "Started from" with the FEN and a small
+    board; after Nxe5 White's captures hold a black pawn."""
+    process = subprocess.Popen(
+        [
+            *(program("hub"), "play", "chess", "web", "ai:1", "--fen", ITALIAN),
+            *("--web", "0", "--no-record"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        while "plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL"
+        url = line.rsplit(" at ", 1)[1].strip()
+
+        def script(page: Any) -> str:
+            page.goto(url)
+            expect(page.locator(".start-position figcaption")).to_contain_text(ITALIAN)
+            expect(page.locator(".start-position figcaption")).to_contain_text("Started from")
+            page.locator('[data-part="f3"].part').click()
+            page.locator('[data-part="e5"].part').click()
+            expect(page.locator(".captured-by-white .pieces")).to_contain_text("\u265f")
+            expect(page.locator("#moves li").nth(1)).not_to_be_empty()  # Black answered
+            page.screenshot(path=artifacts() / "chess-started-from-captures.png", full_page=True)
+            page.locator("#resign").click()
+            expect(page.locator("#result")).not_to_be_empty()
+            return str(page.locator("#result").inner_text())
+
+        result = await run_in_browser(script)
+        assert "Black (ai:1) wins" in result and "resign" in result, result
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130

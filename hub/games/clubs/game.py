@@ -144,6 +144,14 @@ class ClubsGame(Game[ClubsState, Card]):
     def picture_html(self, view: Any, names: Sequence[str]) -> str:
         return clubs_table(view, names)
 
+    def picture_html_after(self, view: Any, names: Sequence[str], move: str, before: Any) -> str:
+        """The table with the card just played marked, in the trick or in the trick it
+        completed (shown as the last trick)."""
+        from hub.games.clubs.pictures import last_played
+
+        last, completed = last_played(view, before, move)
+        return clubs_table(view, names, last, completed)
+
     # -- players -------------------------------------------------------------------------------
 
     def ai(self, state: ClubsState, level: int, stop: StopFlag) -> Card:

@@ -7,7 +7,9 @@ A view is the shape of docs/architecture.md ("State views"): ``players``, ``roun
 not see is ``null``, and then ``cards`` (each seat's number of cards) says how many it holds;
 ``seat`` is the viewer's seat in a seat's own view (docs/clubs.md, "Hidden hands").
 Pictures are drawn from a view alone (and the players' names, where a caller knows them);
-they say the game's own words: rounds from 1, seats A, B, C, D.
+they say the game's own words: rounds from 1, seats A, B, C, D. Told the last card played
+and the view before it (`last_played`), the HTML picture marks that card (class ``last``)
+in the trick, or shows the trick it completed as the last trick.
 """
 
 from __future__ import annotations
@@ -128,11 +130,14 @@ def clubs_lines(view: Mapping[str, Any], names: Sequence[str] = ()) -> list[str]
 # -- the HTML picture ----------------------------------------------------------------------
 
 
-def card_html(text: str, move: bool = False) -> str:
+def card_html(text: str, move: bool = False, last: bool = False) -> str:
     """A card as clubs prints it (``10H``, ``AS``; ``T`` shown as 10) with its suit symbol
-    and colour; a card the viewer may play carries ``data-move`` (its text) to be clicked."""
+    and colour; a card the viewer may play carries ``data-move`` (its text) to be clicked,
+    the last card played the class ``last``."""
     rank, suit = text[:-1], text[-1:]
     symbol, colour = SUITS.get(suit, (suit, "black"))
+    if last:
+        colour += " last"
     shown = "10" if rank == "T" else rank
     if move:
         return (
@@ -155,10 +160,37 @@ def playable(view: Mapping[str, Any], seat: int) -> set[str]:
     return set(hand)
 
 
-def clubs_table(view: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+def last_played(
+    view: Mapping[str, Any], before: Mapping[str, Any], move: str
+) -> tuple[bool, tuple[int, list[str]] | None]:
+    """Where the card ``move``, played from the view ``before``, is seen in ``view``: True
+    if it ends the trick on the table; else the trick it completed (its leader and cards)."""
+    trick = [str(card) for card in view["trick"]]
+    if trick and trick[-1] == move:
+        return True, None
+    return False, (int(before["leader"]), [*map(str, before["trick"]), move])
+
+
+def _trick_items(
+    trick: Sequence[str], leader: int, count: int, names: Sequence[str], last: bool
+) -> str:
+    return "".join(
+        f'<li>{card_html(card, last=last and i == len(trick) - 1)} <span class="by">'
+        f"{escape(_name(names, (leader + i) % count))}</span></li>"
+        for i, card in enumerate(trick)
+    )
+
+
+def clubs_table(
+    view: Mapping[str, Any],
+    names: Sequence[str] = (),
+    last: bool = False,
+    last_trick: tuple[int, Sequence[str]] | None = None,
+) -> str:
     """The trick in play order, each seat's score and hand: its cards if the view shows
     them, else their number (a live game's public page). In a seat's own view the cards it
-    may play carry ``data-move``."""
+    may play carry ``data-move``. ``last``: the trick's last card is the last move;
+    ``last_trick``: the trick (leader, cards) the last move completed, shown with it marked."""
     count = int(view["players"])
     leader = int(view["leader"])
     to_move = view.get("to_move")
@@ -167,11 +199,13 @@ def clubs_table(view: Mapping[str, Any], names: Sequence[str] = ()) -> str:
     hands = list(view["hands"])
     own = view.get("seat")
     moves = playable(view, own) if isinstance(own, int) and 0 <= own < len(hands) else set()
-    played = "".join(
-        f'<li>{card_html(card)} <span class="by">'
-        f"{escape(_name(names, (leader + i) % count))}</span></li>"
-        for i, card in enumerate(trick)
-    )
+    played = _trick_items(trick, leader, count, names, last)
+    previous = ""
+    if last_trick is not None:
+        first, cards = last_trick
+        items = _trick_items(list(cards), first, count, names, True)
+        previous = f'<p class="last-trick">Last trick:</p><ol class="trick last-trick">{items}</ol>'
+
     rows = []
     for seat in range(count):
         hand = hands[seat] if seat < len(hands) else []
@@ -192,7 +226,7 @@ def clubs_table(view: Mapping[str, Any], names: Sequence[str] = ()) -> str:
     return (
         f'<div class="clubs"><p>Round {int(view["round"]) + 1}, playing to '
         f"{int(view['winscore'])}</p>"
-        f'<ol class="trick">{played}</ol>'
+        f'<ol class="trick">{played}</ol>{previous}'
         "<table><thead><tr><th>player</th><th>score</th><th>hand</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -150,6 +150,11 @@ class KalahGame(Game[KalahState, Move]):
     def html(self, view: JSON) -> str:
         return pictures.board_html(view)
 
+    def picture_html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
+        """The board with the last turn's holes sown and the pit of its last seed marked."""
+        sown, landed = pictures.last_move_marks(before, move)
+        return pictures.board_html(view, sown, landed)
+
     # -- players ---------------------------------------------------------------------------
 
     def ai(self, state: KalahState, level: int, stop: StopFlag) -> Move:

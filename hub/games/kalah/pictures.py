@@ -10,6 +10,8 @@ views": ``holes``, ``board`` by seat, ``to_move``, ``swapped``), pure.
   the pie swap, when the view says it is the viewer's legal move (``"pie": true``, only in
   the mover's own view), is a button with ``data-move="P"``. A page builds a turn of several
   sowings by joining the parts clicked with a space (``4 3``) until the text is a legal move.
+  Given the last move and the view before it (`last_move_marks`), the holes it sowed from
+  carry the class ``sown`` and the pit where its last seed fell ``landed``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from hub.games.kalah.rules import relative_board, turn_sequences
+from hub.games.kalah.rules import relative_board, sow, turn_sequences
+
+Pit = tuple[int, int]
+"""(seat, hole 1..h), hole h + 1 being the seat's store."""
 
 
 def side_name(seat: int, view: Mapping[str, Any]) -> str:
@@ -75,9 +80,36 @@ def whole_turns(view: Mapping[str, Any]) -> tuple[set[int], set[int]]:
     return parts, singles
 
 
-def board_html(view: Mapping[str, Any]) -> str:
+def last_move_marks(before: Mapping[str, Any], move: str) -> tuple[set[Pit], Pit | None]:
+    """The pits the turn ``move`` (``4 3``; ``P``, the pie swap, sows nothing) sowed from,
+    played from the view ``before``, and the pit where its last seed fell."""
+    holes, board = _checked(before)
+    mover = before.get("to_move")
+    words = move.split()
+    if mover not in (0, 1) or not words or not all(word.isdigit() for word in words):
+        return set(), None
+    relative = list(relative_board(board, holes, mover))
+    sown: set[Pit] = set()
+    landed: Pit | None = None
+    for word in words:
+        hole = int(word)
+        if not 1 <= hole <= holes or not relative[hole - 1]:
+            return set(), None
+        last = (hole - 1 + relative[hole - 1]) % (2 * holes + 1)
+        sown.add((mover, hole))
+        landed = (mover, last + 1) if last <= holes else (1 - mover, last - holes)
+        sow(relative, hole - 1, holes)
+    return sown, landed
+
+
+def board_html(
+    view: Mapping[str, Any],
+    sown: set[Pit] | frozenset[Pit] = frozenset(),
+    landed: Pit | None = None,
+) -> str:
     """The board with South along the bottom (holes 1..h left to right, its store on the
-    right) and North along the top (right to left, its store on the left)."""
+    right) and North along the top (right to left, its store on the left); the last move's
+    ``sown`` holes and the pit it ``landed`` in marked (`last_move_marks`)."""
     holes, board = _checked(view)
     south = 1 if view.get("swapped") else 0
     north = 1 - south
@@ -86,8 +118,10 @@ def board_html(view: Mapping[str, Any]) -> str:
 
     def store(seat: int, where: str) -> str:
         count = board[seat * (holes + 1) + holes]
+        mark = " landed" if landed == (seat, holes + 1) else ""
         return (
-            f'<div class="store {where}" title="{side_name(seat, view)} store"><b>{count}</b></div>'
+            f'<div class="store {where}{mark}" title="{side_name(seat, view)} store">'
+            f"<b>{count}</b></div>"
         )
 
     def hole(seat: int, number: int) -> str:
@@ -96,7 +130,9 @@ def board_html(view: Mapping[str, Any]) -> str:
             move = f' data-move="{number}"' if number in singles else ""
             sow = f'<span class="sow" data-part="{number}"{move} title="sow {number}"></span>'
         count = board[seat * (holes + 1) + number - 1]
-        return f'<div class="hole"><b>{count}</b><i>{number}</i>{sow}</div>'
+        marks = " sown" if (seat, number) in sown else ""
+        marks += " landed" if landed == (seat, number) else ""
+        return f'<div class="hole{marks}"><b>{count}</b><i>{number}</i>{sow}</div>'
 
     def row(seat: int, where: str) -> str:
         numbers = range(1, holes + 1) if where == "south" else range(holes, 0, -1)

@@ -100,6 +100,37 @@ function render(next) {
   legalBox.replaceChildren();
   if (next.your_turn) offer(next.legal, "");
   document.body.classList.toggle("over", next.over);
+  showRematch(next);
+}
+
+// once the game is over: the rematch (the seats rotated, colours swapped), started when
+// every person in a browser asked; the page then goes to its next seat
+function showRematch(next) {
+  const box = document.getElementById("rematch");
+  const rematch = next.rematch;
+  box.replaceChildren();
+  if (!next.over || !rematch) return;
+  if (next.next) {
+    const link = el("a", "Your rematch has started: go to it");
+    link.href = next.next;
+    box.append(link);
+    location.assign(next.next);
+    return;
+  }
+  if (!rematch.possible) {
+    if (rematch.why_not) box.append(el("p", rematch.why_not, "note"));
+    return;
+  }
+  for (const side of rematch.asked_by) box.append(el("p", `${side} offers a rematch.`, "offer"));
+  if (rematch.you_asked) {
+    box.append(el("p", "You asked for a rematch; waiting for your opponent to accept.", "note"));
+    return;
+  }
+  const button = el("button", rematch.asked_by.length ? "Accept the rematch" : "Rematch");
+  button.type = "button";
+  button.dataset.action = "rematch";
+  button.addEventListener("click", () => { button.disabled = true; post("rematch", {}); });
+  box.append(button);
 }
 
 position.addEventListener("click", (event) => {
@@ -138,5 +169,6 @@ const source = new EventSource(`/play/${encodeURIComponent(token)}/events`);
 source.onmessage = (event) => {
   const next = JSON.parse(event.data);
   render(next);
-  if (next.over) source.close();
+  const waiting = next.rematch && next.rematch.possible && !next.next;
+  if (next.over && !waiting) source.close();
 };
