@@ -111,6 +111,12 @@ class ChessGame(Game["ChessState", str]):
         parsed = chess.Move.from_uci(move)
         return board.san(parsed) if board.is_legal(parsed) else move
 
+    def move_number(self, before: JSON) -> str | None:
+        """The move's number from the FEN before it: ``4.`` (White), ``4...`` (Black)."""
+        fields = str(before["fen"]).split()
+        number = fields[5] if len(fields) > 5 else "1"
+        return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
+
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
         return self.notation.state_view(state)
 

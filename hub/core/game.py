@@ -305,6 +305,11 @@ class Game(Generic[S, M]):
         pages' move lists (chess: SAN). Default: the text itself."""
         return move
 
+    def move_number(self, before: JSON) -> str | None:
+        """How the pages number a move, from the spectator's view before it (chess: ``4.``
+        for White's fourth move, ``4...`` for Black's); None (the default): by ply."""
+        return None
+
     def seat_label(self, seat: int, view: JSON = None) -> str:
         """How a page names ``seat`` at the position ``view`` (the web view's players, the
         results in words); default `seat_name`. A game whose seats change sides (Kalah's pie

@@ -63,6 +63,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
+        self.numbered = False  # the game numbers its moves (chess), not the list's plies
         self.turn: Turn[Any] | None = None
         self.error = ""
         self.result = ""
@@ -118,8 +119,12 @@ class BrowserSeat(BaseSeat[Any, Any]):
             self.turn = None
         self.state = moved.after
         self.last = (moved.text, moved.before)
-        words = self.game.move_words(self.game.view(moved.before, None), moved.text)
-        self.moves.append(f"{self.game.seat_name(moved.seat)} {words}")
+        before = self.game.view(moved.before, None)
+        words = self.game.move_words(before, moved.text)
+        number = self.game.move_number(before)
+        head = self.game.seat_name(moved.seat) if number is None else number
+        self.numbered = number is not None
+        self.moves.append(f"{head} {words}")
         self._bump()
 
     async def time_up(self, seat: int) -> None:
@@ -215,6 +220,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "legal": game.legal_texts(state) if mine else [],
             "html": html,
             "moves": self.moves,
+            "numbered": self.numbered,
             "error": self.error,
             "left_ms": left,
             "result": self.result,

@@ -322,8 +322,12 @@ def _moves(game: dict[str, JSON]) -> str:
         if move is None:
             items.append(f'<li data-ply="{ply}">&hellip;</li>')
             continue
+        number = move.get("number")
+        head, numbered = (
+            (str(number), ' class="numbered"') if number is not None else (str(move["side"]), "")
+        )
         items.append(
-            f'<li data-ply="{ply}"><span class="side">{escape(move["side"])}</span> '
+            f'<li data-ply="{ply}"{numbered}><span class="side">{escape(head)}</span> '
             f"{escape(str(move.get('words') or move['move']))}</li>"
         )
     return "".join(items)

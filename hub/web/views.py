@@ -262,6 +262,9 @@ def _move(
     words = move_words(game, before, move)
     if words != move:  # (chess's SAN; most games read their notation as it is)
         data["words"] = words
+    number = move_number(game, before)
+    if number is not None:  # (chess's move numbers; most games are listed by ply)
+        data["number"] = number
     data["elapsed"] = elapsed
     return data
 
@@ -278,6 +281,20 @@ def move_words(game: str, before: JSON, move: str) -> str:
         return declared.move_words(before, move)
     except Exception:  # words for a page: a view that does not fit shows the text
         return move
+
+
+def move_number(game: str, before: JSON) -> str | None:
+    """How the pages number a move (`hub.core.game.Game.move_number`: ``4.``/``4...`` in
+    chess), from the position before it; None: the list's own ply numbers."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    if declared is None or before is None:
+        return None
+    try:
+        return declared.move_number(before)
+    except Exception:  # words for a page: a view that does not fit is numbered by ply
+        return None
 
 
 def detail(game: Game) -> dict[str, JSON]:

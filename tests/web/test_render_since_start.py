@@ -126,4 +126,6 @@ async def test_a_browser_seat_page_shows_the_start_and_the_captures(
     assert seat.submit("e4d5") is None
     await trio.testing.wait_all_tasks_blocked()
     assert captured(seat.snapshot()["html"])[0] == "\u265f"
+    snapshot = seat.snapshot()
+    assert snapshot["moves"][0] == "1. exd5" and snapshot["numbered"]  # SAN, numbered
     match.stop(None)

@@ -70,3 +70,27 @@ def test_a_move_that_does_not_fit_the_position_before_it_is_shown_as_it_is() -> 
     after = {"fen": "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1"}
     assert move_words("chess", after, "g1f3") == "g1f3"  # (a lost event: the wrong position)
     assert move_words("chess", {"nofen": 1}, "g1f3") == "g1f3"
+
+
+def test_chess_moves_carry_their_move_numbers_and_other_games_their_plies() -> None:
+    from hub.web.app import _moves
+    from hub.web.views import move_number
+
+    white = {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}
+    black = {"fen": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"}
+    later = {"fen": "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"}
+    assert move_number("chess", white) == "1."
+    assert move_number("chess", black) == "1..."
+    assert move_number("chess", later) == "3."
+    assert move_number("chess", None) is None  # the position before it is unknown
+    assert move_number("chess", {"nofen": 1}) is None
+    assert move_number("connect4", {"grid": []}) is None  # listed by ply
+    game: dict[str, object] = {
+        "moves": [
+            {"ply": 1, "side": "White", "move": "e2e4", "words": "e4", "number": "1."},
+            {"ply": 2, "side": "Red", "move": "4"},
+        ]
+    }
+    html = _moves(game)  # type: ignore[arg-type]
+    assert '<li data-ply="1" class="numbered"><span class="side">1.</span> e4</li>' in html
+    assert '<li data-ply="2"><span class="side">Red</span> 4</li>' in html

@@ -151,7 +151,9 @@ class GameView {
     if (move === null) {
       item.textContent = "\u2026";
     } else {
-      item.append(el("span", move.side, "side"), " ", move.words || move.move);
+      // A game that numbers its moves (chess: "4." and "4...") replaces the ply numbers.
+      if (move.number) item.classList.add("numbered");
+      item.append(el("span", move.number || move.side, "side"), " ", move.words || move.move);
     }
     return item;
   }

@@ -93,6 +93,7 @@ function render(next) {
   errorLine.textContent = next.error || "";
   document.getElementById("result").textContent = next.result;
   const moves = document.getElementById("moves");
+  moves.classList.toggle("numbered", Boolean(next.numbered)); // chess: "4. e4", not plies
   moves.replaceChildren(...next.moves.map((move) => el("li", move)));
   moves.scrollTop = moves.scrollHeight;
   deadline = next.left_ms === null ? null : performance.now() + next.left_ms;
