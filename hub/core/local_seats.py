@@ -1,9 +1,13 @@
 """Seats whose player lives in this process, behind the one `hub.core.match.Seat` interface.
 
-* `ThreadSeat`: a built-in AI whose synchronous search runs in a worker thread with a stop
-  flag (`think_in_thread`, `run_in_thread`, `StopFlag`), so the event loop keeps serving and
-  Ctrl-C (cancellation) returns at once. `think_in_thread` is the one way every built-in AI
-  thinks (Kalah's `AiPlayer`, chess's `LevelSeat` too).
+* `ThreadSeat`: the one local-player seat: a built-in AI whose synchronous
+  ``think(state, time, stop)`` runs in a worker thread with a stop flag (`think_in_thread`,
+  `run_in_thread`, `StopFlag`), so the event loop keeps serving and Ctrl-C (cancellation)
+  returns at once. ``time`` is the turn's `TurnTime` (time left, the control, both game
+  clocks), computed from the seat's clock in one place (`ClockedSeat`), so an AI budgets
+  from it as it likes (Kalah's a share of its limit, chess's level 4 as UCI's ``go``).
+* `ScriptedSeat`: given moves in order (after optional delays), then another seat (tests,
+  ``hub serve kalah --script``). `ask` asks any seat for a move outside a match.
 * `FedSeat`: moves that arrive from elsewhere (a UQChess client's ``move`` command, a
   person's typed command): the host `submit`s them and learns whether they were accepted.
 * `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
@@ -19,17 +23,22 @@ offers every name.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 import attrs
 import trio
 
+from hub.core.clock import TimeControl
 from hub.core.match import (
     BaseSeat,
+    MatchResult,
     MatchView,
     Moved,
+    Seat,
     SeatFailure,
     Start,
     Turn,
@@ -103,29 +112,131 @@ async def think_in_thread(
         shared.release()
 
 
-@attrs.define(eq=False)
-class ThreadSeat(BaseSeat[S, M], Generic[S, M]):
-    """A built-in AI: ``think(state, seconds, stop)`` runs in a worker thread.
+@attrs.frozen
+class TurnTime:
+    """A turn's time, as a player budgets it: seconds ``left`` to the deadline (``inf``:
+    none), the seat's time ``control``, its game clock now (``game_left``) and the
+    opponent's after the last move (``other_left``; None without a game clock or with
+    other than two seats), and ``asked``, `time.perf_counter` when the seat was asked (a
+    worker thread cannot read trio's clock: `since_asked` tells what starting it took)."""
 
-    ``seconds`` is the time left for the move (``inf`` without a limit): the AI budgets
-    from it. ``late_grace`` lets the loop still record a move that comes after the
-    deadline (Kalah shows it to the opponent).
+    left: float = math.inf
+    control: TimeControl = attrs.Factory(TimeControl)
+    game_left: float | None = None
+    other_left: float | None = None
+    asked: float = 0.0
+
+    def since_asked(self) -> float:
+        return time.perf_counter() - self.asked
+
+
+@attrs.define(eq=False)
+class ClockedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat that budgets from the clocks: it keeps each seat's game clock as the last move
+    left it and makes the turn's `TurnTime` (the one place it is computed, for a built-in AI
+    and a UCI engine alike)."""
+
+    seat: int = attrs.field(default=-1, init=False)
+    clocks: tuple[float | None, ...] = attrs.field(default=(), init=False)
+    """Each seat's game clock after the last move (None: no game clock)."""
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.clocks = (start.control.base, start.control.base)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        self.clocks = moved.clocks
+
+    def turn_time(self, turn: Turn[S]) -> TurnTime:
+        clock = turn.clock
+        now = trio.current_time()
+        game_left = None
+        if clock.remaining is not None:
+            started = clock.started_at if clock.started_at is not None else now
+            game_left = max(0.0, clock.remaining - (now - started))
+        other = self.clocks[1 - turn.seat] if len(self.clocks) == 2 else None
+        return TurnTime(turn.deadline - now, clock.control, game_left, other, time.perf_counter())
+
+
+@attrs.define(eq=False)
+class ThreadSeat(ClockedSeat[S, M], Generic[S, M]):
+    """The one local-player seat: a built-in AI whose ``think(state, time, stop)`` runs in
+    a worker thread of ``limiter``.
+
+    ``time`` is the turn's `TurnTime`: the AI budgets from it. ``busy(state)``, if given,
+    answers at once when ``limiter`` has no worker free (`think_in_thread`). ``late_grace``
+    lets the loop still record a move that comes after the deadline (Kalah shows it to the
+    opponent).
     """
 
-    think: Callable[[S, float, StopFlag], M]
+    think: Callable[[S, TurnTime, StopFlag], M]
     player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("AI", "ai"))
     limiter: trio.CapacityLimiter | None = None
     late_grace: float = 0.0
     threaded: bool = True
     """False: think inline (deterministic tests, or a search that is known to be instant)."""
+    busy: Callable[[S], M] | None = None
 
     async def choose(self, turn: Turn[S]) -> M:
-        state, seconds = turn.state, turn.time_left()
+        state, when = turn.state, self.turn_time(turn)
+        busy = self.busy
         return await think_in_thread(
-            lambda stop: self.think(state, seconds, stop),
+            lambda stop: self.think(state, when, stop),
             threaded=self.threaded,
             limiter=self.limiter,
+            busy=None if busy is None else lambda: busy(state),
         )
+
+
+@attrs.define(eq=False)
+class ScriptedSeat(BaseSeat[S, M], Generic[S, M]):
+    """Plays ``moves`` in order (each after its delay in ``delays``, in trio time: virtual
+    in tests), then is ``then`` (every hook is passed on to it); with no ``then`` it
+    resigns when the script is over. Tests, and ``hub serve kalah --script``."""
+
+    moves: list[M]
+    then: Seat[S, M] | None = None
+    delays: list[float] = attrs.Factory(list)
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("AI", "ai"))
+    late_grace: float = 0.0
+
+    async def begin(self, start: Start[S]) -> None:
+        if self.then is not None:
+            await self.then.begin(start)
+
+    async def choose(self, turn: Turn[S]) -> M:
+        if self.delays:
+            await trio.sleep(self.delays.pop(0))
+        if self.moves:
+            return self.moves.pop(0)
+        if self.then is None:
+            raise SeatFailure(Termination.RESIGNATION, "the script is over")
+        return await self.then.choose(turn)
+
+    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
+        return False if self.then is None else await self.then.rejected(turn, move, error)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        if self.then is not None:
+            await self.then.observe(moved)
+
+    async def time_up(self, seat: int) -> None:
+        if self.then is not None:
+            await self.then.time_up(seat)
+
+    async def end(self, result: MatchResult[S, M]) -> None:
+        if self.then is not None:
+            await self.then.end(result)
+
+
+async def ask(seat: Seat[S, M], state: S, control: TimeControl, *, index: int = 0) -> M:
+    """``seat``'s move in ``state`` outside a match, its turn's clock starting now under
+    ``control``: for a host that referees a conversation itself (Kalah's client, asking its
+    AI, script or person)."""
+    from hub.core.clock import SeatClock
+
+    clock = SeatClock(control)
+    return await seat.choose(Turn(index, state, clock.start(trio.current_time()), clock, 1))
 
 
 @attrs.frozen
@@ -224,7 +335,6 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
     """
 
     waits_for_input: bool = True
-    seat: int = -1
     match: MatchView | None = None
     asked: bool = False
     """True while the loop waits for this seat's move (and so for a prompt)."""
@@ -233,7 +343,7 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
     _made: bool = False
 
     async def begin(self, start: Start[S]) -> None:
-        self.seat = start.seat
+        await super().begin(start)
         self.match = start.match
         start.match.on_finished(self._game_over)
 
@@ -252,6 +362,7 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
         return await super().choose(turn)
 
     async def observe(self, moved: Moved[S, M]) -> None:
+        await super().observe(moved)
         if moved.seat == self.seat:
             self._made = True
             self._moved.set()

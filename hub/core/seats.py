@@ -3,8 +3,9 @@
 * `LineSeat`: a peer that speaks a line protocol over a `LineStream`: a child process over
   pipes or a TCP client alike. What to say and how to read a move is a game's sans-IO
   `SeatCodec`; this class only does the I/O and maps transport trouble to faults.
-* `ThreadSeat`, `FedSeat`, `PromptedSeat`, `PersonSeat` (an AI in a worker thread, moves a
-  host feeds, an AI that thinks when prompted, a person at the terminal) live in
+* `ThreadSeat`, `ScriptedSeat`, `FedSeat`, `PromptedSeat`, `PersonSeat` (an AI in a worker
+  thread, given moves, moves a host feeds, an AI that thinks when prompted, a person at the
+  terminal) and `ClockedSeat`/`TurnTime` (a turn's time from the clocks) live in
   `hub.core.local_seats` and are offered here too, imported on first use.
 
 A UCI engine seat lives in the chess library (`hub.chess`); a person at the terminal is a
@@ -34,13 +35,17 @@ from hub.core.values import PlayerInfo
 if TYPE_CHECKING:
     from hub.core.local_seats import (
         AskAgain,
+        ClockedSeat,
         FedSeat,
         PersonCodec,
         PersonSeat,
         PromptedSeat,
+        ScriptedSeat,
         StopFlag,
         ThreadSeat,
+        TurnTime,
         Verdict,
+        ask,
         run_in_thread,
         think_in_thread,
     )
@@ -48,15 +53,19 @@ if TYPE_CHECKING:
 __all__ = [
     "AskAgain",
     "BadMoveLine",
+    "ClockedSeat",
     "FedSeat",
     "LineSeat",
     "PersonCodec",
     "PersonSeat",
     "PromptedSeat",
+    "ScriptedSeat",
     "SeatCodec",
     "StopFlag",
     "ThreadSeat",
+    "TurnTime",
     "Verdict",
+    "ask",
     "run_in_thread",
     "think_in_thread",
 ]
@@ -187,13 +196,17 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
 _LOCAL = frozenset(
     {
         "AskAgain",
+        "ClockedSeat",
         "FedSeat",
         "PersonCodec",
         "PersonSeat",
         "PromptedSeat",
+        "ScriptedSeat",
         "StopFlag",
         "ThreadSeat",
+        "TurnTime",
         "Verdict",
+        "ask",
         "run_in_thread",
         "think_in_thread",
     }

@@ -28,7 +28,7 @@ from hub.core.match import (
     Turn,
 )
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import FedSeat, StopFlag, ThreadSeat
+from hub.core.seats import FedSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import JSON, PlayerInfo
 from tests.core.toys import Nim, NimState
 
@@ -608,7 +608,7 @@ async def test_thread_seat_cancels_promptly_and_stops_its_search() -> None:
     started = threading.Event()
     saw_stop = threading.Event()
 
-    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
+    def think(state: NimState, time: TurnTime, stop: StopFlag) -> int:
         started.set()
         while not stop.is_set():
             stop._event.wait(0.01)
@@ -629,8 +629,8 @@ async def test_thread_seat_cancels_promptly_and_stops_its_search() -> None:
 async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockClock) -> None:
     seen: list[float] = []
 
-    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
-        seen.append(seconds)
+    def think(state: NimState, time: TurnTime, stop: StopFlag) -> int:
+        seen.append(time.left)
         return 1
 
     ai: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)

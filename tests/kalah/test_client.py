@@ -9,11 +9,12 @@ import trio
 import trio.testing
 
 from hub.core.lines import LineStream
+from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.games.kalah.client import ProtocolError, play_remote
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer, HumanPlayer, ScriptedPlayer
+from hub.games.kalah.players import HumanPlayer, ai_seat, scripted_seat
 from hub.games.kalah.rules import new_game, play, turn
 from tests.kalah.helpers import (
     DEADLOCK_SECONDS,
@@ -45,7 +46,7 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
         async with connect(server) as client:
             result = await play_remote(
                 client.lines,
-                AiPlayer(threaded=False, max_nodes=200),
+                ai_seat(threaded=False, max_nodes=200),
                 pie=options.pie,
                 out=quiet(),
             )
@@ -74,7 +75,7 @@ async def run_against(
         await server_end.aclose()
 
     async def play() -> None:
-        player = ScriptedPlayer([_move(text) for text in client_moves])
+        player = scripted_seat([_move(text) for text in client_moves])
         try:
             result = await play_remote(
                 LineStream(client_end, client_end), player, pie=pie, out=quiet()
@@ -179,17 +180,15 @@ async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) 
 
 
 async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
-    from hub.games.kalah.players import PlayerQuit
-
     human = HumanPlayer(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
     server = new_server(GameOptions(holes=4, seeds=1, first="client"))
     async with connect(server) as client:
-        with pytest.raises(PlayerQuit):
+        with pytest.raises(SeatFailure):
             await play_remote(client.lines, human, out=quiet())
     human = HumanPlayer(Keys(), RecordingOutput())  # type: ignore[arg-type]
     server = new_server(GameOptions(holes=4, seeds=1, first="client"))
     async with connect(server) as client:
-        with pytest.raises(PlayerQuit):  # end of input
+        with pytest.raises(SeatFailure):  # end of input
             await play_remote(client.lines, human, out=quiet())
     ((_n, record),) = server.records
     assert record.fault is not None
@@ -199,7 +198,7 @@ async def test_a_person_moving_second_sees_itself_at_the_bottom() -> None:
     out = RecordingOutput()
     human = HumanPlayer(Keys("1"), out, ("you", "server"))  # type: ignore[arg-type]
     state = play(new_game(4, 1), turn(2))  # seat 1 (the person) to move
-    assert await human.choose(state, 0) == turn(1)
+    assert await human.play_turn(state, 0) == turn(1)
     bottom = [line for line in out.lines if line.lstrip().startswith("1 ")]
     assert bottom and bottom[0].endswith("you (North)")
     top = [line for line in out.lines if line.lstrip().startswith("4 ")]

@@ -16,7 +16,7 @@ import trio
 from hub.core.lines import LineStream
 from hub.games.kalah.client import play_remote
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import ai_seat
 from hub.games.kalah.server import serve
 from tests.kalah.helpers import RecordingOutput
 
@@ -224,7 +224,7 @@ async def _one_loopback_game(options: GameOptions) -> None:
         stream = await trio.open_tcp_stream("localhost", port)
         async with stream:
             result = await play_remote(
-                LineStream(stream, stream), AiPlayer(level=3), pie=options.pie, out=out
+                LineStream(stream, stream), ai_seat(3), pie=options.pie, out=out
             )
     assert result.result in ("WINNER", "LOSER", "TIE")
     (log,) = [line for line in out.lines if line.startswith("game 1:")]

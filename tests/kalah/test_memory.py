@@ -10,16 +10,15 @@ import trio
 import trio.testing
 
 from hub.core.events import GameRecord
-from hub.core.seats import LineSeat
+from hub.core.seats import LineSeat, ScriptedSeat, ThreadSeat
 from hub.games.kalah import server as kalah_server
 from hub.games.kalah.ai import Search
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer, ScriptedPlayer
-from hub.games.kalah.seats import PlayerSeat
+from hub.games.kalah.players import KalahAi
 from hub.games.kalah.server import KalahServer, _Waiting
 from tests.kalah.helpers import connect, new_server
 
-PER_CONNECTION = (LineSeat, PlayerSeat, AiPlayer, ScriptedPlayer, Search, _Waiting)
+PER_CONNECTION = (LineSeat, ThreadSeat, KalahAi, ScriptedSeat, Search, _Waiting)
 
 
 def count(kinds: type | tuple[type, ...]) -> int:

@@ -8,9 +8,11 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.referee import Termination
+from hub.core.seats import ask
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import KalahAi, ai_seat
 from hub.games.kalah.rules import legal_moves, new_game
 from hub.games.kalah.server import KalahServer
 from tests.kalah.helpers import Keys, RecordingOutput, connect, new_server, scripted
@@ -405,12 +407,13 @@ async def test_ai_without_a_free_worker_answers_inline_in_time(
     limiter = trio.CapacityLimiter(1)
     busy = object()
     await limiter.acquire_on_behalf_of(busy)  # every worker is busy (an overloaded server)
-    player = AiPlayer(limiter=limiter)
+    seat = ai_seat(limiter=limiter)
     state = new_game(6, 4)
     asked = trio.current_time()
-    move = await player.choose(state, 100)
+    move = await ask(seat, state, TimeControl.per_move_ms(100))
     # at once, without waiting for a worker: queued searches starved the event loop
     assert trio.current_time() == asked
     assert move in legal_moves(state)
-    assert player.last is not None and player.last.depth == 1
+    ai = seat.think
+    assert isinstance(ai, KalahAi) and ai.last is not None and ai.last.depth == 1
     limiter.release_on_behalf_of(busy)

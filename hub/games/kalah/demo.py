@@ -25,7 +25,7 @@ from hub.games.kalah.client import ClientResult, play_remote
 from hub.games.kalah.codec import state_from_view
 from hub.games.kalah.console import describe_move, draw_board, side_name
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import ai_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.rules import KalahState
 from hub.games.kalah.server import KalahServer
@@ -123,7 +123,7 @@ async def run_demo(out: Output) -> int:
         stream = await trio.open_tcp_stream("localhost", bound_port(listeners))
         async with stream:
             lines = LineStream(stream, stream)
-            player = AiPlayer(level=LEVEL)
+            player = ai_seat(LEVEL)
             result = await play_remote(lines, player, pie=True, out=quiet, quiet=True)
         await server.all_done.wait()
         nursery.cancel_scope.cancel()

@@ -1,33 +1,33 @@
-"""Things that choose a whole turn for a seat: the AI (in a worker thread), a script, a person.
+"""Kalah's local seats: the AI, a script, a person. Each chooses a whole turn.
 
-A `Player` is awaited for one turn with that turn's limit; it returns a `Move` (legal or
-not: the referee judges) or raises `PlayerQuit`. In a refereed game a player sits in a
-`hub.games.kalah.seats.PlayerSeat` of the core match loop; our client asks it directly.
-The AI runs its search in a worker thread (`hub.core.seats.run_in_thread`: the event loop
-keeps serving every other game, and a cancelled search is told to stop by its flag) if the
-shared capacity limiter has a worker free, else it plays a one-turn lookahead at once (both
-`hub.core.seats.think_in_thread`, the one way every built-in AI thinks); it
-budgets its time from the moment it was asked. A person (`HumanPlayer`) sees the board and
-a countdown of the time left, and with a `TypeAhead` keyboard loses no move to lines typed
-before their turn.
+The AI is the core's one local-player seat (`hub.core.seats.ThreadSeat`, made by
+`ai_seat`): `KalahAi` is all Kalah adds, its ``think`` (the search in a worker thread,
+budgeting a share of what is left of the limit from the moment it was asked) and its
+``busy`` answer (a one-turn lookahead at once when no worker is free). A script is the
+core's `ScriptedSeat` (`scripted_seat`). A person (`HumanPlayer`) sees the board and a
+countdown of the time left, and with a `TypeAhead` keyboard loses no move to lines typed
+before their turn. Every one has `LATE_GRACE`. Our client asks a seat outside a match with
+`hub.core.seats.ask`.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Protocol
 
 import attrs
 import trio
 
-from hub.core.local_seats import Keys
+from hub.core.clock import TimeControl
+from hub.core.identity import ai_identity, person_identity
+from hub.core.local_seats import Keys, ScriptedSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.match import BaseSeat, Seat, SeatFailure, Turn
 from hub.core.output import Output, write_all
-from hub.core.referee import IllegalMove
-from hub.core.seats import StopFlag, think_in_thread
+from hub.core.referee import IllegalMove, Termination
 from hub.core.stdin import open_line_input
+from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
@@ -46,89 +46,116 @@ from hub.games.kalah.rules import (
     start_turn,
 )
 
+LATE_GRACE = 5.0
+"""Seconds a late local player still gets to produce the move sent after ``TIME``: at its
+deadline the opponent is told ``TIME`` at once, and a move that still comes within the
+grace is shown to the opponent before ``WINNER`` (the record keeps it as the fault's
+move)."""
 
-class PlayerQuit(Exception):
-    """The player gave up (a person typed quit, or its input ended)."""
 
-
-class Player(Protocol):
-    name: str
-
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        """This player's whole turn in ``state`` with ``limit_ms`` for it (0 = no limit)."""
-        ...
+def limit_left_ms(control: TimeControl, left: float) -> int:
+    """What is left of a per-move limit when the player is asked, in the protocol's ms (at
+    least 1; 0: no limit). The clock started when the mover's ``OK`` was sent; a loaded
+    server may reach this turn later, and an AI that searched for its share of the whole
+    limit would then answer after the deadline (bench/load.py: 500 games at 100 ms)."""
+    per_move = control.per_move
+    if per_move is None:
+        return 0
+    # (a whole limit, asked at once, is the limit: no float noise may take a ms off it)
+    return max(1, min(round(per_move * 1000), math.floor(left * 1000 + 1e-6)))
 
 
 @attrs.define(eq=False)
-class AiPlayer:
-    """The alpha-beta AI; ``threaded=False`` searches inline (deterministic tests)."""
+class KalahAi:
+    """What Kalah's AI needs of the core's one local-player seat (`ThreadSeat`): its
+    ``think`` (the alpha-beta search at ``level``, budgeting `budget_seconds` of the time
+    left, from the moment it was asked) and its ``busy`` answer (every worker busy, a loaded
+    server: a one-turn lookahead right here costs well under a millisecond and is never
+    late; waiting for a worker instead queued the searches and starved the event loop of
+    the GIL, and games were lost on time: bench/load.py, docs/reliability.md). The search
+    (its transposition table) is kept across turns, but never shared with a search that was
+    abandoned (cancelled) and still runs."""
 
     level: int = attrs.field(default=DEFAULT_LEVEL, validator=lambda _s, _a, v: check_level(v))
-    limiter: trio.CapacityLimiter | None = None
-    threaded: bool = True
     max_nodes: int | None = None
     """Stop each search after about this many nodes (tests and benchmarks)."""
     budget: float | None = None
     """Seconds per turn instead of the share of the time limit (benchmarks)."""
     table_size: int = 1 << 15
-    name: str = "AI"
     last: SearchResult | None = None
+    """The last search's result (tests, benchmarks)."""
     _search: Search | None = None
 
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        asked = time.perf_counter()
-        budget = self.budget if self.budget is not None else budget_seconds(limit_ms)
-        search = self._search
+    def _take(self, state: KalahState) -> Search:
+        search, self._search = self._search, None
         if search is None or search.h != state.holes or search.total != state.total:
-            search = self._search = Search(state.holes, state.total, table_size=self.table_size)
-        max_depth = LEVEL_DEPTH[self.level]
+            search = Search(state.holes, state.total, table_size=self.table_size)
+        return search
 
-        def work(stop: StopFlag) -> SearchResult:
-            remaining = max(0.0, budget - (time.perf_counter() - asked))
-            return search.run(
-                state,
-                budget=remaining,
-                max_depth=max_depth,
-                max_nodes=self.max_nodes,
-                stop=stop.is_set,
-            )
-
-        try:
-            # Every worker busy (a loaded server): a one-turn lookahead right here costs well
-            # under a millisecond and is never late. Waiting for a worker instead queued the
-            # searches and starved the event loop of the GIL: games were lost on time
-            # (bench/load.py, docs/reliability.md).
-            result = await think_in_thread(
-                work,
-                threaded=self.threaded,
-                limiter=self.limiter,
-                busy=lambda: search.run(state, max_depth=1),
-            )
-        except trio.Cancelled:
-            self._search = None  # the abandoned thread returns at its next check
-            raise
+    def __call__(self, state: KalahState, time: TurnTime, stop: StopFlag) -> Move:
+        if self.budget is None:
+            limit = budget_seconds(limit_left_ms(time.control, time.left))
+        else:
+            limit = self.budget
+        search = self._take(state)
+        result = search.run(
+            state,
+            budget=max(0.0, limit - time.since_asked()),
+            max_depth=LEVEL_DEPTH[self.level],
+            max_nodes=self.max_nodes,
+            stop=stop.is_set,
+        )
+        if not stop.is_set():
+            self._search = search
         self.last = result
         return result.move
 
+    def busy(self, state: KalahState) -> Move:
+        search = self._take(state)
+        self.last = search.run(state, max_depth=1)
+        self._search = search
+        return self.last.move
 
-@attrs.define(eq=False)
-class ScriptedPlayer:
-    """Plays the given moves in order (after optional delays), then asks ``then``."""
 
-    moves: list[Move]
-    then: Player | None = None
-    delays: list[float] = attrs.Factory(list)
-    """Seconds to wait before each scripted move (trio time: virtual in tests)."""
-    name: str = "AI"
+def ai_seat(
+    level: int = DEFAULT_LEVEL,
+    *,
+    name: str = "AI",
+    spec: str = "",
+    limiter: trio.CapacityLimiter | None = None,
+    threaded: bool = True,
+    max_nodes: int | None = None,
+    budget: float | None = None,
+) -> ThreadSeat[KalahState, Move]:
+    """Kalah's AI as the core's one local-player seat (`ThreadSeat` over `KalahAi`), with
+    `LATE_GRACE`; ``threaded=False`` searches inline (deterministic tests)."""
+    ai = KalahAi(level, max_nodes, budget)
+    player = PlayerInfo(name, "ai", spec, ai_identity("kalah", level))
+    return ThreadSeat(
+        ai,
+        player,
+        limiter=limiter,
+        late_grace=LATE_GRACE,
+        threaded=threaded,
+        busy=ai.busy,
+    )
 
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        if self.delays:
-            await trio.sleep(self.delays.pop(0))
-        if self.moves:
-            return self.moves.pop(0)
-        if self.then is None:
-            raise PlayerQuit("the script is over")
-        return await self.then.choose(state, limit_ms)
+
+def scripted_seat(
+    moves: list[Move],
+    then: Seat[KalahState, Move] | None = None,
+    delays: list[float] | None = None,
+    name: str = "AI",
+) -> ScriptedSeat[KalahState, Move]:
+    """The core's `ScriptedSeat` with Kalah's `LATE_GRACE` (``hub serve kalah --script``,
+    tests)."""
+    return ScriptedSeat(
+        moves, then, delays or [], player=PlayerInfo(name, "ai"), late_grace=LATE_GRACE
+    )
+
+
+class PlayerQuit(Exception):
+    """The person gave up (typed quit, or their input ended)."""
 
 
 TYPED_AHEAD = "ignored input typed before your turn"
@@ -231,7 +258,7 @@ def countdown_frame(text: str) -> str:
 
 
 @attrs.define(eq=False)
-class HumanPlayer:
+class HumanPlayer(BaseSeat[KalahState, Move]):
     """A person at the terminal: sees the board, types holes one or several at a time.
 
     On a terminal (``terminal``; None: whether ``out`` is one) the prompt is a status line
@@ -249,6 +276,13 @@ class HumanPlayer:
     terminal: bool | None = None
     write: Callable[[str], None] | None = None
     """Writes terminal text as it is (no newline); default: straight to ``out``'s fd."""
+    spec: str = ""
+    player: PlayerInfo = attrs.field(init=False)
+    late_grace: float = LATE_GRACE
+    waits_for_input: bool = True
+
+    def __attrs_post_init__(self) -> None:
+        self.player = PlayerInfo(self.name, "person", self.spec, person_identity(self.name))
 
     def _is_terminal(self) -> bool:
         if self.terminal is None:
@@ -262,7 +296,17 @@ class HumanPlayer:
         elif not self.out.broken:
             self.out.broken = not write_all(self.out.fd, text.encode("utf-8", "replace"))
 
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
+    async def choose(self, turn: Turn[KalahState]) -> Move:
+        """The whole turn, with what is left of the limit (`limit_left_ms`); quitting (or
+        the end of input) resigns."""
+        limit_ms = limit_left_ms(turn.clock.control, turn.time_left())
+        try:
+            return await self.play_turn(turn.state, limit_ms)
+        except PlayerQuit as exc:
+            raise SeatFailure(Termination.RESIGNATION, str(exc)) from None
+
+    async def play_turn(self, state: KalahState, limit_ms: int) -> Move:
+        """The whole turn in ``state`` with ``limit_ms`` for it (0: no limit)."""
         seat = state.mover if state.mover is not None else 0
         deadline = trio.current_time() + limit_ms / 1000 if limit_ms else None
         partial = start_turn(state)

@@ -7,7 +7,8 @@ instead of handed to the next one as a ghost) and both get ``INFO`` once paired;
 ``--opponent human`` the person at the terminal plays one client at a time, the others
 waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
 `hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
-server's own player (the AI in a worker thread, a script, the person) a `PlayerSeat`. The
+server's own player (the AI in a worker thread, a script, the person) a local seat of
+`hub.games.kalah.players`. The
 games publish their events on `KalahServer.events`; the person at the server sees the game
 through a listener of them.
 
@@ -65,16 +66,15 @@ from hub.games.kalah.options import (
     parse_serve,
 )
 from hub.games.kalah.players import (
-    AiPlayer,
     HumanPlayer,
-    Player,
-    ScriptedPlayer,
+    ai_seat,
     open_keyboard,
+    scripted_seat,
 )
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
-from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match, welcome
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import start_recording
 
@@ -160,7 +160,7 @@ class Lobby:
             self.waiting = None
 
 
-PlayerFactory = Callable[[GameSetup], Player]
+PlayerFactory = Callable[[GameSetup], KalahSeat]
 
 
 def _set_event() -> trio.Event:
@@ -214,18 +214,18 @@ class KalahServer:
         timeout = self.limits.idle_timeout
         return math.inf if timeout is None else timeout
 
-    def _player(self, setup: GameSetup) -> Player:
+    def _player(self, setup: GameSetup) -> KalahSeat:
         if self.make_player is not None:
             return self.make_player(setup)
         opts = self.options
-        base: Player
+        base: KalahSeat
         if opts.opponent == "human":
             assert self.keyboard is not None
             base = HumanPlayer(self.keyboard, self.out, ("you", "client"))
         else:
-            base = AiPlayer(level=opts.level, limiter=self.limiter)
+            base = ai_seat(opts.level, limiter=self.limiter)
         if opts.script:
-            return ScriptedPlayer(parse_script(opts.script, opts.holes), then=base)
+            return scripted_seat(parse_script(opts.script, opts.holes), then=base)
         return base
 
     def _record(self, number: int, record: GameRecord) -> None:
@@ -301,7 +301,7 @@ class KalahServer:
         remote = client_seat(
             lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line
         )
-        local = local_seat(self._player(setup))
+        local = self._player(setup)
         seats: list[KalahSeat] = [remote, local]
         limits = [opts.time_ms, opts.server_limit_ms]
         if not client_first:
