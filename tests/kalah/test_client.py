@@ -8,13 +8,15 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
+from hub.core.local_seats import ask
 from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.games.kalah.client import ProtocolError, play_remote
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import HumanPlayer, ai_seat, scripted_seat
+from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.rules import new_game, play, turn
 from tests.kalah.helpers import (
     DEADLOCK_SECONDS,
@@ -165,7 +167,7 @@ async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) 
     out = RecordingOutput()
     # Junk, an empty hole and a cut-short turn are re-asked; "4" then "3" make one turn.
     keys = Keys("", "x", "9", "P", "4", "4", "3", "4 3")
-    human = HumanPlayer(keys, out, ("you", "server"))  # type: ignore[arg-type]
+    human = person_seat(keys, out, ("you", "server"))  # type: ignore[arg-type]
     async with connect(server) as client:
         result = await play_remote(client.lines, human, pie=True, out=out)
     assert result.result == "LOSER"
@@ -180,12 +182,12 @@ async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) 
 
 
 async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
-    human = HumanPlayer(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
+    human = person_seat(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
     server = new_server(GameOptions(holes=4, seeds=1, first="client"))
     async with connect(server) as client:
         with pytest.raises(SeatFailure):
             await play_remote(client.lines, human, out=quiet())
-    human = HumanPlayer(Keys(), RecordingOutput())  # type: ignore[arg-type]
+    human = person_seat(Keys(), RecordingOutput())  # type: ignore[arg-type]
     server = new_server(GameOptions(holes=4, seeds=1, first="client"))
     async with connect(server) as client:
         with pytest.raises(SeatFailure):  # end of input
@@ -196,9 +198,9 @@ async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
 
 async def test_a_person_moving_second_sees_itself_at_the_bottom() -> None:
     out = RecordingOutput()
-    human = HumanPlayer(Keys("1"), out, ("you", "server"))  # type: ignore[arg-type]
+    human = person_seat(Keys("1"), out, ("you", "server"))  # type: ignore[arg-type]
     state = play(new_game(4, 1), turn(2))  # seat 1 (the person) to move
-    assert await human.play_turn(state, 0) == turn(1)
+    assert await ask(human, state, TimeControl(), index=1) == turn(1)
     bottom = [line for line in out.lines if line.lstrip().startswith("1 ")]
     assert bottom and bottom[0].endswith("you (North)")
     top = [line for line in out.lines if line.lstrip().startswith("4 ")]

@@ -12,8 +12,18 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
-from hub.core.match import BaseSeat, Turn
+from hub.core.local_seats import (
+    TYPED_AHEAD,
+    PersonSeat,
+    TypeAhead,
+    ask,
+    countdown_frame,
+    dropping_type_ahead,
+    open_keyboard,
+)
+from hub.core.match import BaseSeat, SeatFailure, Turn
 from hub.games.kalah.client import (
     EXIT_GONE,
     EXIT_RESULT,
@@ -34,14 +44,8 @@ from hub.games.kalah.options import (
 )
 from hub.games.kalah.players import (
     PERSON_MIN_MS,
-    TYPED_AHEAD,
-    HumanPlayer,
-    PlayerQuit,
-    TypeAhead,
-    countdown_frame,
-    dropping_type_ahead,
     limit_left_ms,
-    open_keyboard,
+    person_seat,
     scripted_seat,
 )
 from hub.games.kalah.printer import Ending, remote_result_line
@@ -144,8 +148,8 @@ async def handshake(server: LineStream, info: str) -> None:
     await server.send_line("BEGIN")
 
 
-def never_types() -> HumanPlayer:
-    return HumanPlayer(TimedKeys(), RecordingOutput(), ("you", "opponent"), terminal=False)
+def never_types() -> PersonSeat[KalahState, Move]:
+    return person_seat(TimedKeys(), RecordingOutput(), ("you", "opponent"), terminal=False)
 
 
 # -- a server that goes away ---------------------------------------------------------------
@@ -351,8 +355,8 @@ async def test_the_countdown_on_a_terminal(autojump_clock: trio.testing.MockCloc
     out, frames = RecordingOutput(), list[str]()
     start = trio.current_time()
     keys = TimedKeys((start + 0.35, "1"))
-    human = HumanPlayer(keys, out, ("you", "server"), terminal=True, write=frames.append)
-    assert await human.play_turn(new_game(4, 1), 5000) == turn(1)
+    human = person_seat(keys, out, ("you", "server"), terminal=True, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(5000)) == turn(1)
     prompt = "your move (holes 1-4, q to quit)"
     assert out.lines[-1] == f"{prompt}, 5.0 s left"
     assert frames == [
@@ -368,9 +372,9 @@ async def test_the_countdown_reaches_time_is_up(autojump_clock: trio.testing.Moc
     """At the deadline the status says so and stops; when the turn is then taken away (the
     game is over), the input line is ended so that what follows starts on its own line."""
     frames: list[str] = []
-    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    human = person_seat(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
     with trio.move_on_after(1):
-        await human.play_turn(new_game(4, 1), 300)
+        await ask(human, new_game(4, 1), TimeControl.per_move_ms(300))
     prompt = "your move (holes 1-4, q to quit)"
     assert frames == [
         "> ",
@@ -388,8 +392,8 @@ async def test_no_countdown_when_output_is_not_a_terminal(
     out, frames = RecordingOutput(), list[str]()
     start = trio.current_time()
     keys = TimedKeys((start + 2.0, "4"), (start + 2.5, "3"))
-    human = HumanPlayer(keys, out, terminal=False, write=frames.append)
-    assert await human.play_turn(new_game(4, 1), 5000) == turn(4, 3)
+    human = person_seat(keys, out, terminal=False, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(5000)) == turn(4, 3)
     assert frames == []
     assert [line for line in out.lines if "5 s" in line] == ["(you have 5 s for the whole turn)"]
     assert not any("\x1b" in line or "\r" in line for line in out.lines)
@@ -399,8 +403,8 @@ async def test_no_countdown_when_output_is_not_a_terminal(
 async def test_no_countdown_without_a_limit(autojump_clock: trio.testing.MockClock) -> None:
     out, frames = RecordingOutput(), list[str]()
     keys = TimedKeys((trio.current_time() + 30, "1"))
-    human = HumanPlayer(keys, out, terminal=True, write=frames.append)
-    assert await human.play_turn(new_game(4, 1), 0) == turn(1)
+    human = person_seat(keys, out, terminal=True, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(0)) == turn(1)
     assert frames == ["> "] and out.lines[-1] == "your move (holes 1-4, q to quit)"
 
 
@@ -417,7 +421,7 @@ async def test_a_person_who_runs_out_of_time_reads_so_in_words(
         await lines.send_line("LOSER")
 
     frames: list[str] = []
-    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    human = person_seat(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
     start = trio.current_time()
     status, out, _err, ended = await against(server, human)
     assert ended == start + 1  # at the server's TIME, not at the next keystroke
@@ -449,7 +453,7 @@ async def test_lines_typed_while_the_server_thinks_are_dropped(
     typed = [(start + 0.5, "2"), (start + 1.0, "3"), (start + 3.0, "1")]
     human_out = RecordingOutput()
     async with dropping_type_ahead(TimedKeys(*typed)) as keys:
-        human = HumanPlayer(keys, human_out, ("you", "server"), terminal=False)
+        human = person_seat(keys, human_out, ("you", "server"), terminal=False)
         status, out, _err, _ended = await against(server_then_move, human)
     assert status == EXIT_RESULT
     assert received == ["1"]
@@ -466,13 +470,17 @@ async def test_type_ahead_keeps_what_is_typed_in_the_turn_and_the_end_of_input(
         assert isinstance(keys, TypeAhead)
         await trio.sleep(2)  # "3" arrives before the turn
         out = RecordingOutput()
-        human = HumanPlayer(keys, out, terminal=False)
-        assert await human.play_turn(new_game(4, 1), 0) == turn(4, 3)  # typed in the turn
+        human = person_seat(keys, out, terminal=False)
+        assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(0)) == turn(
+            4, 3
+        )  # typed in the turn
         assert out.lines.count(TYPED_AHEAD) == 1
         await trio.sleep(1)  # end of input came meanwhile: never dropped
         out = RecordingOutput()
-        with pytest.raises(PlayerQuit):
-            await HumanPlayer(keys, out, terminal=False).play_turn(new_game(4, 1), 0)
+        with pytest.raises(SeatFailure):
+            await ask(
+                person_seat(keys, out, terminal=False), new_game(4, 1), TimeControl.per_move_ms(0)
+            )
         assert TYPED_AHEAD not in out.lines  # nothing was typed ahead this time
 
 

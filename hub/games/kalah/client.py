@@ -48,7 +48,7 @@ from hub.core.lines import (
     TransportFailed,
 )
 from hub.core.listen import ListenError, resolve_port
-from hub.core.local_seats import Keys, ask
+from hub.core.local_seats import Keys, PersonSeat, ask, open_keyboard, seconds_text
 from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
@@ -62,13 +62,7 @@ from hub.games.kalah.options import (
     PlayOptions,
     parse_play,
 )
-from hub.games.kalah.players import (
-    HumanPlayer,
-    ai_seat,
-    open_keyboard,
-    seconds_text,
-    time_warning,
-)
+from hub.games.kalah.players import ai_seat, person_seat, time_warning
 from hub.games.kalah.printer import Ending, GameView, remote_result_line, verb
 from hub.games.kalah.protocol import (
     BEGIN,
@@ -401,7 +395,7 @@ async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> i
     async with stream:
         if options.human:
             async with open_keyboard() as keyboard:
-                human = HumanPlayer(keyboard, out, ("you", OPPONENT))
+                human = person_seat(keyboard, out, ("you", OPPONENT))
                 return await _report(lines, human, options, out, err)
         return await _report(lines, ai_seat(options.game.level), options, out, err)
 
@@ -456,7 +450,7 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     def make(human: bool, name: str, other: str) -> KalahSeat:
         if human:
             assert keyboard is not None
-            return HumanPlayer(keyboard, out, (name, other), name=name)
+            return person_seat(keyboard, out, (name, other), name=name)
         return ai_seat(game.level, name=name)
 
     me_first = setup.first_seat_first
@@ -469,7 +463,7 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     if not me_first:
         players.reverse()
         limits.reverse()
-    # A person sees the board at each of their turns (`HumanPlayer`), so the view draws
+    # A person sees the board at each of their turns (`person_seat`), so the view draws
     # boards only for a game of AIs: the opening board too, else it came out twice.
     no_person = not options.human and game.opponent != "human"
     view = GameView(out, names, 0 if me_first else 1, no_person, options.quiet)
@@ -478,12 +472,12 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
         people = [
             limit
             for player, limit in zip(players, limits, strict=True)
-            if limit and isinstance(player, HumanPlayer)
+            if limit and isinstance(player, PersonSeat)
         ]
         warning = time_warning(min(people), LOCAL_ADVICE) if people else None
         if warning is not None:
             out.line(warning)
-        if not isinstance(players[0], HumanPlayer):
+        if not isinstance(players[0], PersonSeat):
             view.draw(setup.state)
         out.flush()
     events = EventBus()

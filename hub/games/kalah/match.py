@@ -36,7 +36,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import program_identity
-from hub.core.local_seats import Keys
+from hub.core.local_seats import Keys, open_keyboard
 from hub.core.match import FailedSeat, SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
@@ -47,7 +47,7 @@ from hub.core.text import parse_whole_number
 from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.options import OptionsError, add_board_options, board
-from hub.games.kalah.players import HumanPlayer, ai_seat, open_keyboard
+from hub.games.kalah.players import ai_seat, person_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import max_line
 from hub.games.kalah.rules import new_game, random_layout
@@ -208,7 +208,7 @@ async def _seats(
         if spec == HUMAN:
             assert keyboard is not None
             labels = ("you", "opponent")
-            seats.append(HumanPlayer(keyboard, Output(1), labels, name=HUMAN, spec=spec))
+            seats.append(person_seat(keyboard, Output(1), labels, name=HUMAN, spec=spec))
             continue
         program = resolve_program(spec) or spec
         info = infos[seat] = PlayerInfo(spec, "program", spec, program_identity(program))

@@ -7,7 +7,7 @@ game of ``hub match``) is a `hub.core.match.Match` made by `new_match`, whose se
   `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
   (``WELCOME``) and `greet` (``INFO``, then ``READY`` within a deadline) have succeeded;
 * a local player of `hub.games.kalah.players` (the AI: the core's `ThreadSeat`; a script:
-  the core's `ScriptedSeat`; a person: `HumanPlayer`), each with `LATE_GRACE`: at its
+  the core's `ScriptedSeat`; a person: the core's `PersonSeat`), each with `LATE_GRACE`: at its
   deadline the opponent is told ``TIME`` at once, and a move that still comes within the
   grace is shown to the opponent before ``WINNER`` (the record keeps it as the fault's
   move). A player that quits loses by ``RESIGNATION``.

@@ -36,7 +36,7 @@ from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
-from hub.core.local_seats import Keys
+from hub.core.local_seats import Keys, open_keyboard
 from hub.core.output import Output
 from hub.core.referee import Termination
 from hub.core.running import run_program
@@ -65,12 +65,7 @@ from hub.games.kalah.options import (
     OptionsError,
     parse_serve,
 )
-from hub.games.kalah.players import (
-    HumanPlayer,
-    ai_seat,
-    open_keyboard,
-    scripted_seat,
-)
+from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
@@ -221,7 +216,7 @@ class KalahServer:
         base: KalahSeat
         if opts.opponent == "human":
             assert self.keyboard is not None
-            base = HumanPlayer(self.keyboard, self.out, ("you", "client"))
+            base = person_seat(self.keyboard, self.out, ("you", "client"))
         else:
             base = ai_seat(opts.level, limiter=self.limiter)
         if opts.script:
