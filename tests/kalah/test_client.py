@@ -18,6 +18,7 @@ from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.rules import new_game, play, turn
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import (
     DEADLOCK_SECONDS,
     Keys,
@@ -36,11 +37,13 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
     rng = random.Random(1)
     for game in range(12):
         options = GameOptions(
-            holes=rng.randint(1, 9),
-            seeds=rng.randint(1, 10),
-            random_layout=rng.random() < 0.5,
-            pie=rng.random() < 0.5,
-            time_ms=rng.choice([0, 1000]),
+            KalahSettings(
+                rng.randint(1, 9),
+                rng.randint(1, 10),
+                pie=rng.random() < 0.5,
+                time_ms=rng.choice([0, 1000]),
+                random=rng.random() < 0.5,
+            ),
             first=rng.choice(["client", "server", "random"]),
             seed=game,
         )
@@ -49,7 +52,7 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
             result = await play_remote(
                 client.lines,
                 ai_seat(threaded=False, max_nodes=200),
-                pie=options.pie,
+                pie=options.settings.pie,
                 out=quiet(),
             )
         ((_number, record),) = server.records
@@ -162,7 +165,7 @@ async def test_protocol_errors(autojump_clock: trio.testing.MockClock, script: l
 
 async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) -> None:
     server = new_server(
-        GameOptions(holes=4, seeds=1, time_ms=0, pie=True, first="client"), scripted("P", "2")
+        GameOptions(KalahSettings(4, 1, pie=True, time_ms=0), first="client"), scripted("P", "2")
     )
     out = RecordingOutput()
     # Junk, an empty hole and a cut-short turn are re-asked; "4" then "3" make one turn.
@@ -183,12 +186,12 @@ async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) 
 
 async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
     human = person_seat(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
-    server = new_server(GameOptions(holes=4, seeds=1, first="client"))
+    server = new_server(GameOptions(KalahSettings(4, 1), first="client"))
     async with connect(server) as client:
         with pytest.raises(SeatFailure):
             await play_remote(client.lines, human, out=quiet())
     human = person_seat(Keys(), RecordingOutput())  # type: ignore[arg-type]
-    server = new_server(GameOptions(holes=4, seeds=1, first="client"))
+    server = new_server(GameOptions(KalahSettings(4, 1), first="client"))
     async with connect(server) as client:
         with pytest.raises(SeatFailure):  # end of input
             await play_remote(client.lines, human, out=quiet())

@@ -51,6 +51,7 @@ from hub.games.kalah.players import (
 from hub.games.kalah.printer import Ending, remote_result_line
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, turn
 from hub.games.kalah.seats import KalahSeat
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import DEADLOCK_SECONDS, Keys, RecordingOutput
 
 Server = Callable[[LineStream], Awaitable[None]]
@@ -619,7 +620,7 @@ async def test_a_local_game_draws_the_opening_board_once(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     out = RecordingOutput()
-    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=0), record=None)
+    options = PlayOptions(game=GameOptions(KalahSettings(4, 1, time_ms=0)), record=None)
     await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
     first_prompt = next(i for i, line in enumerate(out.lines) if line.startswith("your move"))
     boards = [line for line in out.lines[:first_prompt] if line.lstrip().startswith("1 ")]
@@ -674,7 +675,7 @@ async def test_a_local_game_warns_a_person_of_a_short_limit(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     out = RecordingOutput()
-    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=2500), record=None)
+    options = PlayOptions(game=GameOptions(KalahSettings(4, 1, time_ms=2500)), record=None)
     await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
     assert out.lines[:2] == [
         "Kalah: you (South, moves first) vs AI (North)",
@@ -701,7 +702,8 @@ def test_the_documented_example_for_a_person_has_a_playable_limit(page: str) -> 
     assert examples, f"{page} shows no example of a person playing a server"
     for example in examples:
         options = parse_serve(example.split()[3:])
-        assert options.game.time_ms == 0 or options.game.time_ms >= PERSON_MIN_MS, example
+        time_ms = options.game.settings.time_ms
+        assert time_ms == 0 or time_ms >= PERSON_MIN_MS, example
 
 
 async def test_the_ai_client_says_who_is_who(autojump_clock: trio.testing.MockClock) -> None:

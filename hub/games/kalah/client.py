@@ -407,7 +407,7 @@ async def _report(
         result = await play_remote(
             lines,
             player,
-            pie=options.game.pie,
+            pie=options.game.settings.pie,
             out=out,
             quiet=options.quiet,
             grace=options.grace_ms / 1000,
@@ -459,7 +459,7 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     theirs = "player 2" if two_people else ("AI" if options.human else "AI 2")
     names = (mine, theirs) if me_first else (theirs, mine)
     players = [make(options.human, mine, theirs), make(game.opponent == "human", theirs, mine)]
-    limits = [game.time_ms, game.server_limit_ms]
+    limits = [game.settings.time_ms, game.server_limit_ms]
     if not me_first:
         players.reverse()
         limits.reverse()

@@ -29,6 +29,7 @@ from hub.games.kalah.players import ai_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.rules import KalahState
 from hub.games.kalah.server import KalahServer
+from hub.games.kalah.settings import KalahSettings
 
 STEPS = 4
 LEVEL = 5
@@ -90,7 +91,7 @@ class GameStory:
 async def run_demo(out: Output) -> int:
     tour = Tour(out, "kalah", STEPS)
     options = GameOptions(
-        holes=6, seeds=4, pie=True, time_ms=TIME_MS, first="client", level=LEVEL, seed=1
+        KalahSettings(6, 4, pie=True, time_ms=TIME_MS), first="client", level=LEVEL, seed=1
     )
     quiet = Output(1)
     quiet.broken = True  # the server's and client's own logs would interleave with the story

@@ -81,7 +81,9 @@ collections and games were lost on time (bench/load.py, docs/reliability.md)."""
 
 @attrs.frozen
 class GameSetup:
-    """One game's settings, drawn from the options and the game's own seeded generator."""
+    """What is drawn per game (from the options' `KalahSettings` and the game's own seeded
+    generator): its number, its layout (a random one, or the settings'), who moves first,
+    and the state it starts from. The settings themselves stay `KalahServer.settings`."""
 
     number: int
     state: KalahState
@@ -93,11 +95,12 @@ class GameSetup:
 def setup_game(options: GameOptions, number: int) -> GameSetup:
     seed = options.seed
     rng = random.Random(seed * 1_000_003 + number) if seed is not None else random.Random()
-    layout = options.layout
-    if layout is None and options.random_layout:
-        layout = random_layout(options.holes, options.seeds, rng)
+    settings = options.settings
+    layout = settings.layout
+    if layout is None and settings.random:
+        layout = random_layout(settings.holes, settings.seeds, rng)
     first = options.first == "client" or (options.first == "random" and rng.random() < 0.5)
-    state = new_game(options.holes, options.seeds, pie=options.pie, layout=layout)
+    state = new_game(settings.holes, settings.seeds, pie=settings.pie, layout=layout)
     return GameSetup(number, state, layout, first)
 
 
@@ -191,18 +194,15 @@ class KalahServer:
     _human_lock: trio.Lock = attrs.Factory(trio.Lock)
     active: int = 0
     _idle: trio.Event = attrs.Factory(_set_event)
-    _settings: KalahSettings | None = None
 
     @property
     def settings(self) -> KalahSettings:
-        """The games' settings (`GameOptions.settings`, made at the first game)."""
-        if self._settings is None:
-            self._settings = self.options.settings
-        return self._settings
+        """The games' settings (Kalah's one settings value, `GameOptions.settings`)."""
+        return self.options.settings
 
     @property
     def max_line(self) -> int:
-        return self.limits.line_limit(max_line(self.options.holes, self.options.seeds))
+        return self.limits.line_limit(max_line(self.settings.holes, self.settings.seeds))
 
     @property
     def handshake_seconds(self) -> float:
@@ -220,7 +220,7 @@ class KalahServer:
         else:
             base = ai_seat(opts.level, limiter=self.limiter)
         if opts.script:
-            return scripted_seat(parse_script(opts.script, opts.holes), then=base)
+            return scripted_seat(parse_script(opts.script, self.settings.holes), then=base)
         return base
 
     def _record(self, number: int, record: GameRecord) -> None:
@@ -298,7 +298,7 @@ class KalahServer:
         )
         local = self._player(setup)
         seats: list[KalahSeat] = [remote, local]
-        limits = [opts.time_ms, opts.server_limit_ms]
+        limits = [self.settings.time_ms, opts.server_limit_ms]
         if not client_first:
             seats.reverse()
             limits.reverse()
@@ -350,7 +350,7 @@ class KalahServer:
             client_seat(c.lines, PlayerInfo(c.peer, "remote", "", remote_identity()), self.max_line)
             for c in pair
         ]
-        await self._play(setup, seats, [opts.time_ms, opts.time_ms])
+        await self._play(setup, seats, [self.settings.time_ms] * 2)
 
 
 @attrs.define(eq=False)
