@@ -193,30 +193,14 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
         await self._send(self.codec.end_lines(self.seat, result))
 
 
-_LOCAL = frozenset(
-    {
-        "AskAgain",
-        "ClockedSeat",
-        "FedSeat",
-        "PersonCodec",
-        "PersonSeat",
-        "PromptedSeat",
-        "ScriptedSeat",
-        "StopFlag",
-        "ThreadSeat",
-        "TurnTime",
-        "Verdict",
-        "ask",
-        "run_in_thread",
-        "think_in_thread",
-    }
-)
+_OWN = frozenset({"BadMoveLine", "LineSeat", "SeatCodec"})
+"""The names defined here; the others of `__all__` are `hub.core.local_seats`'."""
 
 
 def __getattr__(name: str) -> Any:
     """The seats of `hub.core.local_seats`, imported on first use (``clubhub``'s start-up
     builds only `LineSeat`)."""
-    if name in _LOCAL:
+    if name in __all__ and name not in _OWN:
         from hub.core import local_seats
 
         return getattr(local_seats, name)
