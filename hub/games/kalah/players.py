@@ -104,10 +104,15 @@ class KalahAi:
             limit = budget_seconds(limit_left_ms(time.control, time.left))
         else:
             limit = self.budget
+        return self.search(state, max(0.0, limit - time.since_asked()), stop)
+
+    def search(self, state: KalahState, seconds: float, stop: StopFlag) -> Move:
+        """The move found in about ``seconds`` (the search at ``level``, given up soon after
+        ``stop`` is set)."""
         search = self._take(state)
         result = search.run(
             state,
-            budget=max(0.0, limit - time.since_asked()),
+            budget=seconds,
             max_depth=LEVEL_DEPTH[self.level],
             max_nodes=self.max_nodes,
             stop=stop.is_set,
