@@ -100,9 +100,18 @@ def kalah(limit):
             moves = legal_moves(state)
             return moves[(sum(state.board) + self.seat) % len(moves)]
     try:
-        from hub.games.kalah.seats import local_seat, new_match
+        from hub.core.match import BaseSeat
+        from hub.core.values import PlayerInfo
+        from hub.games.kalah.seats import new_match
+        class Seat(BaseSeat):
+            def __init__(self, seat):
+                self.player = PlayerInfo("scripted", "ai")
+                self.late_grace = 5.0
+                self.scripted = Scripted(seat)
+            async def choose(self, turn):  # a local seat as the Kalah server's (late grace)
+                return await self.scripted.choose(turn.state, 0)
         async def one(state):
-            seats = [local_seat(Scripted(0)), local_seat(Scripted(1))]
+            seats = [Seat(0), Seat(1)]
             result = await new_match(state, seats, [limit] * 2).run()
             assert result.fault is None
             return len(result.moves)

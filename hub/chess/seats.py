@@ -1,13 +1,14 @@
 """Chess seats for the core match loop (`hub.core.match`): a built-in level, a UCI engine and
 a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``).
 
-* `LevelSeat`: level 1-4 of `hub.chess.search`, thinking in a worker thread with a stop flag
-  (`hub.core.seats.think_in_thread`, as every built-in AI), so Ctrl-C and a lost game return
-  at once. Level 4 budgets
-  its search from the turn's clock as ``hub engine`` does for the same ``go``, less what it
-  may overrun: the search looks at the clock every `CHECK_EVERY` nodes, a few ms at its speed,
-  so `level_limits` keeps that interval (measured on the seat's own recent searches) out of
-  the budget and away from the deadline.
+* `level_seat`: level 1-4 of `hub.chess.search` as the core's one local-player seat
+  (`hub.core.seats.ThreadSeat`: a worker thread with a stop flag, so Ctrl-C and a lost game
+  return at once); `LevelAi` is its ``think``. Level 4 budgets its search from the turn's
+  `TurnTime` (the core computes it from the seat's clocks, for a UCI engine too) as
+  ``hub engine`` does for the same ``go``, less what it may overrun: the search looks at
+  the clock every `CHECK_EVERY` nodes, a few ms at its speed, so `level_limits` keeps that
+  interval (measured on the AI's own recent searches) out of the budget and away from the
+  deadline.
 * `UciSeat`: any UCI engine (Stockfish, ``hub engine``, ...) driven through one
   `EngineClient`: ``uci``, the options (``setoption name Skill Level value 3``), ``isready``,
   ``ucinewgame`` at every game, then ``position`` and ``go`` with the clocks (``wtime``/
@@ -48,11 +49,11 @@ from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity
-from hub.core.match import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.match import MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import AskAgain, StopFlag, think_in_thread
+from hub.core.seats import AskAgain, ClockedSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.seats import PersonSeat as CorePersonSeat
 from hub.core.values import PlayerInfo
 
@@ -126,51 +127,23 @@ def level_limits(go: Go, colour: chess.Color, time_left: float, check_interval: 
     return attrs.evolve(limits, movetime=max(budget, MIN_BUDGET))
 
 
-@attrs.define(eq=False)
-class ClockedSeat(BaseSeat[ChessState, str]):
-    """What both computer seats share: the clocks as the seat last saw them, and `go`."""
-
-    seat: int = -1
-    clocks: list[float | None] = attrs.Factory(lambda: [None, None])
-    """Each seat's game clock after the last move (None: no game clock)."""
-
-    async def begin(self, start: Start[ChessState]) -> None:
-        self.seat = start.seat
-        self.clocks = [start.control.base, start.control.base]
-
-    async def observe(self, moved: Moved[ChessState, str]) -> None:
-        self.clocks = list(moved.clocks)
-
-    def go(self, turn: Turn[ChessState]) -> Go:
-        clock = turn.clock
-        time_left = turn.time_left()
-        game_left = None
-        if clock.remaining is not None:
-            now = trio.current_time()
-            started = clock.started_at if clock.started_at is not None else now
-            game_left = max(0.0, clock.remaining - (now - started))
-        other = self.clocks[1 - turn.seat] if len(self.clocks) == 2 else None
-        return turn_go(clock.control, turn.state.board.turn, time_left, game_left, other)
+def turn_go_of(time: TurnTime, colour: chess.Color) -> Go:
+    """`turn_go` for a turn's `TurnTime` (what a seat computed from its clocks)."""
+    return turn_go(time.control, colour, time.left, time.game_left, time.other_left)
 
 
 # -- a built-in level ----------------------------------------------------------------------
 
 
 @attrs.define(eq=False)
-class LevelSeat(ClockedSeat):
-    """Level 1-4 of `hub.chess.search`, thinking in a worker thread (``threaded=False``: in
-    the event loop's thread, for tests). Its randomness comes from ``rng`` alone."""
+class LevelAi:
+    """What chess's built-in levels need of the core's `hub.core.seats.ThreadSeat`: its
+    ``think``. Level 1-4 of `hub.chess.search`; its randomness comes from ``rng`` alone.
+    Level 4 measures its speed on its recent searches (``speeds``) to keep its looks at the
+    clock away from the deadline (`level_limits`)."""
 
     level: int = attrs.field(default=4, validator=attrs.validators.in_((1, 2, 3, 4)))
     rng: random.Random = attrs.Factory(random.Random)
-    player: PlayerInfo = attrs.Factory(
-        lambda self: PlayerInfo(
-            f"ai:{self.level}", "ai", f"ai:{self.level}", ai_identity("chess", self.level)
-        ),
-        takes_self=True,
-    )
-    limiter: trio.CapacityLimiter | None = None
-    threaded: bool = True
     computer: ComputerPlayer = attrs.field(init=False)
     searcher: Searcher = attrs.field(init=False)
     speeds: deque[float] = attrs.Factory(lambda: deque(maxlen=SPEED_SAMPLES))
@@ -185,24 +158,37 @@ class LevelSeat(ClockedSeat):
         """Seconds between two looks at the clock, at the slowest recent speed."""
         return CHECK_EVERY / min(self.speeds, default=SLOW_NPS)
 
-    def think(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
-        """The move for ``board`` (a copy this call may use freely)."""
+    def __call__(self, state: ChessState, time: TurnTime, stop: StopFlag) -> str:
+        board = state.board.copy()
         if self.level < 4:
             return self.computer.choose(board).uci()
+        go = turn_go_of(time, board.turn)
+        limits = level_limits(go, board.turn, time.left, self.check_interval)
+        return self.search(board, limits, stop)
+
+    def search(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
+        """Level 4's move for ``board`` (a copy this call may use freely)."""
         result = self.searcher.search(board, limits, should_stop=stop.is_set)
         if result.seconds >= 0.002 and result.nodes >= 64:
             self.speeds.append(result.nodes / result.seconds)
         assert result.move is not None  # the loop asks only in a position with moves
         return result.move.uci()
 
-    async def choose(self, turn: Turn[ChessState]) -> str:
-        board = turn.state.board.copy()
-        limits = level_limits(self.go(turn), board.turn, turn.time_left(), self.check_interval)
-        return await think_in_thread(
-            lambda stop: self.think(board, limits, stop),
-            threaded=self.threaded,
-            limiter=self.limiter,
-        )
+
+def level_seat(
+    level: int = 4,
+    rng: random.Random | None = None,
+    *,
+    player: PlayerInfo | None = None,
+    limiter: trio.CapacityLimiter | None = None,
+    threaded: bool = True,
+) -> ThreadSeat[ChessState, str]:
+    """Level ``level`` as the core's one local-player seat (a `LevelAi` thinking in a worker
+    thread; ``threaded=False``: in the event loop's thread, for tests)."""
+    ai = LevelAi(level, rng if rng is not None else random.Random())
+    if player is None:
+        player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity("chess", level))
+    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded)
 
 
 # -- a UCI engine ---------------------------------------------------------------------------
@@ -218,7 +204,7 @@ def _status_text(engine: EngineClient) -> str:
 
 
 @attrs.define(eq=False)
-class UciSeat(ClockedSeat):
+class UciSeat(ClockedSeat[ChessState, str]):
     """A UCI engine, started by `launch` (or at ``begin``) and stopped by `aclose` (or at
     ``end``). ``options`` are sent as ``setoption`` in order, once, after ``uciok``."""
 
@@ -316,7 +302,7 @@ class UciSeat(ClockedSeat):
     async def choose(self, turn: Turn[ChessState]) -> str:
         engine = self.engine
         assert engine is not None  # begin succeeded
-        go = self.go(turn)
+        go = turn_go_of(self.turn_time(turn), turn.state.board.turn)
         bound = math.inf
         if turn.deadline == math.inf:  # no clock: the loop would wait forever
             bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE

@@ -3,8 +3,9 @@
 * `LineSeat`: a peer that speaks a line protocol over a `LineStream`: a child process over
   pipes or a TCP client alike. What to say and how to read a move is a game's sans-IO
   `SeatCodec`; this class only does the I/O and maps transport trouble to faults.
-* `ThreadSeat`, `FedSeat`, `PromptedSeat`, `PersonSeat` (an AI in a worker thread, moves a
-  host feeds, an AI that thinks when prompted, a person at the terminal) live in
+* `ThreadSeat`, `ScriptedSeat`, `FedSeat`, `PromptedSeat`, `PersonSeat` (an AI in a worker
+  thread, given moves, moves a host feeds, an AI that thinks when prompted, a person at the
+  terminal) and `ClockedSeat`/`TurnTime` (a turn's time from the clocks) live in
   `hub.core.local_seats` and are offered here too, imported on first use.
 
 A UCI engine seat lives in the chess library (`hub.chess`); a person at the terminal is a
@@ -34,13 +35,17 @@ from hub.core.values import PlayerInfo
 if TYPE_CHECKING:
     from hub.core.local_seats import (
         AskAgain,
+        ClockedSeat,
         FedSeat,
         PersonCodec,
         PersonSeat,
         PromptedSeat,
+        ScriptedSeat,
         StopFlag,
         ThreadSeat,
+        TurnTime,
         Verdict,
+        ask,
         run_in_thread,
         think_in_thread,
     )
@@ -48,15 +53,19 @@ if TYPE_CHECKING:
 __all__ = [
     "AskAgain",
     "BadMoveLine",
+    "ClockedSeat",
     "FedSeat",
     "LineSeat",
     "PersonCodec",
     "PersonSeat",
     "PromptedSeat",
+    "ScriptedSeat",
     "SeatCodec",
     "StopFlag",
     "ThreadSeat",
+    "TurnTime",
     "Verdict",
+    "ask",
     "run_in_thread",
     "think_in_thread",
 ]
@@ -184,26 +193,14 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
         await self._send(self.codec.end_lines(self.seat, result))
 
 
-_LOCAL = frozenset(
-    {
-        "AskAgain",
-        "FedSeat",
-        "PersonCodec",
-        "PersonSeat",
-        "PromptedSeat",
-        "StopFlag",
-        "ThreadSeat",
-        "Verdict",
-        "run_in_thread",
-        "think_in_thread",
-    }
-)
+_OWN = frozenset({"BadMoveLine", "LineSeat", "SeatCodec"})
+"""The names defined here; the others of `__all__` are `hub.core.local_seats`'."""
 
 
 def __getattr__(name: str) -> Any:
     """The seats of `hub.core.local_seats`, imported on first use (``clubhub``'s start-up
     builds only `LineSeat`)."""
-    if name in _LOCAL:
+    if name in __all__ and name not in _OWN:
         from hub.core import local_seats
 
         return getattr(local_seats, name)

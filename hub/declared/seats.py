@@ -37,7 +37,7 @@ from hub.core.match import BaseSeat, FailedSeat, Seat, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, StopFlag, ThreadSeat
+from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 
 HELLO_SECONDS = 10.0
@@ -128,8 +128,8 @@ class RandomSeat(BaseSeat[Any, Any]):
 
 
 def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> ThreadSeat[Any, Any]:
-    def think(state: Any, seconds: float, stop: StopFlag) -> Any:
-        return game.timed_ai(state, level, seconds, stop)
+    def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
+        return game.timed_ai(state, level, time.left, stop)
 
     player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
     return ThreadSeat(think, player, threaded=threaded)

@@ -24,10 +24,11 @@ from hub.chess.seats import (
     LEVEL_MARGIN,
     MIN_BUDGET,
     SLOW_NPS,
-    LevelSeat,
+    LevelAi,
     PersonSeat,
     UciSeat,
     level_limits,
+    level_seat,
     read_person_move,
     turn_go,
 )
@@ -37,7 +38,7 @@ from hub.core.clock import SeatClock, TimeControl
 from hub.core.events import GameEnded
 from hub.core.match import Match, MatchResult, Seat, Turn
 from hub.core.referee import Outcome, Termination
-from hub.core.seats import StopFlag
+from hub.core.seats import StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
@@ -92,8 +93,8 @@ def engine(*args: str, options: Sequence[tuple[str, str]] = ()) -> UciSeat:
     )
 
 
-def level(number: int, seed: int = 1) -> LevelSeat:
-    return LevelSeat(level=number, rng=random.Random(seed))
+def level(number: int, seed: int = 1) -> ThreadSeat[ChessState, str]:
+    return level_seat(number, random.Random(seed))
 
 
 # -- the clock as UCI says it -------------------------------------------------------------
@@ -157,12 +158,12 @@ def test_level_four_leaves_its_overrun_out_of_the_budget() -> None:
 
 
 def test_level_four_plans_with_its_slowest_recent_speed() -> None:
-    seat = level(4)
-    assert seat.check_interval == pytest.approx(CHECK_EVERY / SLOW_NPS)
-    seat.think(chess.Board(), Limits(movetime=0.05), StopFlag())
-    assert len(seat.speeds) == 1 and seat.speeds[0] > 1000  # measured
-    seat.speeds.extend([40_000.0, 20_000.0, 30_000.0] * 3)  # only the last 8 count
-    assert seat.check_interval == pytest.approx(CHECK_EVERY / 20_000)
+    ai = LevelAi(4, random.Random(1))
+    assert ai.check_interval == pytest.approx(CHECK_EVERY / SLOW_NPS)
+    ai.search(chess.Board(), Limits(movetime=0.05), StopFlag())
+    assert len(ai.speeds) == 1 and ai.speeds[0] > 1000  # measured
+    ai.speeds.extend([40_000.0, 20_000.0, 30_000.0] * 3)  # only the last 8 count
+    assert ai.check_interval == pytest.approx(CHECK_EVERY / 20_000)
 
 
 # -- built-in levels ----------------------------------------------------------------------
@@ -187,7 +188,7 @@ async def test_levels_play_legal_moves_under_a_game_clock() -> None:
 
 
 @attrs.define(eq=False)
-class HeldLevel(LevelSeat):
+class HeldLevel(LevelAi):
     """A level whose worker thread, its search over, waits for ``release``: a cancelled
     `choose` that waited for its thread could not return before the test releases it."""
 
@@ -195,17 +196,18 @@ class HeldLevel(LevelSeat):
     release: threading.Event = attrs.Factory(threading.Event)
     stops: list[StopFlag] = attrs.Factory(list)
 
-    def think(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
+    def search(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
         self.stops.append(stop)
         self.thinking.set()
         try:
-            return super().think(board, limits, stop)
+            return super().search(board, limits, stop)
         finally:
             self.release.wait(TIMEOUT)
 
 
 async def test_a_cancelled_level_four_returns_at_once() -> None:
-    seat = HeldLevel(level=4, rng=random.Random(1))
+    held = HeldLevel(level=4, rng=random.Random(1))
+    seat = ThreadSeat(held, PlayerInfo("ai:4", "ai"))
     clock = SeatClock(TimeControl())
     state = ChessReferee().initial()
     turn = Turn(0, state, clock.start(trio.current_time()), clock, 1)
@@ -218,13 +220,13 @@ async def test_a_cancelled_level_four_returns_at_once() -> None:
         with trio.fail_after(TIMEOUT / 2):  # before the thread's own release
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(choose)
-                await trio.to_thread.run_sync(seat.thinking.wait)  # the search is running
+                await trio.to_thread.run_sync(held.thinking.wait)  # the search is running
                 nursery.cancel_scope.cancel()
         # Returned while its thread is still held, and the search was told to stop.
-        assert not seat.release.is_set()
-        assert [stop.is_set() for stop in seat.stops] == [True]
+        assert not held.release.is_set()
+        assert [stop.is_set() for stop in held.stops] == [True]
     finally:
-        seat.release.set()
+        held.release.set()
 
 
 async def test_the_same_seed_plays_the_same_moves() -> None:

@@ -28,7 +28,7 @@ from hub.core.match import (
     Turn,
 )
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import FedSeat, StopFlag, ThreadSeat
+from hub.core.seats import FedSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import JSON, PlayerInfo
 from tests.core.toys import Nim, NimState
 
@@ -608,7 +608,7 @@ async def test_thread_seat_cancels_promptly_and_stops_its_search() -> None:
     started = threading.Event()
     saw_stop = threading.Event()
 
-    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
+    def think(state: NimState, time: TurnTime, stop: StopFlag) -> int:
         started.set()
         while not stop.is_set():
             stop._event.wait(0.01)
@@ -629,8 +629,8 @@ async def test_thread_seat_cancels_promptly_and_stops_its_search() -> None:
 async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockClock) -> None:
     seen: list[float] = []
 
-    def think(state: NimState, seconds: float, stop: StopFlag) -> int:
-        seen.append(seconds)
+    def think(state: NimState, time: TurnTime, stop: StopFlag) -> int:
+        seen.append(time.left)
         return 1
 
     ai: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
@@ -640,6 +640,32 @@ async def test_thread_seat_gets_the_time_left(autojump_clock: trio.testing.MockC
     seen.clear()
     await Match(Nim(), NimState(1), [ai2, ai2]).run()
     assert seen == [math.inf]
+
+
+async def test_thread_seat_budgets_from_both_game_clocks(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The `TurnTime` of a game clock: the mover's clock now and the opponent's as its last
+    move left it (what chess's level 4 turns into UCI's ``wtime``/``btime``)."""
+    seen: list[TurnTime] = []
+
+    def think(state: NimState, time: TurnTime, stop: StopFlag) -> int:
+        seen.append(time)
+        return 1
+
+    class Slow(BaseSeat[NimState, int]):
+        async def choose(self, turn: Turn[NimState]) -> int:
+            await trio.sleep(2.5)
+            return 1
+
+    ai: ThreadSeat[NimState, int] = ThreadSeat(think, threaded=False)
+    control = TimeControl.fischer(10, 1)
+    await Match(Nim(), NimState(4), [ai, Slow()], time_control=control).run()
+    first, second = seen
+    assert (first.left, first.game_left, first.other_left) == (10, 10, 10)
+    assert first.control == control
+    # after its own move (+1 s) and the other's 2.5 s (+1 s): 11 and 8.5
+    assert (second.left, second.game_left, second.other_left) == (11, 11, 8.5)
 
 
 async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:

@@ -12,11 +12,11 @@ from hub.core.bus import EventBus
 from hub.core.events import GameEnded, MoveMade
 from hub.core.match import Match
 from hub.core.referee import Termination
-from hub.core.seats import FedSeat, PromptedSeat, StopFlag
+from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime
 from tests.core.toys import Nim, NimState
 
 
-def take_one(state: NimState, seconds: float, stop: StopFlag) -> int:
+def take_one(state: NimState, time: TurnTime, stop: StopFlag) -> int:
     return 1
 
 
@@ -49,7 +49,7 @@ async def test_a_prompted_seat_moves_only_when_prompted_and_play_waits_for_the_r
 async def test_play_returns_false_if_the_game_ends_without_the_move() -> None:
     gate = threading.Event()
 
-    def slow(state: NimState, seconds: float, stop: StopFlag) -> int:
+    def slow(state: NimState, time: TurnTime, stop: StopFlag) -> int:
         gate.set()
         stop.wait(30)
         return 1

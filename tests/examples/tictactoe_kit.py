@@ -35,7 +35,7 @@ from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
 from hub.core.plugin import GameSpec
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, StopFlag, ThreadSeat
+from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 from tests.examples.tictactoe import Board, Codec, Notation, TicTacToe
 
@@ -95,7 +95,7 @@ class NotStarted(BaseSeat[Board, int]):
 
 
 def busy(milliseconds: int) -> Any:
-    def think(state: Board, seconds: float, stop: StopFlag) -> int:
+    def think(state: Board, budget: TurnTime, stop: StopFlag) -> int:
         until = time.perf_counter() + milliseconds / 1000
         while time.perf_counter() < until and not stop.is_set():
             pass

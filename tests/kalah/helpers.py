@@ -10,10 +10,13 @@ import trio
 import trio.testing
 
 from hub.core.lines import LineStream, PeerClosed
+from hub.core.local_seats import ThreadSeat
 from hub.core.output import Output
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer, Player, ScriptedPlayer
+from hub.games.kalah.players import ai_seat, scripted_seat
 from hub.games.kalah.protocol import parse_move
+from hub.games.kalah.rules import KalahState, Move
+from hub.games.kalah.seats import KalahSeat
 from hub.games.kalah.server import GameSetup, KalahServer
 
 DEADLOCK_SECONDS = 10**9
@@ -42,14 +45,14 @@ class Keys:
         return self.lines.pop(0) if self.lines else None
 
 
-def quick_ai() -> AiPlayer:
+def quick_ai() -> ThreadSeat[KalahState, Move]:
     """An inline AI with a tiny node budget: instant in virtual time, deterministic."""
-    return AiPlayer(threaded=False, max_nodes=300)
+    return ai_seat(threaded=False, max_nodes=300)
 
 
-def scripted(*moves: str, delays: list[float] | None = None) -> Callable[[GameSetup], Player]:
-    def make(setup: GameSetup) -> Player:
-        return ScriptedPlayer(
+def scripted(*moves: str, delays: list[float] | None = None) -> Callable[[GameSetup], KalahSeat]:
+    def make(setup: GameSetup) -> KalahSeat:
+        return scripted_seat(
             [parse_move(move, setup.state.holes) for move in moves],
             then=quick_ai(),
             delays=list(delays or []),
@@ -101,7 +104,7 @@ class ProtocolClient:
 
 
 def new_server(
-    options: GameOptions, make_player: Callable[[GameSetup], Player] | None = None
+    options: GameOptions, make_player: Callable[[GameSetup], KalahSeat] | None = None
 ) -> KalahServer:
     return KalahServer(
         options, out=RecordingOutput(), make_player=make_player or (lambda _s: quick_ai())

@@ -8,13 +8,17 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
+from hub.core.local_seats import ask
+from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.games.kalah.client import ProtocolError, play_remote
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer, HumanPlayer, ScriptedPlayer
+from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.rules import new_game, play, turn
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import (
     DEADLOCK_SECONDS,
     Keys,
@@ -33,11 +37,13 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
     rng = random.Random(1)
     for game in range(12):
         options = GameOptions(
-            holes=rng.randint(1, 9),
-            seeds=rng.randint(1, 10),
-            random_layout=rng.random() < 0.5,
-            pie=rng.random() < 0.5,
-            time_ms=rng.choice([0, 1000]),
+            KalahSettings(
+                rng.randint(1, 9),
+                rng.randint(1, 10),
+                pie=rng.random() < 0.5,
+                time_ms=rng.choice([0, 1000]),
+                random=rng.random() < 0.5,
+            ),
             first=rng.choice(["client", "server", "random"]),
             seed=game,
         )
@@ -45,8 +51,8 @@ async def test_our_client_against_our_server(autojump_clock: trio.testing.MockCl
         async with connect(server) as client:
             result = await play_remote(
                 client.lines,
-                AiPlayer(threaded=False, max_nodes=200),
-                pie=options.pie,
+                ai_seat(threaded=False, max_nodes=200),
+                pie=options.settings.pie,
                 out=quiet(),
             )
         ((_number, record),) = server.records
@@ -74,7 +80,7 @@ async def run_against(
         await server_end.aclose()
 
     async def play() -> None:
-        player = ScriptedPlayer([_move(text) for text in client_moves])
+        player = scripted_seat([_move(text) for text in client_moves])
         try:
             result = await play_remote(
                 LineStream(client_end, client_end), player, pie=pie, out=quiet()
@@ -159,12 +165,12 @@ async def test_protocol_errors(autojump_clock: trio.testing.MockClock, script: l
 
 async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) -> None:
     server = new_server(
-        GameOptions(holes=4, seeds=1, time_ms=0, pie=True, first="client"), scripted("P", "2")
+        GameOptions(KalahSettings(4, 1, pie=True, time_ms=0), first="client"), scripted("P", "2")
     )
     out = RecordingOutput()
     # Junk, an empty hole and a cut-short turn are re-asked; "4" then "3" make one turn.
     keys = Keys("", "x", "9", "P", "4", "4", "3", "4 3")
-    human = HumanPlayer(keys, out, ("you", "server"))  # type: ignore[arg-type]
+    human = person_seat(keys, out, ("you", "server"))  # type: ignore[arg-type]
     async with connect(server) as client:
         result = await play_remote(client.lines, human, pie=True, out=out)
     assert result.result == "LOSER"
@@ -179,17 +185,15 @@ async def test_human_against_our_server(autojump_clock: trio.testing.MockClock) 
 
 
 async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
-    from hub.games.kalah.players import PlayerQuit
-
-    human = HumanPlayer(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
-    server = new_server(GameOptions(holes=4, seeds=1, first="client"))
+    human = person_seat(Keys("q"), RecordingOutput())  # type: ignore[arg-type]
+    server = new_server(GameOptions(KalahSettings(4, 1), first="client"))
     async with connect(server) as client:
-        with pytest.raises(PlayerQuit):
+        with pytest.raises(SeatFailure):
             await play_remote(client.lines, human, out=quiet())
-    human = HumanPlayer(Keys(), RecordingOutput())  # type: ignore[arg-type]
-    server = new_server(GameOptions(holes=4, seeds=1, first="client"))
+    human = person_seat(Keys(), RecordingOutput())  # type: ignore[arg-type]
+    server = new_server(GameOptions(KalahSettings(4, 1), first="client"))
     async with connect(server) as client:
-        with pytest.raises(PlayerQuit):  # end of input
+        with pytest.raises(SeatFailure):  # end of input
             await play_remote(client.lines, human, out=quiet())
     ((_n, record),) = server.records
     assert record.fault is not None
@@ -197,9 +201,9 @@ async def test_human_quits(autojump_clock: trio.testing.MockClock) -> None:
 
 async def test_a_person_moving_second_sees_itself_at_the_bottom() -> None:
     out = RecordingOutput()
-    human = HumanPlayer(Keys("1"), out, ("you", "server"))  # type: ignore[arg-type]
+    human = person_seat(Keys("1"), out, ("you", "server"))  # type: ignore[arg-type]
     state = play(new_game(4, 1), turn(2))  # seat 1 (the person) to move
-    assert await human.choose(state, 0) == turn(1)
+    assert await ask(human, state, TimeControl(), index=1) == turn(1)
     bottom = [line for line in out.lines if line.lstrip().startswith("1 ")]
     assert bottom and bottom[0].endswith("you (North)")
     top = [line for line in out.lines if line.lstrip().startswith("4 ")]

@@ -12,7 +12,18 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
+from hub.core.local_seats import (
+    TYPED_AHEAD,
+    PersonSeat,
+    TypeAhead,
+    ask,
+    countdown_frame,
+    dropping_type_ahead,
+    open_keyboard,
+)
+from hub.core.match import BaseSeat, SeatFailure, Turn
 from hub.games.kalah.client import (
     EXIT_GONE,
     EXIT_RESULT,
@@ -33,18 +44,14 @@ from hub.games.kalah.options import (
 )
 from hub.games.kalah.players import (
     PERSON_MIN_MS,
-    TYPED_AHEAD,
-    HumanPlayer,
-    Player,
-    PlayerQuit,
-    ScriptedPlayer,
-    TypeAhead,
-    countdown_frame,
-    dropping_type_ahead,
-    open_keyboard,
+    limit_left_ms,
+    person_seat,
+    scripted_seat,
 )
 from hub.games.kalah.printer import Ending, remote_result_line
-from hub.games.kalah.rules import PIE, Move, new_game, turn
+from hub.games.kalah.rules import PIE, KalahState, Move, new_game, turn
+from hub.games.kalah.seats import KalahSeat
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import DEADLOCK_SECONDS, Keys, RecordingOutput
 
 Server = Callable[[LineStream], Awaitable[None]]
@@ -100,7 +107,7 @@ class BreakableReceive(trio.abc.ReceiveStream):
 
 async def against(
     server: Server,
-    player: Player,
+    player: KalahSeat,
     *,
     human: bool = True,
     quiet: bool = False,
@@ -142,8 +149,8 @@ async def handshake(server: LineStream, info: str) -> None:
     await server.send_line("BEGIN")
 
 
-def never_types() -> HumanPlayer:
-    return HumanPlayer(TimedKeys(), RecordingOutput(), ("you", "opponent"), terminal=False)
+def never_types() -> PersonSeat[KalahState, Move]:
+    return person_seat(TimedKeys(), RecordingOutput(), ("you", "opponent"), terminal=False)
 
 
 # -- a server that goes away ---------------------------------------------------------------
@@ -185,7 +192,7 @@ async def test_a_dead_server_is_noticed_while_the_ai_thinks(
         gone_at.append(trio.current_time())
         await lines.aclose()
 
-    slow_ai = ScriptedPlayer([turn(1)], delays=[4.0])
+    slow_ai = scripted_seat([turn(1)], delays=[4.0])
     status, _out, err, ended = await against(server, slow_ai, human=False)
     assert status == EXIT_GONE and err.lines == ["hub play kalah: the server has gone away"]
     assert ended == gone_at[0]  # the AI was stopped, not waited for
@@ -203,7 +210,7 @@ async def test_a_server_gone_while_we_wait_for_its_move(
         await _play_against(server, never_types())
 
 
-async def _play_against(server: Server, player: Player) -> None:
+async def _play_against(server: Server, player: KalahSeat) -> None:
     """`play_remote` against ``server``, re-raising what it raised (not in a group)."""
     server_end, client_end = trio.testing.memory_stream_pair()
     failure: list[Exception] = []
@@ -226,13 +233,14 @@ async def _play_against(server: Server, player: Player) -> None:
 # -- BEGIN ----------------------------------------------------------------------------------
 
 
-class TimedLimits:
-    """A player that notes when it was asked to move and with what limit, then plays 1."""
+class TimedLimits(BaseSeat[KalahState, Move]):
+    """A seat that notes when it was asked to move and with what limit, then plays 1."""
 
     def __init__(self) -> None:
         self.asked: list[tuple[float, int]] = []
 
-    async def choose(self, state: object, limit_ms: int) -> Move:
+    async def choose(self, turn_: Turn[KalahState]) -> Move:
+        limit_ms = limit_left_ms(turn_.clock.control, turn_.time_left())
         self.asked.append((trio.current_time(), limit_ms))
         return turn(1)
 
@@ -321,7 +329,7 @@ async def test_a_server_that_never_acknowledges_our_move(
         await trio.sleep_forever()
 
     with pytest.raises(ServerTooSlow):
-        await _play_against(server, ScriptedPlayer([turn(1)]))
+        await _play_against(server, scripted_seat([turn(1)]))
     assert trio.current_time() - sent[0] == pytest.approx(4.0)
 
 
@@ -348,8 +356,8 @@ async def test_the_countdown_on_a_terminal(autojump_clock: trio.testing.MockCloc
     out, frames = RecordingOutput(), list[str]()
     start = trio.current_time()
     keys = TimedKeys((start + 0.35, "1"))
-    human = HumanPlayer(keys, out, ("you", "server"), terminal=True, write=frames.append)
-    assert await human.choose(new_game(4, 1), 5000) == turn(1)
+    human = person_seat(keys, out, ("you", "server"), terminal=True, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(5000)) == turn(1)
     prompt = "your move (holes 1-4, q to quit)"
     assert out.lines[-1] == f"{prompt}, 5.0 s left"
     assert frames == [
@@ -365,9 +373,9 @@ async def test_the_countdown_reaches_time_is_up(autojump_clock: trio.testing.Moc
     """At the deadline the status says so and stops; when the turn is then taken away (the
     game is over), the input line is ended so that what follows starts on its own line."""
     frames: list[str] = []
-    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    human = person_seat(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
     with trio.move_on_after(1):
-        await human.choose(new_game(4, 1), 300)
+        await ask(human, new_game(4, 1), TimeControl.per_move_ms(300))
     prompt = "your move (holes 1-4, q to quit)"
     assert frames == [
         "> ",
@@ -385,8 +393,8 @@ async def test_no_countdown_when_output_is_not_a_terminal(
     out, frames = RecordingOutput(), list[str]()
     start = trio.current_time()
     keys = TimedKeys((start + 2.0, "4"), (start + 2.5, "3"))
-    human = HumanPlayer(keys, out, terminal=False, write=frames.append)
-    assert await human.choose(new_game(4, 1), 5000) == turn(4, 3)
+    human = person_seat(keys, out, terminal=False, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(5000)) == turn(4, 3)
     assert frames == []
     assert [line for line in out.lines if "5 s" in line] == ["(you have 5 s for the whole turn)"]
     assert not any("\x1b" in line or "\r" in line for line in out.lines)
@@ -396,8 +404,8 @@ async def test_no_countdown_when_output_is_not_a_terminal(
 async def test_no_countdown_without_a_limit(autojump_clock: trio.testing.MockClock) -> None:
     out, frames = RecordingOutput(), list[str]()
     keys = TimedKeys((trio.current_time() + 30, "1"))
-    human = HumanPlayer(keys, out, terminal=True, write=frames.append)
-    assert await human.choose(new_game(4, 1), 0) == turn(1)
+    human = person_seat(keys, out, terminal=True, write=frames.append)
+    assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(0)) == turn(1)
     assert frames == ["> "] and out.lines[-1] == "your move (holes 1-4, q to quit)"
 
 
@@ -414,7 +422,7 @@ async def test_a_person_who_runs_out_of_time_reads_so_in_words(
         await lines.send_line("LOSER")
 
     frames: list[str] = []
-    human = HumanPlayer(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
+    human = person_seat(TimedKeys(), RecordingOutput(), terminal=True, write=frames.append)
     start = trio.current_time()
     status, out, _err, ended = await against(server, human)
     assert ended == start + 1  # at the server's TIME, not at the next keystroke
@@ -446,7 +454,7 @@ async def test_lines_typed_while_the_server_thinks_are_dropped(
     typed = [(start + 0.5, "2"), (start + 1.0, "3"), (start + 3.0, "1")]
     human_out = RecordingOutput()
     async with dropping_type_ahead(TimedKeys(*typed)) as keys:
-        human = HumanPlayer(keys, human_out, ("you", "server"), terminal=False)
+        human = person_seat(keys, human_out, ("you", "server"), terminal=False)
         status, out, _err, _ended = await against(server_then_move, human)
     assert status == EXIT_RESULT
     assert received == ["1"]
@@ -463,13 +471,17 @@ async def test_type_ahead_keeps_what_is_typed_in_the_turn_and_the_end_of_input(
         assert isinstance(keys, TypeAhead)
         await trio.sleep(2)  # "3" arrives before the turn
         out = RecordingOutput()
-        human = HumanPlayer(keys, out, terminal=False)
-        assert await human.choose(new_game(4, 1), 0) == turn(4, 3)  # typed in the turn
+        human = person_seat(keys, out, terminal=False)
+        assert await ask(human, new_game(4, 1), TimeControl.per_move_ms(0)) == turn(
+            4, 3
+        )  # typed in the turn
         assert out.lines.count(TYPED_AHEAD) == 1
         await trio.sleep(1)  # end of input came meanwhile: never dropped
         out = RecordingOutput()
-        with pytest.raises(PlayerQuit):
-            await HumanPlayer(keys, out, terminal=False).choose(new_game(4, 1), 0)
+        with pytest.raises(SeatFailure):
+            await ask(
+                person_seat(keys, out, terminal=False), new_game(4, 1), TimeControl.per_move_ms(0)
+            )
         assert TYPED_AHEAD not in out.lines  # nothing was typed ahead this time
 
 
@@ -578,7 +590,7 @@ async def test_worked_example_1_ends_in_words(autojump_clock: trio.testing.MockC
         await lines.send_line("LOSER")
 
     for quiet, last in ((False, "opponent wins 5-3"), (True, "LOSER")):
-        player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+        player = scripted_seat([turn(4, 3), turn(4, 3)])
         status, out, _err, _ended = await against(server, player, quiet=quiet)
         assert status == EXIT_RESULT and out.lines[-1] == last
         assert not quiet or out.lines == ["LOSER"]
@@ -608,7 +620,7 @@ async def test_a_local_game_draws_the_opening_board_once(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     out = RecordingOutput()
-    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=0), record=None)
+    options = PlayOptions(game=GameOptions(KalahSettings(4, 1, time_ms=0)), record=None)
     await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
     first_prompt = next(i for i, line in enumerate(out.lines) if line.startswith("your move"))
     boards = [line for line in out.lines[:first_prompt] if line.lstrip().startswith("1 ")]
@@ -663,7 +675,7 @@ async def test_a_local_game_warns_a_person_of_a_short_limit(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     out = RecordingOutput()
-    options = PlayOptions(game=GameOptions(holes=4, seeds=1, time_ms=2500), record=None)
+    options = PlayOptions(game=GameOptions(KalahSettings(4, 1, time_ms=2500)), record=None)
     await play_local(options, out, Keys("q"))  # type: ignore[arg-type]
     assert out.lines[:2] == [
         "Kalah: you (South, moves first) vs AI (North)",
@@ -690,7 +702,8 @@ def test_the_documented_example_for_a_person_has_a_playable_limit(page: str) -> 
     assert examples, f"{page} shows no example of a person playing a server"
     for example in examples:
         options = parse_serve(example.split()[3:])
-        assert options.game.time_ms == 0 or options.game.time_ms >= PERSON_MIN_MS, example
+        time_ms = options.game.settings.time_ms
+        assert time_ms == 0 or time_ms >= PERSON_MIN_MS, example
 
 
 async def test_the_ai_client_says_who_is_who(autojump_clock: trio.testing.MockClock) -> None:
@@ -709,7 +722,7 @@ async def test_the_ai_client_says_who_is_who(autojump_clock: trio.testing.MockCl
         await lines.send_line("2")
         await lines.send_line("LOSER")
 
-    player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+    player = scripted_seat([turn(4, 3), turn(4, 3)])
     status, out, _err, _ended = await against(server, player, human=False)
     assert status == EXIT_RESULT
     assert out.lines == [
@@ -721,7 +734,7 @@ async def test_the_ai_client_says_who_is_who(autojump_clock: trio.testing.MockCl
         "opponent wins 5-3",
     ]
     # a person reads the same words, and the board names the opponent too
-    player = ScriptedPlayer([turn(4, 3), turn(4, 3)])
+    player = scripted_seat([turn(4, 3), turn(4, 3)])
     _status, out, _err, _ended = await against(server, player)
     assert "the opponent swapped sides (pie rule)" in out.lines
     assert "you: 4 3" in out.lines and out.lines[-1] == "opponent wins 5-3"
@@ -737,7 +750,7 @@ async def test_a_client_taking_the_pie_says_so(autojump_clock: trio.testing.Mock
         await lines.send_line("OK")
         await lines.send_line("WINNER")
 
-    player = ScriptedPlayer([PIE])
+    player = scripted_seat([PIE])
     _status, out, _err, _ended = await against(server, player, human=False)
     assert out.lines[1:3] == ["opponent: 4 3", "AI swapped sides (pie rule)"]
 

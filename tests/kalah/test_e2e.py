@@ -16,8 +16,9 @@ import trio
 from hub.core.lines import LineStream
 from hub.games.kalah.client import play_remote
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import ai_seat
 from hub.games.kalah.server import serve
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import RecordingOutput
 
 HUB = str(Path(sys.executable).parent / "hub")
@@ -201,11 +202,13 @@ async def test_many_games_over_loopback_with_random_settings() -> None:
         async with trio.open_nursery() as nursery:
             for game in range(10):
                 options = GameOptions(
-                    holes=rng.randint(3, 8),
-                    seeds=rng.randint(1, 6),
-                    random_layout=rng.random() < 0.5,
-                    pie=rng.random() < 0.5,
-                    time_ms=2000,
+                    KalahSettings(
+                        rng.randint(3, 8),
+                        rng.randint(1, 6),
+                        pie=rng.random() < 0.5,
+                        time_ms=2000,
+                        random=rng.random() < 0.5,
+                    ),
                     first=rng.choice(["client", "server"]),
                     level=3,
                     seed=game,
@@ -224,7 +227,7 @@ async def _one_loopback_game(options: GameOptions) -> None:
         stream = await trio.open_tcp_stream("localhost", port)
         async with stream:
             result = await play_remote(
-                LineStream(stream, stream), AiPlayer(level=3), pie=options.pie, out=out
+                LineStream(stream, stream), ai_seat(3), pie=options.settings.pie, out=out
             )
     assert result.result in ("WINNER", "LOSER", "TIE")
     (log,) = [line for line in out.lines if line.startswith("game 1:")]

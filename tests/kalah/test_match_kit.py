@@ -18,11 +18,11 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.local_seats import TYPED_AHEAD, TypeAhead
 from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.match import KalahSettings, kit
-from hub.games.kalah.players import TYPED_AHEAD, TypeAhead
 from hub.games.kalah.plugin import plugin
 from hub.games.kalah.protocol import parse_move
 from hub.games.kalah.rules import new_game, play
@@ -386,7 +386,7 @@ async def test_a_person_at_a_terminal_loses_no_move_to_type_ahead(
 
     isatty = os.isatty
     monkeypatch.setattr(os, "isatty", lambda fd: fd == 0 or isatty(fd))  # stdin: a terminal
-    monkeypatch.setattr("hub.games.kalah.players.open_line_input", stdin)
+    monkeypatch.setattr("hub.core.stdin.open_line_input", stdin)
     monkeypatch.setattr(TypeAhead, "drop_typed_ahead", dropping)
     chosen = settings("--holes", "4", "--seeds", "3", "--time-ms", "0")
     record, _ = await run(["ai:1", "human"], chosen)

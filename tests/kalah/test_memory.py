@@ -11,16 +11,16 @@ import trio.testing
 
 from hub.core.events import GameRecord
 from hub.core.lobby import Waiting
-from hub.core.seats import LineSeat
+from hub.core.seats import LineSeat, ScriptedSeat, ThreadSeat
 from hub.games.kalah import server as kalah_server
 from hub.games.kalah.ai import Search
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer, ScriptedPlayer
-from hub.games.kalah.seats import PlayerSeat
+from hub.games.kalah.players import KalahAi
 from hub.games.kalah.server import KalahServer
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import connect, new_server
 
-PER_CONNECTION = (LineSeat, PlayerSeat, AiPlayer, ScriptedPlayer, Search, Waiting)
+PER_CONNECTION = (LineSeat, ThreadSeat, KalahAi, ScriptedSeat, Search, Waiting)
 
 
 def count(kinds: type | tuple[type, ...]) -> int:
@@ -37,7 +37,7 @@ def few_records(monkeypatch: pytest.MonkeyPatch) -> int:
 async def test_clients_vs_ai_leave_only_bounded_records(
     autojump_clock: trio.testing.MockClock, few_records: int
 ) -> None:
-    options = GameOptions(holes=6, seeds=4, time_ms=1000, first="client")
+    options = GameOptions(KalahSettings(6, 4, time_ms=1000), first="client")
     server = new_server(options)
     for _round in range(3):
         async with trio.open_nursery() as nursery:
@@ -69,7 +69,7 @@ async def leave_after(server: KalahServer, moves: int) -> None:
 async def test_pairs_leave_nothing_but_records(
     autojump_clock: trio.testing.MockClock, few_records: int
 ) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, first="client", opponent="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), first="client", opponent="client")
     server = new_server(options)
     for _round in range(3):
         async with connect(server, "ghost") as ghost:  # waits alone, then leaves
@@ -95,7 +95,7 @@ async def test_pairs_leave_nothing_but_records(
 async def test_the_games_limit_counts_past_the_records_kept(
     autojump_clock: trio.testing.MockClock, few_records: int
 ) -> None:
-    server = new_server(GameOptions(holes=6, seeds=4, time_ms=1000, first="client"))
+    server = new_server(GameOptions(KalahSettings(6, 4, time_ms=1000), first="client"))
     server.games_limit = few_records + 2
     for _ in range(few_records + 2):
         assert not server.all_done.is_set()

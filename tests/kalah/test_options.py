@@ -13,22 +13,23 @@ from hub.games.kalah.options import OptionsError, parse_play, parse_serve
 def test_serve_defaults_and_values() -> None:
     options = parse_serve([])
     assert (options.port, options.host, options.games) == ("0", "localhost", None)
-    game = options.game
-    assert (game.holes, game.seeds, game.time_ms, game.server_limit_ms) == (6, 4, 5000, 5000)
-    assert (game.first, game.opponent, game.level, game.pie) == ("client", "ai", 9, False)
+    game, settings = options.game, options.game.settings
+    assert (settings.holes, settings.seeds, settings.time_ms) == (6, 4, 5000)
+    assert game.server_limit_ms == 5000
+    assert (game.first, game.opponent, game.level, settings.pie) == ("client", "ai", 9, False)
     argv = "--listenOn mysql --holes 9 --seeds 10 --random --pie --time-ms 0"
     argv += " --server-time-ms 250 --first random --opponent client --level 3 --seed 7"
     options = parse_serve([*argv.split(), "--host", ""])
-    game = options.game
+    game, settings = options.game, options.game.settings
     assert options.port == "mysql" and options.host is None
-    assert (game.holes, game.seeds, game.random_layout, game.pie) == (9, 10, True, True)
-    assert (game.time_ms, game.server_limit_ms, game.first) == (0, 250, "random")
+    assert (settings.holes, settings.seeds, settings.random, settings.pie) == (9, 10, True, True)
+    assert (settings.time_ms, game.server_limit_ms, game.first) == (0, 250, "random")
     assert (game.opponent, game.level, game.seed) == ("client", 3, 7)
 
 
 def test_layout_sets_holes_and_seeds() -> None:
-    game = parse_serve(["--layout", "6,4,7,6,5,8"]).game
-    assert (game.holes, game.seeds, game.layout) == (6, 6, (6, 4, 7, 6, 5, 8))
+    settings = parse_serve(["--layout", "6,4,7,6,5,8"]).game.settings
+    assert (settings.holes, settings.seeds, settings.layout) == (6, 6, (6, 4, 7, 6, 5, 8))
 
 
 @pytest.mark.parametrize(
@@ -58,10 +59,10 @@ def test_bad_serve_arguments(argv: list[str]) -> None:
 
 def test_play_options() -> None:
     options = parse_play([])
-    assert options.connect is None and options.human and options.game.time_ms == 0
+    assert options.connect is None and options.human and options.game.settings.time_ms == 0
     options = parse_play(["--connect", "localhost:3000", "--ai", "--level", "4", "--pie"])
     assert options.connect == "localhost:3000" and not options.human
-    assert options.game.level == 4 and options.game.pie
+    assert options.game.level == 4 and options.game.settings.pie
     for argv in (["--human", "--ai"], ["--opponent", "client"]):
         with pytest.raises(OptionsError):
             parse_play(argv)

@@ -10,21 +10,21 @@ import trio.testing
 
 from hub.core.clock import SeatClock, TimeControl
 from hub.core.match import Turn
-from hub.core.values import PlayerInfo
+from hub.core.seats import ThreadSeat, TurnTime
 from hub.games.kalah.ai import budget_seconds
-from hub.games.kalah.rules import KalahState, Move, legal_moves, new_game
-from hub.games.kalah.seats import PlayerSeat
+from hub.games.kalah.players import limit_left_ms
+from hub.games.kalah.rules import KalahState, new_game
 
 
 class Recorder:
-    name = "recorder"
+    """A local AI's ``think`` that notes the limit it would budget from."""
 
     def __init__(self) -> None:
         self.asked: list[int] = []
 
-    async def choose(self, state: KalahState, limit_ms: int) -> Move:
-        self.asked.append(limit_ms)
-        return legal_moves(state)[0]
+    def __call__(self, state: KalahState, time: TurnTime, stop: object) -> int:
+        self.asked.append(limit_left_ms(time.control, time.left))
+        return 0
 
 
 def turn_started(ago: float, limit_ms: int) -> Turn[KalahState]:
@@ -36,7 +36,7 @@ def turn_started(ago: float, limit_ms: int) -> Turn[KalahState]:
 
 async def test_the_player_gets_the_time_left(autojump_clock: trio.testing.MockClock) -> None:
     recorder = Recorder()
-    seat = PlayerSeat(recorder, PlayerInfo("recorder", "ai"), limit_ms=100)
+    seat = ThreadSeat(recorder, threaded=False)
     for ago, expected in ((0.0, 100), (0.04, 60), (0.0999, 1), (0.5, 1)):
         await seat.choose(turn_started(ago, 100))
         assert recorder.asked[-1] == expected
@@ -47,6 +47,6 @@ async def test_the_player_gets_the_time_left(autojump_clock: trio.testing.MockCl
 
 async def test_no_limit_stays_none(autojump_clock: trio.testing.MockClock) -> None:
     recorder = Recorder()
-    seat = PlayerSeat(recorder, PlayerInfo("recorder", "ai"), limit_ms=0)
+    seat = ThreadSeat(recorder, threaded=False)
     await seat.choose(turn_started(5.0, 0))
     assert recorder.asked == [0]

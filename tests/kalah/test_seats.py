@@ -23,9 +23,9 @@ from hub.games.kalah.codec import (
     state_from_view,
     state_view,
 )
-from hub.games.kalah.players import ScriptedPlayer
+from hub.games.kalah.players import scripted_seat
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play, turn
-from hub.games.kalah.seats import KalahSeat, client_seat, local_seat, new_match
+from hub.games.kalah.seats import KalahSeat, client_seat, new_match
 from tests.kalah.helpers import DEADLOCK_SECONDS, ProtocolClient
 
 # -- pure pieces -----------------------------------------------------------------------------
@@ -96,7 +96,7 @@ async def game_with_a_client(
     server_end, client_end = trio.testing.memory_stream_pair()
     lines = LineStream(server_end, server_end, ignore_send_errors=True)
     remote = client_seat(lines, PlayerInfo("client", "remote"), 100)
-    local = local_seat(ScriptedPlayer(moves, delays=[delay]))
+    local = scripted_seat(moves, delays=[delay])
     seats: list[KalahSeat] = [remote, local] if client_first else [local, remote]
     results: list[MatchResult[KalahState, Move]] = []
 

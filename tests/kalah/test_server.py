@@ -8,14 +8,17 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.clock import TimeControl
 from hub.core.referee import Termination
+from hub.core.seats import ask
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import KalahAi, ai_seat
 from hub.games.kalah.rules import legal_moves, new_game
 from hub.games.kalah.server import KalahServer
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import Keys, RecordingOutput, connect, new_server, scripted
 
-EX1 = GameOptions(holes=4, seeds=1, time_ms=5000, pie=True, first="client")
+EX1 = GameOptions(KalahSettings(4, 1, pie=True, time_ms=5000), first="client")
 
 
 def records(server: KalahServer) -> list[Any]:
@@ -76,7 +79,9 @@ async def test_client_moving_first_is_timed_from_begin(
 async def test_client_moving_second_is_timed_from_its_ok(
     autojump_clock: trio.testing.MockClock, delay: float, in_time: bool
 ) -> None:
-    options = GameOptions(holes=6, seeds=6, time_ms=1000, first="server", layout=(6, 4, 7, 6, 5, 8))
+    options = GameOptions(
+        KalahSettings(6, 6, time_ms=1000, layout=(6, 4, 7, 6, 5, 8)), first="server"
+    )
     server = new_server(options, scripted("2"))
     async with connect(server) as client:
         await client.start("INFO 6 6 1000 S R 6 4 7 6 5 8")
@@ -92,7 +97,7 @@ async def test_client_moving_second_is_timed_from_its_ok(
 
 
 async def test_no_time_limit_waits_forever(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=0, first="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=0), first="client")
     server = new_server(options, scripted("2"))
     async with connect(server) as client:
         await client.start("INFO 4 1 0 F S")
@@ -107,7 +112,7 @@ async def test_no_time_limit_waits_forever(autojump_clock: trio.testing.MockCloc
 
 
 async def test_the_ok_must_come_within_the_limit(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=2, time_ms=1000, first="server")
+    options = GameOptions(KalahSettings(4, 2, time_ms=1000), first="server")
     server = new_server(options, scripted("1"))
     async with connect(server) as client:
         await client.start("INFO 4 2 1000 S S")
@@ -118,7 +123,7 @@ async def test_the_ok_must_come_within_the_limit(autojump_clock: trio.testing.Mo
 
 
 async def test_anything_but_ok_is_illegal(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=2, time_ms=1000, first="server")
+    options = GameOptions(KalahSettings(4, 2, time_ms=1000), first="server")
     server = new_server(options, scripted("1"))
     async with connect(server) as client:
         await client.start("INFO 4 2 1000 S S")
@@ -143,7 +148,7 @@ async def test_anything_but_ok_is_illegal(autojump_clock: trio.testing.MockClock
     ],
 )
 async def test_illegal_client_moves(autojump_clock: trio.testing.MockClock, line: str) -> None:
-    options = GameOptions(holes=4, seeds=2, time_ms=1000, first="client", pie=True)
+    options = GameOptions(KalahSettings(4, 2, pie=True, time_ms=1000), first="client")
     server = new_server(options)
     async with connect(server) as client:
         await client.start("INFO 4 2 1000 F S")
@@ -179,7 +184,7 @@ async def test_an_endless_line_is_illegal(autojump_clock: trio.testing.MockClock
 
 async def test_pie_rules_on_the_wire(autojump_clock: trio.testing.MockClock) -> None:
     # The client, second, takes the pie: OK, then the server moves again from the other side.
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, first="server", pie=True)
+    options = GameOptions(KalahSettings(4, 1, pie=True, time_ms=1000), first="server")
     server = new_server(options, scripted("4 3", "4 3", "2"))
     async with connect(server) as client:
         await client.start("INFO 4 1 1000 S S")
@@ -192,7 +197,7 @@ async def test_pie_rules_on_the_wire(autojump_clock: trio.testing.MockClock) -> 
         await client.expect("OK", "WINNER")
     # A late pie, and a pie in a game without the rule.
     for pie, script in ((True, ("4 3", "2")), (False, ("4 3",))):
-        options = GameOptions(holes=4, seeds=1, time_ms=1000, first="server", pie=pie)
+        options = GameOptions(KalahSettings(4, 1, pie=pie, time_ms=1000), first="server")
         server = new_server(options, scripted(*script))
         async with connect(server) as client:
             await client.start("INFO 4 1 1000 S S")
@@ -209,7 +214,7 @@ async def test_pie_rules_on_the_wire(autojump_clock: trio.testing.MockClock) -> 
 async def test_slow_server_sends_time_then_the_move(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, server_time_ms=500, first="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), server_time_ms=500, first="client")
     server = new_server(options, scripted("2", delays=[0.7]))
     async with connect(server) as client:
         await client.start("INFO 4 1 1000 F S")
@@ -228,7 +233,7 @@ async def test_slow_server_sends_time_then_the_move(
 async def test_server_in_time_at_the_limit_minus_a_millisecond(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, server_time_ms=500, first="server")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), server_time_ms=500, first="server")
     server = new_server(options, scripted("2", delays=[0.499]))
     async with connect(server) as client:
         await client.start("INFO 4 1 1000 S S")
@@ -238,7 +243,9 @@ async def test_server_in_time_at_the_limit_minus_a_millisecond(
 async def test_worked_example_2_illegal_server_move(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    options = GameOptions(holes=6, seeds=6, time_ms=1000, first="server", layout=(6, 4, 7, 6, 5, 8))
+    options = GameOptions(
+        KalahSettings(6, 6, time_ms=1000, layout=(6, 4, 7, 6, 5, 8)), first="server"
+    )
     server = new_server(options, scripted("1 1"))
     async with connect(server) as client:
         await client.start("INFO 6 6 1000 S R 6 4 7 6 5 8")
@@ -276,7 +283,7 @@ async def test_no_ready_means_no_game(autojump_clock: trio.testing.MockClock) ->
 
 
 async def test_random_first_and_layout_are_seeded(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=5, seeds=3, random_layout=True, first="random", seed=42)
+    options = GameOptions(KalahSettings(5, 3, random=True), first="random", seed=42)
     infos = []
     for _ in range(2):
         server = new_server(options)
@@ -293,7 +300,7 @@ async def test_random_first_and_layout_are_seeded(autojump_clock: trio.testing.M
 
 
 async def test_clients_paired_two_by_two(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, first="client", opponent="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), first="client", opponent="client")
     server = new_server(options)
     async with connect(server, "A") as a:
         await a.expect("WELCOME")
@@ -323,7 +330,7 @@ async def test_clients_paired_two_by_two(autojump_clock: trio.testing.MockClock)
 
 
 async def test_pair_timeouts_and_disconnects(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, first="client", opponent="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), first="client", opponent="client")
     server = new_server(options)
     async with connect(server, "A") as a:
         await a.expect("WELCOME")
@@ -352,7 +359,7 @@ async def test_pair_timeouts_and_disconnects(autojump_clock: trio.testing.MockCl
 async def test_a_waiting_client_that_leaves_is_not_paired(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=1000, first="client", opponent="client")
+    options = GameOptions(KalahSettings(4, 1, time_ms=1000), first="client", opponent="client")
     server = new_server(options)
     async with connect(server, "ghost") as ghost:
         await ghost.expect("WELCOME")
@@ -368,7 +375,7 @@ async def test_a_waiting_client_that_leaves_is_not_paired(
 
 
 async def test_a_person_at_the_server(autojump_clock: trio.testing.MockClock) -> None:
-    options = GameOptions(holes=4, seeds=1, time_ms=0, first="client", opponent="human")
+    options = GameOptions(KalahSettings(4, 1, time_ms=0), first="client", opponent="human")
     out = RecordingOutput()
     server = KalahServer(options, out=out, keyboard=Keys("hello", "3", "1", "2"))  # type: ignore[arg-type]
     async with connect(server, "C") as client:
@@ -386,7 +393,7 @@ async def test_a_person_at_the_server(autojump_clock: trio.testing.MockClock) ->
 
 async def test_the_real_ai_is_threaded_and_keeps_to_its_limit() -> None:
     """Real time: the AI searches in a worker thread and answers well inside 100 ms."""
-    options = GameOptions(holes=6, seeds=4, time_ms=100, first="client")
+    options = GameOptions(KalahSettings(6, 4, time_ms=100), first="client")
     assert options.server_limit_ms == 100
     server = KalahServer(options, out=RecordingOutput())
     async with connect(server) as client:
@@ -405,12 +412,13 @@ async def test_ai_without_a_free_worker_answers_inline_in_time(
     limiter = trio.CapacityLimiter(1)
     busy = object()
     await limiter.acquire_on_behalf_of(busy)  # every worker is busy (an overloaded server)
-    player = AiPlayer(limiter=limiter)
+    seat = ai_seat(limiter=limiter)
     state = new_game(6, 4)
     asked = trio.current_time()
-    move = await player.choose(state, 100)
+    move = await ask(seat, state, TimeControl.per_move_ms(100))
     # at once, without waiting for a worker: queued searches starved the event loop
     assert trio.current_time() == asked
     assert move in legal_moves(state)
-    assert player.last is not None and player.last.depth == 1
+    ai = seat.think
+    assert isinstance(ai, KalahAi) and ai.last is not None and ai.last.depth == 1
     limiter.release_on_behalf_of(busy)

@@ -15,11 +15,12 @@ from hub.core.referee import Termination
 from hub.core.serve import ServerStats, serve_lines
 from hub.games.kalah.options import HANDSHAKE_SECONDS, GameOptions
 from hub.games.kalah.server import KalahServer
+from hub.games.kalah.settings import KalahSettings
 from tests.core.memory_listener import MemoryListener
 from tests.kalah.helpers import ProtocolClient, new_server, scripted
 
-EX1 = GameOptions(holes=4, seeds=1, time_ms=5000, pie=True, first="client")
-PAIRS = GameOptions(holes=4, seeds=1, time_ms=1000, first="client", opponent="client")
+EX1 = GameOptions(KalahSettings(4, 1, pie=True, time_ms=5000), first="client")
+PAIRS = GameOptions(KalahSettings(4, 1, time_ms=1000), first="client", opponent="client")
 
 
 @asynccontextmanager

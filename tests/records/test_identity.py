@@ -16,7 +16,7 @@ import attrs
 import pytest
 import trio
 
-from hub.chess.seats import LevelSeat, UciSeat
+from hub.chess.seats import UciSeat, level_seat
 from hub.chess.uci import HandshakeReader
 from hub.core.events import record_from_json, to_json
 from hub.core.identity import (
@@ -28,8 +28,7 @@ from hub.core.identity import (
     seat_identities,
 )
 from hub.core.values import PlayerInfo
-from hub.games.kalah.players import AiPlayer
-from hub.games.kalah.seats import local_seat
+from hub.games.kalah.players import ai_seat
 from hub.records.store import MIGRATIONS, RecordStore, connect, migrate
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv
 from tests.records.helpers import chess_record, clubs_record, kalah_record
@@ -163,8 +162,8 @@ def test_a_program_is_its_resolved_path_and_content(tmp_path: Path) -> None:
 
 
 def test_seats_say_who_they_are() -> None:
-    assert local_seat(AiPlayer(level=7, name="AI")).player.identity == "kalah/ai:7"
-    assert LevelSeat(level=3, rng=random.Random(1)).player.identity == "chess/ai:3"
+    assert ai_seat(7, name="AI").player.identity == "kalah/ai:7"
+    assert level_seat(3, random.Random(1)).player.identity == "chess/ai:3"
     assert remote_identity() == "remote:anonymous" and remote_identity("ann") == "remote:ann"
     reader = HandshakeReader(ready=True)
     for line in ("id name Stockfish 15.1", "id author the Stockfish developers", "uciok"):

@@ -57,7 +57,7 @@ import trio
 from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
-from hub.chess.seats import START_TIMEOUT, EngineShelf, LevelSeat, PersonSeat, UciSeat
+from hub.chess.seats import START_TIMEOUT, EngineShelf, PersonSeat, UciSeat, level_seat
 from hub.chess.uci import HandshakeReader
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
@@ -450,7 +450,7 @@ class ChessKit:
         """The seat of ``player`` in seat ``index`` of the game ``spec``."""
         if player.kind == "ai":
             rng = random.Random(f"{spec.game_id}/{index}")
-            return LevelSeat(level=player.level, rng=rng, player=player.player)
+            return level_seat(player.level, rng, player=player.player)
         if player.kind == "person":
             if keyboard.lines is None:
                 return NoTerminal(player.player)

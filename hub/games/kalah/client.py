@@ -9,7 +9,7 @@ only with ``--pie``. Its own time starts when it sends its ``OK`` (or receives `
 or sends ``READY`` when the server omits ``BEGIN`` and we move first).
 
 A local game at the terminal (`play_local`) is refereed by the core match loop like any
-other (`hub.games.kalah.seats.new_match`, two `PlayerSeat`s); what the terminal shows is a
+other (`hub.games.kalah.seats.new_match`, two local seats); what the terminal shows is a
 `BoardPrinter` listening to its events.
 
 While a player thinks, the connection is still read (`_Session.race`): a server that goes
@@ -38,6 +38,7 @@ import attrs
 import trio
 
 from hub.core.bus import EventBus
+from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
 from hub.core.lines import (
     DEFAULT_MAX_LINE,
@@ -47,7 +48,8 @@ from hub.core.lines import (
     TransportFailed,
 )
 from hub.core.listen import ListenError, resolve_port
-from hub.core.local_seats import Keys
+from hub.core.local_seats import Keys, PersonSeat, ask, open_keyboard, seconds_text
+from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
 from hub.core.running import run_program
@@ -60,15 +62,7 @@ from hub.games.kalah.options import (
     PlayOptions,
     parse_play,
 )
-from hub.games.kalah.players import (
-    AiPlayer,
-    HumanPlayer,
-    Player,
-    PlayerQuit,
-    open_keyboard,
-    seconds_text,
-    time_warning,
-)
+from hub.games.kalah.players import ai_seat, person_seat, time_warning
 from hub.games.kalah.printer import Ending, GameView, remote_result_line, verb
 from hub.games.kalah.protocol import (
     BEGIN,
@@ -88,7 +82,7 @@ from hub.games.kalah.protocol import (
     safe_text,
 )
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play
-from hub.games.kalah.seats import local_seat, new_match
+from hub.games.kalah.seats import KalahSeat, new_match
 from hub.games.kalah.server import setup_game
 from hub.records.recording import recording
 
@@ -109,7 +103,7 @@ GRACE = DEFAULT_GRACE_MS / 1000
 
 LATE_MOVE_WAIT = 5.0
 """Seconds a slow server may still take, after its ``TIME``, to send its late move (ours
-sends it within `hub.games.kalah.seats.LATE_GRACE`)."""
+sends it within `hub.games.kalah.players.LATE_GRACE`)."""
 
 EXIT_RESULT, EXIT_FAILED, EXIT_USAGE, EXIT_GONE, EXIT_TOO_SLOW = 0, 1, 2, 3, 4
 """Exit statuses of ``hub play kalah`` (docs/kalah.md): a result; no connection, a broken
@@ -203,7 +197,7 @@ class _Session:
         if self.pending is not None:
             return None
         move: Move | None = None
-        failure: ProtocolError | PlayerQuit | None = None
+        failure: ProtocolError | SeatFailure | None = None
 
         async def watch(cancel: trio.CancelScope) -> None:
             nonlocal failure
@@ -217,7 +211,7 @@ class _Session:
             nonlocal move, failure
             try:
                 move = await choose()
-            except PlayerQuit as exc:
+            except SeatFailure as exc:  # the person left, the script is over
                 failure = exc
             cancel.cancel()
 
@@ -238,7 +232,7 @@ class _Session:
 
 async def play_remote(
     lines: LineStream,
-    player: Player,
+    player: KalahSeat,
     *,
     pie: bool = False,
     out: Output,
@@ -315,7 +309,8 @@ async def play_remote(
             return await until_result(Ending.RULES, OK)
         if state.mover == me:
             turn_limit = first_limit if not moves else info.time_ms
-            move = await session.race(partial(player.choose, state, turn_limit))
+            control = TimeControl.per_move_ms(turn_limit)
+            move = await session.race(partial(ask, player, state, control, index=me))
             if move is None:  # the server spoke first: it can only be ending the game
                 said = (await session.read()).strip()
                 if said in RESULTS:
@@ -400,20 +395,19 @@ async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> i
     async with stream:
         if options.human:
             async with open_keyboard() as keyboard:
-                player: Player = HumanPlayer(keyboard, out, ("you", OPPONENT))
-                return await _report(lines, player, options, out, err)
-        player = AiPlayer(level=options.game.level)
-        return await _report(lines, player, options, out, err)
+                human = person_seat(keyboard, out, ("you", OPPONENT))
+                return await _report(lines, human, options, out, err)
+        return await _report(lines, ai_seat(options.game.level), options, out, err)
 
 
 async def _report(
-    lines: LineStream, player: Player, options: PlayOptions, out: Output, err: Output
+    lines: LineStream, player: KalahSeat, options: PlayOptions, out: Output, err: Output
 ) -> int:
     try:
         result = await play_remote(
             lines,
             player,
-            pie=options.game.pie,
+            pie=options.game.settings.pie,
             out=out,
             quiet=options.quiet,
             grace=options.grace_ms / 1000,
@@ -426,7 +420,7 @@ async def _report(
         return _fail(err, str(exc), EXIT_TOO_SLOW)
     except ProtocolError as exc:
         return _fail(err, str(exc), EXIT_FAILED)
-    except PlayerQuit:
+    except SeatFailure:  # the person quit (or a script is over)
         return _fail(err, "you left the game", EXIT_FAILED)
     state = result.state
     if options.quiet:
@@ -453,11 +447,11 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     game = options.game
     setup = setup_game(game, 1)
 
-    def make(human: bool, name: str, other: str) -> Player:
+    def make(human: bool, name: str, other: str) -> KalahSeat:
         if human:
             assert keyboard is not None
-            return HumanPlayer(keyboard, out, (name, other), name=name)
-        return AiPlayer(level=game.level, name=name)
+            return person_seat(keyboard, out, (name, other), name=name)
+        return ai_seat(game.level, name=name)
 
     me_first = setup.first_seat_first
     two_people = options.human and game.opponent == "human"
@@ -465,11 +459,11 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
     theirs = "player 2" if two_people else ("AI" if options.human else "AI 2")
     names = (mine, theirs) if me_first else (theirs, mine)
     players = [make(options.human, mine, theirs), make(game.opponent == "human", theirs, mine)]
-    limits = [game.time_ms, game.server_limit_ms]
+    limits = [game.settings.time_ms, game.server_limit_ms]
     if not me_first:
         players.reverse()
         limits.reverse()
-    # A person sees the board at each of their turns (`HumanPlayer`), so the view draws
+    # A person sees the board at each of their turns (`person_seat`), so the view draws
     # boards only for a game of AIs: the opening board too, else it came out twice.
     no_person = not options.human and game.opponent != "human"
     view = GameView(out, names, 0 if me_first else 1, no_person, options.quiet)
@@ -478,17 +472,17 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
         people = [
             limit
             for player, limit in zip(players, limits, strict=True)
-            if limit and isinstance(player, HumanPlayer)
+            if limit and isinstance(player, PersonSeat)
         ]
         warning = time_warning(min(people), LOCAL_ADVICE) if people else None
         if warning is not None:
             out.line(warning)
-        if not isinstance(players[0], HumanPlayer):
+        if not isinstance(players[0], PersonSeat):
             view.draw(setup.state)
         out.flush()
     events = EventBus()
     events.listen(view)
-    match = new_match(setup.state, [local_seat(p) for p in players], limits, events=events)
+    match = new_match(setup.state, players, limits, events=events)
     async with recording(events, options.record, prog="hub play kalah"):
         result = await match.run()
     return result.record

@@ -25,10 +25,11 @@ from hub.games.kalah.client import ClientResult, play_remote
 from hub.games.kalah.codec import state_from_view
 from hub.games.kalah.console import describe_move, draw_board, side_name
 from hub.games.kalah.options import GameOptions
-from hub.games.kalah.players import AiPlayer
+from hub.games.kalah.players import ai_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.rules import KalahState
 from hub.games.kalah.server import KalahServer
+from hub.games.kalah.settings import KalahSettings
 
 STEPS = 4
 LEVEL = 5
@@ -90,7 +91,7 @@ class GameStory:
 async def run_demo(out: Output) -> int:
     tour = Tour(out, "kalah", STEPS)
     options = GameOptions(
-        holes=6, seeds=4, pie=True, time_ms=TIME_MS, first="client", level=LEVEL, seed=1
+        KalahSettings(6, 4, pie=True, time_ms=TIME_MS), first="client", level=LEVEL, seed=1
     )
     quiet = Output(1)
     quiet.broken = True  # the server's and client's own logs would interleave with the story
@@ -123,7 +124,7 @@ async def run_demo(out: Output) -> int:
         stream = await trio.open_tcp_stream("localhost", bound_port(listeners))
         async with stream:
             lines = LineStream(stream, stream)
-            player = AiPlayer(level=LEVEL)
+            player = ai_seat(LEVEL)
             result = await play_remote(lines, player, pie=True, out=quiet, quiet=True)
         await server.all_done.wait()
         nursery.cancel_scope.cancel()

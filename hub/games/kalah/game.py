@@ -163,11 +163,7 @@ class KalahGame(Game[KalahState, Move]):
     def timed_ai(self, state: KalahState, level: int, seconds: float, stop: StopFlag) -> Move:
         """The search at ``level``, budgeting a share of ``seconds`` as ``hub serve kalah``'s
         AI does of its limit per turn (1 s without a limit)."""
+        from hub.games.kalah.players import KalahAi
+
         limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
-        found = search.Search(state.holes, state.total, table_size=1 << 15).run(
-            state,
-            budget=search.budget_seconds(limit_ms),
-            max_depth=search.LEVEL_DEPTH[level],
-            stop=stop.is_set,
-        )
-        return found.move
+        return KalahAi(level).search(state, search.budget_seconds(limit_ms), stop)

@@ -36,7 +36,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
 from hub.core.identity import program_identity
-from hub.core.local_seats import Keys
+from hub.core.local_seats import Keys, open_keyboard
 from hub.core.match import FailedSeat, SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
@@ -47,11 +47,11 @@ from hub.core.text import parse_whole_number
 from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.options import OptionsError, add_board_options, board
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, open_keyboard
+from hub.games.kalah.players import ai_seat, person_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import max_line
 from hub.games.kalah.rules import new_game, random_layout
-from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match, welcome
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings
 
 if TYPE_CHECKING:
@@ -202,15 +202,13 @@ async def _seats(
             seats.append(await _start_bot(seat, spec, children, bots))
             continue
         level = ai_level(spec)
-        player: Player | None = None
         if level is not None:
-            player = AiPlayer(level=level, name=spec)
-        elif spec == HUMAN:
+            seats.append(ai_seat(level, name=spec, spec=spec))
+            continue
+        if spec == HUMAN:
             assert keyboard is not None
             labels = ("you", "opponent")
-            player = HumanPlayer(keyboard, Output(1), labels, name=HUMAN)
-        if player is not None:
-            seats.append(local_seat(player, spec))
+            seats.append(person_seat(keyboard, Output(1), labels, name=HUMAN, spec=spec))
             continue
         program = resolve_program(spec) or spec
         info = infos[seat] = PlayerInfo(spec, "program", spec, program_identity(program))

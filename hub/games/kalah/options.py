@@ -32,19 +32,18 @@ class OptionsError(Exception):
     """Bad command-line arguments: the message to print after the usage line."""
 
 
+DEFAULT_SETTINGS = KalahSettings(DEFAULT_HOLES, DEFAULT_SEEDS)
+
+
 @attrs.frozen
 class GameOptions:
-    """What a server (or a local session) plays: the games' settings (`settings`, Kalah's one
-    settings value) and the server's own choices (its limit, who moves first, its player)."""
+    """What a server (or a local session) plays: the games' ``settings`` (Kalah's one
+    settings value: the board, the pie rule, the client's limit per turn, the layout) and
+    only what the server chooses besides (its own limit, who moves first, its player)."""
 
-    holes: int = DEFAULT_HOLES
-    seeds: int = DEFAULT_SEEDS
-    random_layout: bool = False
-    layout: tuple[int, ...] | None = None
-    pie: bool = False
-    time_ms: int = DEFAULT_TIME_MS
+    settings: KalahSettings = DEFAULT_SETTINGS
     server_time_ms: int | None = None
-    """The server side's own limit; None: the same as ``time_ms``."""
+    """The server side's own limit; None: the same as ``settings.time_ms``."""
     first: str = "client"
     opponent: str = "ai"
     level: int = DEFAULT_LEVEL
@@ -53,15 +52,7 @@ class GameOptions:
 
     @property
     def server_limit_ms(self) -> int:
-        return self.time_ms if self.server_time_ms is None else self.server_time_ms
-
-    @property
-    def settings(self) -> KalahSettings:
-        """The games' settings as Kalah's one settings value (the client's limit per turn;
-        the server side's own is `server_limit_ms`)."""
-        return KalahSettings(
-            self.holes, self.seeds, self.pie, self.time_ms, self.random_layout, self.layout
-        )
+        return self.settings.time_ms if self.server_time_ms is None else self.server_time_ms
 
 
 @attrs.frozen
@@ -262,13 +253,12 @@ def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
             parse_script(args.script, holes)
         except BadLine as exc:
             raise OptionsError(f"--script: {exc}") from None
+    try:
+        settings = KalahSettings(holes, seeds, args.pie, time_ms, args.random, layout)
+    except ValueError as exc:
+        raise OptionsError(str(exc)) from None
     return GameOptions(
-        holes=holes,
-        seeds=seeds,
-        random_layout=args.random,
-        layout=layout,
-        pie=args.pie,
-        time_ms=time_ms,
+        settings,
         server_time_ms=args.server_time_ms,
         first=args.first,
         opponent=args.opponent,
@@ -365,7 +355,7 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
         raise OptionsError("--listenOn needs a port number or a service name")
     game = _game(args, DEFAULT_TIME_MS)
     limits = limits_from_args(args)
-    needed = max_line(game.holes, game.seeds)
+    needed = max_line(game.settings.holes, game.settings.seeds)
     if limits.max_line is not None and limits.max_line < needed:
         raise OptionsError(f"--max-line must be at least {needed} for this board")
     return ServeOptions(

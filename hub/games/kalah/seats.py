@@ -6,84 +6,33 @@ game of ``hub match``) is a `hub.core.match.Match` made by `new_match`, whose se
 * a client (a TCP peer, or an agent program over pipes): `client_seat`, a
   `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
   (``WELCOME``) and `greet` (``INFO``, then ``READY`` within a deadline) have succeeded;
-* a local `Player` (the AI in a worker thread, a script, a person): `PlayerSeat`, with
-  `LATE_GRACE`: at its deadline the opponent is told ``TIME`` at once, and a move that still
-  comes within the grace is shown to the opponent before ``WINNER`` (the record keeps it as
-  the fault's move). A player that quits loses by ``RESIGNATION``.
+* a local player of `hub.games.kalah.players` (the AI: the core's `ThreadSeat`; a script:
+  the core's `ScriptedSeat`; a person: the core's `PersonSeat`), each with `LATE_GRACE`: at its
+  deadline the opponent is told ``TIME`` at once, and a move that still comes within the
+  grace is shown to the opponent before ``WINNER`` (the record keeps it as the fault's
+  move). A player that quits loses by ``RESIGNATION``.
 
 Timing is the core's: each seat has a `TimeControl.per_move_ms` of its limit (0: none).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
-import attrs
 import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.identity import ai_identity, person_identity
 from hub.core.lines import LineError, LineStream, LineTooLong
-from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
+from hub.core.match import Match, Seat, SeatFailure
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
-from hub.games.kalah.players import AiPlayer, HumanPlayer, Player, PlayerQuit
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahReferee, KalahState, Move
 
-LATE_GRACE = 5.0
-"""Seconds a late local player still gets to produce the move sent after ``TIME``."""
-
 KalahSeat = Seat[KalahState, Move]
-
-
-def limit_ms(control: TimeControl) -> int:
-    """A seat's per-move limit in the protocol's milliseconds (0: no limit)."""
-    return 0 if control.per_move is None else round(control.per_move * 1000)
-
-
-@attrs.define(eq=False)
-class PlayerSeat(BaseSeat[KalahState, Move]):
-    """A local `Player` as a seat: asked for each whole turn with the seat's limit."""
-
-    local: Player
-    player: PlayerInfo
-    late_grace: float = LATE_GRACE
-    limit_ms: int = 0
-
-    async def begin(self, start: Start[KalahState]) -> None:
-        self.limit_ms = limit_ms(start.control)
-
-    def time_left_ms(self, turn: Turn[KalahState]) -> int:
-        """What is left of the limit when the player is asked (at least 1 ms; 0: none).
-        The clock started when the mover's ``OK`` was sent; a loaded server may reach this
-        turn later, and an AI that searched for its share of the whole limit would then
-        answer after the deadline (bench/load.py: 500 games at 100 ms)."""
-        if self.limit_ms == 0:
-            return 0
-        return max(1, min(self.limit_ms, math.floor(turn.time_left() * 1000)))
-
-    async def choose(self, turn: Turn[KalahState]) -> Move:
-        try:
-            return await self.local.choose(turn.state, self.time_left_ms(turn))
-        except PlayerQuit as exc:
-            raise SeatFailure(Termination.RESIGNATION, str(exc)) from None
-
-
-def local_seat(player: Player, spec: str = "") -> PlayerSeat:
-    """``player`` as a seat, named after it (a person, or the AI), with its identity: the AI
-    by its level (``kalah/ai:9``), a person by name; another player's is derived later."""
-    kind = "person" if isinstance(player, HumanPlayer) else "ai"
-    identity = ""
-    if isinstance(player, AiPlayer):
-        identity = ai_identity("kalah", player.level)
-    elif kind == "person":
-        identity = person_identity(player.name)
-    return PlayerSeat(player, PlayerInfo(player.name, kind, spec, identity))
 
 
 def client_seat(lines: LineStream, player: PlayerInfo, max_line: int) -> LineSeat[KalahState, Move]:

@@ -7,7 +7,8 @@ paired is dropped instead of handed to the next one as a ghost) and both get ``I
 paired; with ``--opponent human`` the person at the terminal plays one client at a time,
 the others waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
 `hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
-server's own player (the AI in a worker thread, a script, the person) a `PlayerSeat`. The
+server's own player (the AI in a worker thread, a script, the person) a local seat of
+`hub.games.kalah.players`. The
 games publish their events on `KalahServer.events`; the person at the server sees the game
 through a listener of them.
 
@@ -36,7 +37,7 @@ from hub.core.events import GameRecord
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
 from hub.core.lobby import Lobby, Waiting
-from hub.core.local_seats import Keys
+from hub.core.local_seats import Keys, open_keyboard
 from hub.core.output import Output
 from hub.core.referee import Termination
 from hub.core.running import run_program
@@ -65,17 +66,11 @@ from hub.games.kalah.options import (
     OptionsError,
     parse_serve,
 )
-from hub.games.kalah.players import (
-    AiPlayer,
-    HumanPlayer,
-    Player,
-    ScriptedPlayer,
-    open_keyboard,
-)
+from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
-from hub.games.kalah.seats import KalahSeat, client_seat, greet, local_seat, new_match, welcome
+from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import start_recording
 
@@ -87,7 +82,9 @@ collections and games were lost on time (bench/load.py, docs/reliability.md)."""
 
 @attrs.frozen
 class GameSetup:
-    """One game's settings, drawn from the options and the game's own seeded generator."""
+    """What is drawn per game (from the options' `KalahSettings` and the game's own seeded
+    generator): its number, its layout (a random one, or the settings'), who moves first,
+    and the state it starts from. The settings themselves stay `KalahServer.settings`."""
 
     number: int
     state: KalahState
@@ -99,11 +96,12 @@ class GameSetup:
 def setup_game(options: GameOptions, number: int) -> GameSetup:
     seed = options.seed
     rng = random.Random(seed * 1_000_003 + number) if seed is not None else random.Random()
-    layout = options.layout
-    if layout is None and options.random_layout:
-        layout = random_layout(options.holes, options.seeds, rng)
+    settings = options.settings
+    layout = settings.layout
+    if layout is None and settings.random:
+        layout = random_layout(settings.holes, settings.seeds, rng)
     first = options.first == "client" or (options.first == "random" and rng.random() < 0.5)
-    state = new_game(options.holes, options.seeds, pie=options.pie, layout=layout)
+    state = new_game(settings.holes, settings.seeds, pie=settings.pie, layout=layout)
     return GameSetup(number, state, layout, first)
 
 
@@ -136,7 +134,7 @@ Client = tuple[LineStream, str]
 """A client waiting in the lobby (``--opponent client``): its lines and its peer."""
 
 
-PlayerFactory = Callable[[GameSetup], Player]
+PlayerFactory = Callable[[GameSetup], KalahSeat]
 
 
 def _set_event() -> trio.Event:
@@ -173,36 +171,33 @@ class KalahServer:
     _human_lock: trio.Lock = attrs.Factory(trio.Lock)
     active: int = 0
     _idle: trio.Event = attrs.Factory(_set_event)
-    _settings: KalahSettings | None = None
 
     @property
     def settings(self) -> KalahSettings:
-        """The games' settings (`GameOptions.settings`, made at the first game)."""
-        if self._settings is None:
-            self._settings = self.options.settings
-        return self._settings
+        """The games' settings (Kalah's one settings value, `GameOptions.settings`)."""
+        return self.options.settings
 
     @property
     def max_line(self) -> int:
-        return self.limits.line_limit(max_line(self.options.holes, self.options.seeds))
+        return self.limits.line_limit(max_line(self.settings.holes, self.settings.seeds))
 
     @property
     def handshake_seconds(self) -> float:
         timeout = self.limits.idle_timeout
         return math.inf if timeout is None else timeout
 
-    def _player(self, setup: GameSetup) -> Player:
+    def _player(self, setup: GameSetup) -> KalahSeat:
         if self.make_player is not None:
             return self.make_player(setup)
         opts = self.options
-        base: Player
+        base: KalahSeat
         if opts.opponent == "human":
             assert self.keyboard is not None
-            base = HumanPlayer(self.keyboard, self.out, ("you", "client"))
+            base = person_seat(self.keyboard, self.out, ("you", "client"))
         else:
-            base = AiPlayer(level=opts.level, limiter=self.limiter)
+            base = ai_seat(opts.level, limiter=self.limiter)
         if opts.script:
-            return ScriptedPlayer(parse_script(opts.script, opts.holes), then=base)
+            return scripted_seat(parse_script(opts.script, self.settings.holes), then=base)
         return base
 
     def _record(self, number: int, record: GameRecord) -> None:
@@ -278,9 +273,9 @@ class KalahServer:
         remote = client_seat(
             lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line
         )
-        local = local_seat(self._player(setup))
+        local = self._player(setup)
         seats: list[KalahSeat] = [remote, local]
-        limits = [opts.time_ms, opts.server_limit_ms]
+        limits = [self.settings.time_ms, opts.server_limit_ms]
         if not client_first:
             seats.reverse()
             limits.reverse()
@@ -325,7 +320,7 @@ class KalahServer:
             client_seat(lines, PlayerInfo(peer, "remote", "", remote_identity()), self.max_line)
             for lines, peer in pair
         ]
-        await self._play(setup, seats, [opts.time_ms, opts.time_ms])
+        await self._play(setup, seats, [self.settings.time_ms] * 2)
 
 
 @attrs.define(eq=False)

@@ -3,9 +3,11 @@
 Every other shape is derived from it in one place: ``INFO`` for a client (`KalahSettings.info`,
 the wire's `hub.games.kalah.protocol.Info`), a served game's recorded settings
 (`KalahSettings.record_json`), the declaration's settings for a JSON bot
-(`KalahSettings.declared`). ``hub serve kalah``/``hub play kalah``'s `GameOptions` carry
-server choices besides (opponent, level, script, who moves first) and give theirs as
-`GameOptions.settings`; ``hub match kalah`` records `KalahSettings.to_json`.
+(`KalahSettings.declared`). ``hub serve kalah``/``hub play kalah``'s `GameOptions` hold one
+(``settings``) beside only the server's own choices (its limit, opponent, level, script, who
+moves first); a served game's `hub.games.kalah.server.GameSetup` holds only what is drawn
+per game (its number, layout, who moves first); ``hub match kalah`` records
+`KalahSettings.to_json`.
 """
 
 from __future__ import annotations

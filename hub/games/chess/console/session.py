@@ -28,7 +28,7 @@ from hub.chess.setup import setup_fen, setup_problems
 from hub.core.bus import EventBus
 from hub.core.match import History, Match, Moved
 from hub.core.referee import Outcome, Termination
-from hub.core.seats import FedSeat, PromptedSeat, StopFlag, run_in_thread
+from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime, run_in_thread
 from hub.core.values import PlayerInfo
 from hub.games.chess.console.commands import (
     GAME_RUNNING,
@@ -227,7 +227,7 @@ class ConsoleSession:
             return FedSeat(player=PlayerInfo(name, "person", name))
         think = self._think
 
-        def choose(state: ChessState, seconds: float, stop: StopFlag) -> str:
+        def choose(state: ChessState, time: TurnTime, stop: StopFlag) -> str:
             return think(player, state.board.copy(), stop).uci()
 
         return PromptedSeat(choose, player=PlayerInfo(name, "ai", name))
