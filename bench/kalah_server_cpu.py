@@ -19,25 +19,23 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
+import tempfile
+from functools import partial
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
+
+from shared import ROOT, Served, serve, tree_env  # noqa: E402
+
 GAMES, AT_ONCE = 400, 50
-TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-async def play(port: int) -> int:
-    """``GAMES`` whole games from random clients; the moves made in all."""
+async def play(port: int, games: int = GAMES) -> int:
+    """``games`` whole games from random clients; the moves made in all."""
     from hub.core.lines import LineStream
     from hub.games.kalah.protocol import format_move, parse_info, parse_move
     from hub.games.kalah.rules import legal_moves, new_game
@@ -74,27 +72,25 @@ async def play(port: int) -> int:
             limiter.release()
 
     async with trio.open_nursery() as nursery:
-        for number in range(GAMES):
+        for number in range(games):
             await limiter.acquire()
             nursery.start_soon(game, number)
     return moves
 
 
-def measure(tree: Path, time_ms: int) -> float:
-    """The server's CPU per move, in microseconds."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+def served(tree: Path, time_ms: int, games: int = GAMES) -> Served:
+    """``hub serve kalah`` of ``tree`` for ``games`` games. It records them, as by default,
+    into a fresh database of its own (neither the user's nor one another tree wrote)."""
     argv = [str(Path(sys.executable).parent / "hub"), "serve", "kalah", "--level", "1"]
     argv += ["--time-ms", str(time_ms), "--seed", "1"]
-    server = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline().split()[-1])
-        start = cpu_seconds(server.pid)
-        moves = trio.run(play, port)
-        return (cpu_seconds(server.pid) - start) / moves * 1e6
-    finally:
-        server.terminate()
-        server.wait()
+    with tempfile.TemporaryDirectory() as scratch:
+        return serve(argv, tree_env(tree, Path(scratch) / "games.db"), partial(play, games=games))
+
+
+def measure(tree: Path, time_ms: int) -> float:
+    """The server's CPU per move, in microseconds."""
+    done = served(tree, time_ms)
+    return done.cpu / done.moves * 1e6
 
 
 def main() -> None:

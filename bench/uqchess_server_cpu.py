@@ -20,25 +20,19 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
 # bench/chess.py would shadow python-chess: this folder must not come first on sys.path
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
 import chess  # noqa: E402
+from shared import ROOT, serve, tree_env  # noqa: E402
 
 GAMES, AT_ONCE, PLIES = 200, 100, 60
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 async def client(port: int, number: int) -> int:
@@ -109,22 +103,11 @@ async def play(port: int) -> int:
 
 
 def measure(tree: Path) -> float:
-    """The server's CPU per move, in microseconds."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    """The server's CPU per move, in microseconds (``uqchessserver`` records only with
+    ``$HUB_DB`` set: here it does not)."""
     code = "import sys; from hub.games.uqchess.server import main; sys.exit(main())"
-    argv = [sys.executable, "-c", code, "--listenOn", "0"]
-    server = subprocess.Popen(
-        argv, env=env, cwd="/", stderr=subprocess.PIPE, stdout=subprocess.DEVNULL
-    )
-    try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline())
-        start = cpu_seconds(server.pid)
-        moves = trio.run(play, port)
-        return (cpu_seconds(server.pid) - start) / moves * 1e6
-    finally:
-        server.terminate()
-        server.wait()
+    done = serve([sys.executable, "-c", code, "--listenOn", "0"], tree_env(tree), play)
+    return done.cpu / done.moves * 1e6
 
 
 def main() -> None:
