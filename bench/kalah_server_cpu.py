@@ -15,7 +15,6 @@ late grace). No number is asserted.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -29,7 +28,7 @@ import trio
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
-from shared import ROOT, Served, serve, tree_env  # noqa: E402
+from shared import Served, before_and_after, serve, tree_env  # noqa: E402
 
 GAMES, AT_ONCE = 400, 50
 
@@ -94,14 +93,8 @@ def measure(tree: Path, time_ms: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
-    parser.add_argument("--rounds", type=int, default=3)
-    options = parser.parse_args()
-    trees = {"after": ROOT}
-    if options.before is not None:
-        trees = {"before": options.before.resolve(), "after": ROOT}
-    print(f"{GAMES} games, {AT_ONCE} at once, level-1 AI, {options.rounds} alternating rounds, "
+    trees, rounds = before_and_after(__doc__.split("\n\n")[0])
+    print(f"{GAMES} games, {AT_ONCE} at once, level-1 AI, {rounds} alternating rounds, "
           f"load average {os.getloadavg()[0]:.1f}\n")  # fmt: skip
     names = list(trees)
     ratio = len(names) == 2
@@ -112,7 +105,7 @@ def main() -> None:
     print("|---|" + "---:|" * (len(names) + ratio))
     for time_ms in (0, 1000):
         runs: dict[str, list[float]] = {name: [] for name in trees}
-        for _ in range(options.rounds):
+        for _ in range(rounds):
             for name, tree in trees.items():
                 runs[name].append(measure(tree, time_ms))
         medians = [statistics.median(runs[name]) for name in names]

@@ -7,6 +7,7 @@ A script imports it as ``shared`` with this folder *last* on ``sys.path``
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import subprocess
@@ -51,6 +52,20 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU a running process has used so far (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def before_and_after(description: str, rounds: int = 3) -> tuple[dict[str, Path], int]:
+    """The command line of a script that measures this checkout against an earlier tree
+    (``--before PATH``, ``--rounds N``): the trees by name, ``before`` first, and the
+    rounds; without ``--before``, this checkout alone."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    options = parser.parse_args()
+    trees = {"after": ROOT}
+    if options.before is not None:
+        trees = {"before": options.before.resolve(), "after": ROOT}
+    return trees, options.rounds
 
 
 def tree_env(tree: Path, db: Path | None = None) -> dict[str, str]:

@@ -16,7 +16,6 @@ rounds, with the ratio after/before. Since issue 8 every such game is a core `Ma
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -30,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
 import chess  # noqa: E402
-from shared import ROOT, serve, tree_env  # noqa: E402
+from shared import before_and_after, serve, tree_env  # noqa: E402
 
 GAMES, AT_ONCE, PLIES = 200, 100, 60
 
@@ -111,18 +110,12 @@ def measure(tree: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
-    parser.add_argument("--rounds", type=int, default=3)
-    options = parser.parse_args()
-    trees = {"after": ROOT}
-    if options.before is not None:
-        trees = {"before": options.before.resolve(), "after": ROOT}
+    trees, rounds = before_and_after(__doc__.split("\n\n")[0])
     runs: dict[str, list[float]] = {name: [] for name in trees}
-    for _ in range(options.rounds):
+    for _ in range(rounds):
         for name, tree in trees.items():
             runs[name].append(measure(tree))
-    print(f"{GAMES} games, {AT_ONCE} clients at once, {options.rounds} alternating rounds, "
+    print(f"{GAMES} games, {AT_ONCE} clients at once, {rounds} alternating rounds, "
           f"load average {os.getloadavg()[0]:.1f}\n")  # fmt: skip
     names = list(trees)
     medians = [statistics.median(runs[name]) for name in names]
