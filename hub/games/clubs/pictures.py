@@ -13,7 +13,6 @@ they say the game's own words: rounds from 1, seats A, B, C, D.
 from __future__ import annotations
 
 import functools
-from html import escape
 
 from hub.games.clubs.cards import CARD_TEXT, Card
 
@@ -131,6 +130,8 @@ def clubs_lines(view: Mapping[str, Any], names: Sequence[str] = ()) -> list[str]
 def card_html(text: str, move: bool = False) -> str:
     """A card as clubs prints it (``10H``, ``AS``; ``T`` shown as 10) with its suit symbol
     and colour; a card the viewer may play carries ``data-move`` (its text) to be clicked."""
+    from html import escape  # (here: html imports its entity table, which clubhub never needs)
+
     rank, suit = text[:-1], text[-1:]
     symbol, colour = SUITS.get(suit, (suit, "black"))
     shown = "10" if rank == "T" else rank
@@ -159,6 +160,8 @@ def clubs_table(view: Mapping[str, Any], names: Sequence[str] = ()) -> str:
     """The trick in play order, each seat's score and hand: its cards if the view shows
     them, else their number (a live game's public page). In a seat's own view the cards it
     may play carry ``data-move``."""
+    from html import escape
+
     count = int(view["players"])
     leader = int(view["leader"])
     to_move = view.get("to_move")
