@@ -21,6 +21,13 @@ the machine's load falls on both):
    100 clients at once (bench/uqchess_server_cpu.py's clients; needs Stockfish, which the
    server starts and no game asks).
 
+``--instructions`` counts instead, with valgrind (Debian's package of that name), the
+instructions each server executes per move: the difference between a run of 20 and one of
+120 games (10 and 60 for UQChess) over the difference in moves, so that start-up cancels
+out. The count is the same whatever the machine's load (it leaves out the kernel's work and
+what waiting costs); bench/instructions.py counts ``clubhub``'s and ``clubber``'s the same
+way. It takes about 4 minutes.
+
 Every figure is a cost (a rate is turned into time per move), and each round gives a paired
 ratio generic/hand-written for it; printed: the median of each tree's figures, the median of
 the paired ratios and a distribution-free interval for it (order statistics of the paired
@@ -35,11 +42,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +58,7 @@ sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(H
 
 import kalah_server_cpu  # noqa: E402
 import uqchess_server_cpu  # noqa: E402
-from shared import ROOT, load, machine, tree_env  # noqa: E402
+from shared import ROOT, Served, load, machine, tree_env  # noqa: E402
 
 NAMES = ("hand-written", "generic")
 DECK = ROOT / "decks" / "ex.decks"
@@ -111,6 +121,44 @@ ROWS: list[tuple[str, str, Callable[[float], str]]] = [
 ]
 
 
+VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+
+
+def counted(run: Callable[[list[str]], Served]) -> tuple[int, int]:
+    """(moves, instructions) of one server run under valgrind."""
+    with tempfile.TemporaryDirectory() as logs:
+        log = Path(logs) / "valgrind.log"
+        done = run([*VALGRIND, f"--log-file={log}"])
+        found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text())
+    if found is None:
+        raise SystemExit(f"bench/generic.py: no instruction count in valgrind's log of {run}")
+    return done.moves, int(found[1].replace(",", ""))
+
+
+def instructions(trees: dict[str, Path]) -> None:
+    """Instructions per move of each server, each tree, in one table."""
+    servers: dict[str, Callable[[Path, int, list[str]], Served]] = {
+        "Kalah server, no time limit": lambda tree, games, under: kalah_server_cpu.served(
+            tree, 0, games, under
+        ),
+        "UQChess server, human against human": lambda tree, games, under: uqchess_server_cpu.served(
+            tree, games // 2, under
+        ),
+    }
+    print(f"{machine()}; load average {load()}; thousands of instructions per move (valgrind)\n")
+    print("| server | " + " | ".join(trees) + " | generic/hand-written |")
+    print("|---|---:|---:|---:|")
+    for label, server in servers.items():
+        per_move = []
+        for tree in trees.values():
+            (moves, few), (more_moves, many) = (
+                counted(partial(server, tree, games)) for games in (20, 120)
+            )
+            per_move.append((many - few) / (more_moves - moves) / 1000)
+        cells = " | ".join(f"{value:.0f}" for value in per_move)
+        print(f"| {label} | {cells} | {per_move[1] / per_move[0]:.3f} |")
+
+
 def sign_interval(ratios: list[float], confidence: float = 0.9) -> tuple[float, float, float]:
     """A distribution-free interval for the median of ``ratios``: the k-th smallest and the
     k-th largest, for the largest k whose coverage (by the binomial distribution of how many
@@ -134,6 +182,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="rounds (default: 10)")
     parser.add_argument("--clubs", type=int, default=3, help="clubs games per tree a round")
     parser.add_argument("--quick", action="store_true", help="2 rounds (about a minute)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions per move (valgrind)"
+    )
     options = parser.parse_args()
     if options.baseline is None:  # (make bench runs every script without arguments)
         print("bench/generic.py: nothing to compare without --baseline PATH, a checkout of the")
@@ -141,6 +192,9 @@ def main() -> None:
         return
     rounds = options.rounds or (2 if options.quick else 10)
     trees = dict(zip(NAMES, (options.baseline.resolve(), ROOT), strict=True))
+    if options.instructions:
+        instructions(trees)
+        return
     measures = [kalah(0), kalah(1000), clubs(options.clubs), uqchess]
     began, load_before = time.perf_counter(), load()
     for tree in trees.values():  # warm-up: bytecode caches, first-use costs; not counted

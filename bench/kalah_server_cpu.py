@@ -20,6 +20,7 @@ import random
 import statistics
 import sys
 import tempfile
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -77,11 +78,12 @@ async def play(port: int, games: int = GAMES) -> int:
     return moves
 
 
-def served(tree: Path, time_ms: int, games: int = GAMES) -> Served:
-    """``hub serve kalah`` of ``tree`` for ``games`` games. It records them, as by default,
-    into a fresh database of its own (neither the user's nor one another tree wrote)."""
-    argv = [str(Path(sys.executable).parent / "hub"), "serve", "kalah", "--level", "1"]
-    argv += ["--time-ms", str(time_ms), "--seed", "1"]
+def served(tree: Path, time_ms: int, games: int = GAMES, under: Sequence[str] = ()) -> Served:
+    """``hub serve kalah`` of ``tree`` for ``games`` games (run ``under`` a tool such as
+    valgrind, if given). It records them, as by default, into a fresh database of its own
+    (neither the user's nor one another tree wrote)."""
+    argv = [*under, sys.executable, str(Path(sys.executable).parent / "hub"), "serve", "kalah"]
+    argv += ["--level", "1", "--time-ms", str(time_ms), "--seed", "1"]
     with tempfile.TemporaryDirectory() as scratch:
         return serve(argv, tree_env(tree, Path(scratch) / "games.db"), partial(play, games=games))
 

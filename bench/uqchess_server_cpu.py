@@ -20,6 +20,8 @@ import os
 import random
 import statistics
 import sys
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -29,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
 import chess  # noqa: E402
-from shared import before_and_after, serve, tree_env  # noqa: E402
+from shared import Served, before_and_after, serve, tree_env  # noqa: E402
 
 GAMES, AT_ONCE, PLIES = 200, 100, 60
 
@@ -82,7 +84,7 @@ async def client(port: int, number: int) -> int:
                 return made
 
 
-async def play(port: int) -> int:
+async def play(port: int, games: int = GAMES) -> int:
     moves = 0
     limiter = trio.Semaphore(AT_ONCE)
 
@@ -95,17 +97,23 @@ async def play(port: int) -> int:
             limiter.release()
 
     async with trio.open_nursery() as nursery:
-        for number in range(2 * GAMES):
+        for number in range(2 * games):
             await limiter.acquire()
             nursery.start_soon(one, number)
     return moves
 
 
-def measure(tree: Path) -> float:
-    """The server's CPU per move, in microseconds (``uqchessserver`` records only with
-    ``$HUB_DB`` set: here it does not)."""
+def served(tree: Path, games: int = GAMES, under: Sequence[str] = ()) -> Served:
+    """``uqchessserver`` of ``tree`` for ``games`` games (run ``under`` a tool such as
+    valgrind, if given); it records only with ``$HUB_DB`` set: here it does not."""
     code = "import sys; from hub.games.uqchess.server import main; sys.exit(main())"
-    done = serve([sys.executable, "-c", code, "--listenOn", "0"], tree_env(tree), play)
+    argv = [*under, sys.executable, "-c", code, "--listenOn", "0"]
+    return serve(argv, tree_env(tree), partial(play, games=games))
+
+
+def measure(tree: Path) -> float:
+    """The server's CPU per move, in microseconds."""
+    done = served(tree)
     return done.cpu / done.moves * 1e6
 
 
