@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -58,10 +57,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
-# bench/chess.py would shadow python-chess: take this directory off the path
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != HERE)]
+# bench/chess.py would shadow python-chess: this directory goes last on the path
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
 import chess  # noqa: E402
+from shared import load, machine  # noqa: E402
 
 from hub.games.chess.openings import OPENINGS  # noqa: E402
 
@@ -82,25 +82,6 @@ def write_epd(path: Path, count: int) -> int:
         lines.append(board.epd(id=name))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(lines)
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-
-
-def load() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def timed(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:

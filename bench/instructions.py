@@ -24,7 +24,6 @@ fails.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -32,7 +31,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from shared import ROOT, tree_env
+
 CLUBBER = str(Path(sys.executable).parent / "clubber")
 VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
 
@@ -47,7 +47,7 @@ def entry_point(tree: Path) -> tuple[str, str]:
 
 def counts(tree: Path, code: str, args: list[str], children: bool = False) -> dict[str, int]:
     """Instructions per process (by its command line) of ``python -c code args`` on ``tree``."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    env = tree_env(tree)  # (bytecode caches on: the warm-up run writes them)
     command = [sys.executable, "-c", code, *args]
     subprocess.run(command, env=env, cwd="/", capture_output=True, check=False)  # warm caches
     with tempfile.TemporaryDirectory() as logs:

@@ -15,29 +15,27 @@ late grace). No number is asserted.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
+
+from shared import Served, before_and_after, serve, tree_env  # noqa: E402
+
 GAMES, AT_ONCE = 400, 50
-TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-async def play(port: int) -> int:
-    """``GAMES`` whole games from random clients; the moves made in all."""
+async def play(port: int, games: int = GAMES) -> int:
+    """``games`` whole games from random clients; the moves made in all."""
     from hub.core.lines import LineStream
     from hub.games.kalah.protocol import format_move, parse_info, parse_move
     from hub.games.kalah.rules import legal_moves, new_game
@@ -74,38 +72,31 @@ async def play(port: int) -> int:
             limiter.release()
 
     async with trio.open_nursery() as nursery:
-        for number in range(GAMES):
+        for number in range(games):
             await limiter.acquire()
             nursery.start_soon(game, number)
     return moves
 
 
+def served(tree: Path, time_ms: int, games: int = GAMES, under: Sequence[str] = ()) -> Served:
+    """``hub serve kalah`` of ``tree`` for ``games`` games (run ``under`` a tool such as
+    valgrind, if given). It records them, as by default, into a fresh database of its own
+    (neither the user's nor one another tree wrote)."""
+    argv = [*under, sys.executable, str(Path(sys.executable).parent / "hub"), "serve", "kalah"]
+    argv += ["--level", "1", "--time-ms", str(time_ms), "--seed", "1"]
+    with tempfile.TemporaryDirectory() as scratch:
+        return serve(argv, tree_env(tree, Path(scratch) / "games.db"), partial(play, games=games))
+
+
 def measure(tree: Path, time_ms: int) -> float:
     """The server's CPU per move, in microseconds."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    argv = [str(Path(sys.executable).parent / "hub"), "serve", "kalah", "--level", "1"]
-    argv += ["--time-ms", str(time_ms), "--seed", "1"]
-    server = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline().split()[-1])
-        start = cpu_seconds(server.pid)
-        moves = trio.run(play, port)
-        return (cpu_seconds(server.pid) - start) / moves * 1e6
-    finally:
-        server.terminate()
-        server.wait()
+    done = served(tree, time_ms)
+    return done.cpu / done.moves * 1e6
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
-    parser.add_argument("--rounds", type=int, default=3)
-    options = parser.parse_args()
-    trees = {"after": ROOT}
-    if options.before is not None:
-        trees = {"before": options.before.resolve(), "after": ROOT}
-    print(f"{GAMES} games, {AT_ONCE} at once, level-1 AI, {options.rounds} alternating rounds, "
+    trees, rounds = before_and_after(__doc__.split("\n\n")[0])
+    print(f"{GAMES} games, {AT_ONCE} at once, level-1 AI, {rounds} alternating rounds, "
           f"load average {os.getloadavg()[0]:.1f}\n")  # fmt: skip
     names = list(trees)
     ratio = len(names) == 2
@@ -116,7 +107,7 @@ def main() -> None:
     print("|---|" + "---:|" * (len(names) + ratio))
     for time_ms in (0, 1000):
         runs: dict[str, list[float]] = {name: [] for name in trees}
-        for _ in range(options.rounds):
+        for _ in range(rounds):
             for name, tree in trees.items():
                 runs[name].append(measure(tree, time_ms))
         medians = [statistics.median(runs[name]) for name in names]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,8 @@ import trio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tic-tac-toe fallback lives in tests/examples
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+from shared import machine  # noqa: E402
 
 from hub.core.plugin import TournamentKit  # noqa: E402
 from hub.tournament.runner import Backend, InProcess, TournamentRunner, WorkerPool  # noqa: E402
@@ -50,18 +51,6 @@ def choose_game(tictactoe: bool) -> tuple[str, TournamentKit, list[str], list[st
         except KitError:
             pass
     return TICTACTOE, load_kit(TICTACTOE), ["busy:10", "busy:10"], ["--time-ms", "1000"]
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
 def run(backend: Backend, plan: Any) -> tuple[float, int, int]:

@@ -16,29 +16,24 @@ rounds, with the ratio after/before. Since issue 8 every such game is a core `Ma
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
 # bench/chess.py would shadow python-chess: this folder must not come first on sys.path
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(HERE)]
 
 import chess  # noqa: E402
+from shared import Served, before_and_after, serve, tree_env  # noqa: E402
 
 GAMES, AT_ONCE, PLIES = 200, 100, 60
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 async def client(port: int, number: int) -> int:
@@ -89,7 +84,7 @@ async def client(port: int, number: int) -> int:
                 return made
 
 
-async def play(port: int) -> int:
+async def play(port: int, games: int = GAMES) -> int:
     moves = 0
     limiter = trio.Semaphore(AT_ONCE)
 
@@ -102,44 +97,33 @@ async def play(port: int) -> int:
             limiter.release()
 
     async with trio.open_nursery() as nursery:
-        for number in range(2 * GAMES):
+        for number in range(2 * games):
             await limiter.acquire()
             nursery.start_soon(one, number)
     return moves
 
 
+def served(tree: Path, games: int = GAMES, under: Sequence[str] = ()) -> Served:
+    """``uqchessserver`` of ``tree`` for ``games`` games (run ``under`` a tool such as
+    valgrind, if given); it records only with ``$HUB_DB`` set: here it does not."""
+    code = "import sys; from hub.games.uqchess.server import main; sys.exit(main())"
+    argv = [*under, sys.executable, "-c", code, "--listenOn", "0"]
+    return serve(argv, tree_env(tree), partial(play, games=games))
+
+
 def measure(tree: Path) -> float:
     """The server's CPU per move, in microseconds."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    code = "import sys; from hub.games.uqchess.server import main; sys.exit(main())"
-    argv = [sys.executable, "-c", code, "--listenOn", "0"]
-    server = subprocess.Popen(
-        argv, env=env, cwd="/", stderr=subprocess.PIPE, stdout=subprocess.DEVNULL
-    )
-    try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline())
-        start = cpu_seconds(server.pid)
-        moves = trio.run(play, port)
-        return (cpu_seconds(server.pid) - start) / moves * 1e6
-    finally:
-        server.terminate()
-        server.wait()
+    done = served(tree)
+    return done.cpu / done.moves * 1e6
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, help="an earlier checkout to compare with")
-    parser.add_argument("--rounds", type=int, default=3)
-    options = parser.parse_args()
-    trees = {"after": ROOT}
-    if options.before is not None:
-        trees = {"before": options.before.resolve(), "after": ROOT}
+    trees, rounds = before_and_after(__doc__.split("\n\n")[0])
     runs: dict[str, list[float]] = {name: [] for name in trees}
-    for _ in range(options.rounds):
+    for _ in range(rounds):
         for name, tree in trees.items():
             runs[name].append(measure(tree))
-    print(f"{GAMES} games, {AT_ONCE} clients at once, {options.rounds} alternating rounds, "
+    print(f"{GAMES} games, {AT_ONCE} clients at once, {rounds} alternating rounds, "
           f"load average {os.getloadavg()[0]:.1f}\n")  # fmt: skip
     names = list(trees)
     medians = [statistics.median(runs[name]) for name in names]

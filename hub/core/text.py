@@ -5,7 +5,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # (not typing's: clubber must not import typing; mypy knows the name)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
 MAX_NUMBER_DIGITS = 18
 HELP_OPTIONS = ("-h", "--help")
@@ -33,3 +33,35 @@ def wants_help(args: Sequence[str]) -> bool:
     fixes is asked for its help (anything else keeps the spec's usage error). Here rather than
     in `hub.core.usage` so that such a program imports argparse only to print its help."""
     return len(args) == 1 and args[0] in HELP_OPTIONS
+
+
+def result_words(
+    who: Callable[[int], str],
+    seats: int,
+    winners: Iterable[int],
+    scores: Sequence[float],
+    *,
+    stopped: bool = False,
+    detail: str | None = None,
+    fault: str | None = None,
+) -> str:
+    """A finished game's result in words, the one wording of the terminal and the pages:
+    ``stopped (undo)`` when the host stopped it; else who won by ``who(seat)`` (``South wins
+    37-11``, ``Red and Yellow win``, ``a draw``, ``nobody wins``; scores are said when they
+    are more than a win's points: stores, card points), then ``fault`` as the caller says
+    how a seat lost (``on time``, ``(Red (you): resignation)``), or else ``(detail)``."""
+    if stopped:
+        return "stopped" + (f" ({detail})" if detail else "")
+    ordered = sorted(winners)
+    if not ordered:
+        words = "nobody wins"
+    elif len(ordered) == seats:
+        words = "a draw"
+    else:
+        words = " and ".join(who(seat) for seat in ordered)
+        words += " wins" if len(ordered) == 1 else " win"
+        if scores and max(scores) > 2:
+            words += " " + "-".join(f"{score:g}" for score in scores)
+    if fault:
+        return f"{words} {fault}"
+    return f"{words} ({detail})" if detail else words

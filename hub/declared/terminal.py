@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hub.core import text
 from hub.core.game import BadMove, Game
 from hub.core.local_seats import AskAgain
 from hub.core.match import MatchResult, Moved, SeatFailure
@@ -64,30 +65,26 @@ def result_words(
     game: Game[Any, Any], players: Sequence[PlayerInfo], result: MatchResult[Any, Any]
 ) -> str:
     """``Red (ai:4) wins``, ``South (ai:9) wins 37-11``, ``a draw``, ``Yellow (bot) wins (Red
-    (you): timeout)``."""
+    (you): timeout)``: `hub.core.text.result_words` with each seat's name and player, and the
+    fault said as who lost and why."""
     outcome, fault = result.outcome, result.fault
 
     def who(seat: int) -> str:
         return f"{game.seat_name(seat)} ({players[seat].name})"
 
-    if outcome.termination is Termination.ABORTED:
-        return "the game was stopped" + (f" ({outcome.detail})" if outcome.detail else "")
-    winners = sorted(outcome.winners)
-    if not winners:
-        words = "nobody wins"
-    elif len(winners) == len(outcome.scores):
-        words = "a draw"
-    else:
-        words = " and ".join(who(seat) for seat in winners)
-        words += " wins" if len(winners) == 1 else " win"
-        if outcome.scores and max(outcome.scores) > 2:  # points worth saying (stores, cards)
-            words += " " + "-".join(f"{score:g}" for score in outcome.scores)
+    because = None
     if fault is not None and fault.seat is not None:
-        because = f"{who(fault.seat)}: {fault.termination.value}"
-        words += f" ({because}{'; ' + fault.detail if fault.detail else ''})"
-    elif outcome.detail:
-        words += f" ({outcome.detail})"
-    return words
+        because = f"({who(fault.seat)}: {fault.termination.value}"
+        because += f"; {fault.detail})" if fault.detail else ")"
+    return text.result_words(
+        who,
+        len(outcome.scores),
+        outcome.winners,
+        outcome.scores,
+        stopped=outcome.termination is Termination.ABORTED,
+        detail=outcome.detail,
+        fault=because,
+    )
 
 
 class Narrator:

@@ -135,10 +135,15 @@ def interval(games: int, total: float, squares: float) -> Interval | None:
     if games <= 0:
         return None
     mean = total / games
-    variance = max(0.0, squares / games - mean * mean)
+    return _interval(games, mean, squares / games - mean * mean)
+
+
+def _interval(count: int, mean: float, variance: float) -> Interval:
+    """The interval of a mean of ``count`` values (games, or pairs) whose variance is
+    ``variance``: the one computation of the trinomial and the pentanomial figures."""
     if variance < 1e-12:  # rounding of equal values
         variance = 0.0
-    return Interval(games, mean, math.sqrt(variance / games))
+    return Interval(count, mean, math.sqrt(variance / count))
 
 
 # -- game pairs --------------------------------------------------------------------------------
@@ -147,6 +152,8 @@ PAIR_KINDS = ("LL", "LD", "WL", "DD", "WD", "WW")
 """The results of a game pair from the first player's side, worst first (WL and DD both
 score one point of two)."""
 PAIR_POINTS = {"LL": 0.0, "LD": 0.5, "WL": 1.0, "DD": 1.0, "WD": 1.5, "WW": 2.0}
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""A pair's score (its points / 2) in each of `Pentanomial.five`'s classes."""
 
 
 def pair_kind(first: float, second: float) -> str:
@@ -190,13 +197,10 @@ class Pentanomial:
         pairs = self.pairs
         if not pairs:
             return None
-        values = (0.0, 0.25, 0.5, 0.75, 1.0)
         fractions = [count / pairs for count in self.five()]
-        mean = sum(f * v for f, v in zip(fractions, values, strict=True))
-        variance = sum(f * (v - mean) ** 2 for f, v in zip(fractions, values, strict=True))
-        if variance < 1e-12:
-            variance = 0.0
-        return Interval(pairs, mean, math.sqrt(variance / pairs))
+        mean = sum(f * v for f, v in zip(fractions, PAIR_SCORES, strict=True))
+        variance = sum(f * (v - mean) ** 2 for f, v in zip(fractions, PAIR_SCORES, strict=True))
+        return _interval(pairs, mean, variance)
 
 
 # -- Elo ---------------------------------------------------------------------------------------
@@ -304,7 +308,6 @@ def pair_estimate(
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 SCORES = (0.0, 0.5, 1.0)
-PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def _max_likelihood(

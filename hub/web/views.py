@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from hub.core import text
 from hub.core.events import GameRecord, GameStarted, MoveMade
 from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
@@ -125,33 +126,19 @@ FAULT_WORDS = {
 
 
 def result_words(record: GameRecord) -> str:
-    """A finished game's result in words, with the game's own seat names: ``South wins
-    37-11``, ``Black wins on time``, ``White wins (checkmate)``, ``a draw``. Scores are said
-    when they are more than a win's points (stores, card points)."""
-    final = record.final_state
-
-    def side(seat: int) -> str:
-        return seat_label(record.game, seat, final)
-
-    if record.termination is Termination.ABORTED and record.fault is None:
-        return "stopped" + (f" ({record.detail})" if record.detail else "")
-    winners = list(record.winners)
-    if not winners:
-        words = "no winner"
-    elif len(winners) == len(record.players):
-        words = "a draw"
-    else:
-        words = " and ".join(side(seat) for seat in winners)
-        words += " wins" if len(winners) == 1 else " win"
-        scores = record.scores
-        if scores and max(scores) > 2:
-            words += " " + "-".join(f"{score:g}" for score in scores)
+    """A finished game's result in words, with the game's own seat names
+    (`hub.core.text.result_words`): ``South wins 37-11``, ``Black wins on time``, ``White wins
+    (checkmate)``, ``a draw``."""
     fault = record.fault
-    if fault is not None and fault.termination in FAULT_WORDS:
-        return f"{words} {FAULT_WORDS[fault.termination]}"
-    if record.detail:
-        return f"{words} ({record.detail})"
-    return words
+    return text.result_words(
+        lambda seat: seat_label(record.game, seat, record.final_state),
+        len(record.players),
+        record.winners,
+        record.scores,
+        stopped=record.termination is Termination.ABORTED and fault is None,
+        detail=record.detail,
+        fault=FAULT_WORDS.get(fault.termination) if fault is not None else None,
+    )
 
 
 def stored_summary(row: GameSummary) -> dict[str, JSON]:

@@ -52,3 +52,14 @@ print(len(result.record.moves), "hub.core.events" in sys.modules)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "5", "5", "True"]
+
+
+def test_clubhubs_engine_imports_no_html() -> None:
+    """The html package imports its entity table (several ms): only the clubs pictures for
+    the web need it, and they import it when they draw, so clubhub never does."""
+    code = "import sys, hub.games.clubs.hub; print('html' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

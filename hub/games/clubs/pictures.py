@@ -15,7 +15,6 @@ in the trick, or shows the trick it completed as the last trick.
 from __future__ import annotations
 
 import functools
-from html import escape
 
 from hub.games.clubs.cards import CARD_TEXT, Card
 
@@ -134,6 +133,8 @@ def card_html(text: str, move: bool = False, last: bool = False) -> str:
     """A card as clubs prints it (``10H``, ``AS``; ``T`` shown as 10) with its suit symbol
     and colour; a card the viewer may play carries ``data-move`` (its text) to be clicked,
     the last card played the class ``last``."""
+    from html import escape  # (here: html imports its entity table, which clubhub never needs)
+
     rank, suit = text[:-1], text[-1:]
     symbol, colour = SUITS.get(suit, (suit, "black"))
     if last:
@@ -174,6 +175,8 @@ def last_played(
 def _trick_items(
     trick: Sequence[str], leader: int, count: int, names: Sequence[str], last: bool
 ) -> str:
+    from html import escape
+
     return "".join(
         f'<li>{card_html(card, last=last and i == len(trick) - 1)} <span class="by">'
         f"{escape(_name(names, (leader + i) % count))}</span></li>"
@@ -191,6 +194,8 @@ def clubs_table(
     them, else their number (a live game's public page). In a seat's own view the cards it
     may play carry ``data-move``. ``last``: the trick's last card is the last move;
     ``last_trick``: the trick (leader, cards) the last move completed, shown with it marked."""
+    from html import escape
+
     count = int(view["players"])
     leader = int(view["leader"])
     to_move = view.get("to_move")
