@@ -510,7 +510,7 @@ class PersonSeat(CorePersonSeat[ChessState, str]):
         self._say(*board_lines(result.state.board), f"Game over: {result_line(result)}")
 
 
-def uci_seat(game: object, command: str) -> UciSeat:
+def uci_seat(game: object, command: str, *, seat: int = 0, spec: str = "") -> UciSeat:
     """The ``uci:COMMAND`` seat of the chess declaration (`hub.chess.game.ChessGame`): a UCI
     engine run as COMMAND (a path or a name on PATH, with its arguments), started when the
     game begins and stopped when it ends."""

@@ -24,7 +24,7 @@ import random
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -33,7 +33,7 @@ from hub.core.game import Game
 from hub.core.identity import ai_identity, program_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
-from hub.core.match import BaseSeat, FailedSeat, Seat, Turn
+from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
@@ -44,6 +44,9 @@ HELLO_SECONDS = 10.0
 """How long a program or client has to answer the welcome (a program's start-up included)."""
 STOP_GRACE = 2.0
 KINDS = ("ai", "random", "human", "web", "tcp", "program")
+JSON_KIND = "json"
+"""``json:PROGRAM``: a program speaking the JSON bot protocol, in a game whose bare program
+specs speak another (`hub.core.game.Game.program_kind`)."""
 
 
 class SeatSpecError(ValueError):
@@ -69,6 +72,11 @@ def default_level(game: type[Game[Any, Any]]) -> int:
 def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
     word, colon, arg = text.strip().partition(":")
+    if word == JSON_KIND and colon:  # json:PROGRAM, for a game whose programs speak another
+        bot = parse_seat(arg, game) if arg.strip() else None
+        if bot is None or bot.kind != "program":
+            raise SeatSpecError(f"{text!r}: json: names a program speaking the JSON bot protocol")
+        return attrs.evolve(bot, text=text)
     if word in game.seat_kinds:
         if not arg.strip():
             raise SeatSpecError(f"{text!r}: say what to run ({word}:COMMAND)")
@@ -101,9 +109,17 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         return SeatSpec("program", text, argv=(sys.executable, *argv))
     found = resolve_program(program)
     if found is None:
-        kinds = "ai:N, random, human, web, tcp, or a program"
-        raise SeatSpecError(f"{program!r} is not a program (no such executable); a seat is {kinds}")
+        raise SeatSpecError(program_error(program))
     return SeatSpec("program", text, argv=(found, *argv[1:]))
+
+
+def program_error(program: str) -> str:
+    """Why ``program`` names no program: a path that is not an executable file, or a name
+    found neither beside hub's interpreter nor on PATH."""
+    if os.sep in program:
+        return f"{program}: not an executable file"
+    kinds = "ai:N, random, human, web, tcp, or a program"
+    return f"{program}: no such program on PATH (a seat is {kinds})"
 
 
 def short_name(spec: SeatSpec) -> str:
@@ -163,6 +179,64 @@ async def bot_seat(
     return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec, who))
 
 
+class SeatKind(Protocol):
+    """A seat kind of a game's own (`hub.core.game.Game.seat_kinds`): the seat for
+    ``command`` (the spec's text after ``KIND:``, or the whole of a bare program spec) in
+    seat number ``seat``, recorded as ``spec``. The seat may have ``async launch()``, to
+    start what it needs (every seat of a game is launched together, before the clocks
+    start; a failure is kept in its ``failure``, a `SeatFailure`), and ``async aclose()``,
+    to stop it. A game with a seat that failed to launch ends before any seat is told
+    anything, that seat at fault (`quiet_if_failed`)."""
+
+    def __call__(
+        self, game: Game[Any, Any], command: str, *, seat: int, spec: str
+    ) -> Seat[Any, Any]: ...
+
+
+async def launch(seats: Sequence[object]) -> None:
+    """Launch together every seat that has ``launch`` (`SeatKind`)."""
+    starting = [start for seat in seats if (start := getattr(seat, "launch", None)) is not None]
+    if starting:
+        async with trio.open_nursery() as nursery:
+            for start in starting:
+                nursery.start_soon(start)
+
+
+class Quiet(BaseSeat[Any, Any]):
+    """A seat of a game that one seat's failed launch ends at once: it says nothing to
+    anyone; the failed seat's `failure` is raised at its ``begin``, so the game ends with
+    that player at fault before anything is played."""
+
+    def __init__(self, player: PlayerInfo, failure: SeatFailure | None) -> None:
+        self.player = player
+        self.failure = failure
+
+    async def begin(self, start: Start[Any]) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+
+def quiet_if_failed(seats: list[Seat[Any, Any]]) -> list[Seat[Any, Any]]:
+    """``seats``, or `Quiet` stand-ins for all of them if one failed to launch."""
+    failures = [getattr(seat, "failure", None) for seat in seats]
+    first = next((failure for failure in failures if failure is not None), None)
+    if first is None:
+        return seats
+    return [
+        Quiet(seat.player, first if failure is first else None)
+        for seat, failure in zip(seats, failures, strict=True)
+    ]
+
+
+async def close(seats: Sequence[object]) -> None:
+    """Close every seat that has ``aclose`` (`SeatKind`), even when cancelled."""
+    with trio.CancelScope(shield=True):
+        for seat in seats:
+            stop = getattr(seat, "aclose", None)
+            if stop is not None:
+                await stop()
+
+
 SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[Seat[Any, Any]]"]
 
 
@@ -184,8 +258,10 @@ class SeatMaker:
             try:
                 for number, spec in enumerate(specs):
                     made.append(await self._one(stack, spec, number))
-                yield made
+                await launch(made)
+                yield quiet_if_failed(made)
             finally:
+                await close(made)
                 await self.stop_children()
 
     async def _one(
@@ -204,8 +280,11 @@ class SeatMaker:
         if own is not None:
             from hub.core.plugin import lazy_object
 
-            make: Callable[[Game[Any, Any], str], Seat[Any, Any]] = lazy_object(own)()
-            return make(self.game, spec.text.partition(":")[2])
+            make: SeatKind = lazy_object(own)()
+            command = (
+                spec.text.partition(":")[2] if spec.text.startswith(f"{spec.kind}:") else spec.text
+            )
+            return make(self.game, command, seat=number, spec=spec.text)
         factory = self.extra.get(spec.kind)
         if factory is None:
             raise SeatSpecError(f"{spec.kind!r} seats are not offered here")
