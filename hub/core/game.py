@@ -164,6 +164,12 @@ class Game(Generic[S, M]):
     """The fewest and the most seats a game takes (the number of seat specs given)."""
     ai_levels: ClassVar[range] = range(0)
     """The levels of the built-in AI (``ai:N``); empty: the game ships no AI."""
+    ai_default: ClassVar[int | None] = None
+    """The level of a bare ``ai`` (None: the middle of `ai_levels`)."""
+    level_seat: ClassVar[str] = ""
+    """``"module:function"``: a seat kind (`hub.declared.seats.SeatKind`, the command being
+    the level) for ``ai:N`` instead of the generic one over `timed_ai` (chess: its levels
+    budget their search from both clocks). Empty: the generic one."""
     seat_kinds: ClassVar[Mapping[str, str]] = {}
     """Seat kinds of the game's own beside the generic ones: ``{"uci": "module:function"}``
     makes ``uci:COMMAND`` a seat (chess: a UCI engine); the function takes the game and the
@@ -180,6 +186,11 @@ class Game(Generic[S, M]):
     ``program``, the JSON bot protocol, or one of `seat_kinds` (Kalah and clubs: a program
     of their own protocol; chess: a UCI engine). ``json:PROGRAM`` is the JSON bot protocol
     for every game."""
+    match_person: ClassVar[str] = ""
+    """``"module:function"``: the seat of ``human``, the person at this terminal, in ``hub
+    match`` (Kalah shows its own board and words); ``function(game, spec, events)`` is an
+    async context manager of the seat (``spec``: the `hub.core.plugin.GameSpec`). Empty:
+    the generic person of ``hub play``."""
     exports: ClassVar[Mapping[str, Exporter]] = {}
     """Formats of the game's own for its records (``{"pgn": ...}``), beyond the JSON lines
     every game has: ``hub games export --format NAME`` writes them."""

@@ -59,7 +59,7 @@ def _help(option: Option) -> str:
         bounds = f", {option.low:g} to {option.high:g}"
     elif option.choices:
         bounds = f", one of {', '.join(option.choices)}"
-    default = "" if option.switch else f" (default {option.default})"
+    default = "" if option.switch or option.default == "" else f" (default {option.default})"
     return f"{option.help}{bounds}{default}"
 
 
@@ -161,7 +161,7 @@ class DeclaredKit:
         async with contextlib.AsyncExitStack() as stack:
             extra: dict[str, SeatFactory] = {}
             if any(parsed.kind == HUMAN for parsed in specs):
-                extra[HUMAN] = await stack.enter_async_context(_person(game))
+                extra[HUMAN] = await stack.enter_async_context(_person(game, spec, events))
             maker = SeatMaker(game, seed, extra)
             seats = await stack.enter_async_context(maker.seats(specs))
             match = Match(
@@ -180,14 +180,27 @@ class DeclaredKit:
 
 
 @contextlib.asynccontextmanager
-async def _person(game: Game[Any, Any]) -> AsyncIterator[SeatFactory]:
+async def _person(
+    game: Game[Any, Any], spec: GameSpec, events: EventBus
+) -> AsyncIterator[SeatFactory]:
     """The factory of the seat of a person at this terminal (standard input, when it is a
-    terminal: a worker process of ``hub match --concurrency`` reads its requests there)."""
+    terminal: a worker process of ``hub match --concurrency`` reads its requests there);
+    the game's own person (`Game.match_person`) if it has one."""
     from hub.core.match import FailedSeat
     from hub.core.output import Output
     from hub.core.referee import Termination
     from hub.core.values import PlayerInfo
 
+    if game.match_person:
+        from hub.core.plugin import lazy_object
+
+        own = lazy_object(game.match_person)()
+
+        def its_own(seat: SeatSpec, number: int) -> contextlib.AbstractAsyncContextManager[Any]:
+            return own(game, spec, events)  # type: ignore[no-any-return]
+
+        yield its_own
+        return
     if not sys.stdin.isatty():
 
         @contextlib.asynccontextmanager

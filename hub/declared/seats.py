@@ -35,7 +35,7 @@ from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, 
 from hub.core.lines import LineError, LineStream
 from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.programs import resolve_program
+from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat, StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
@@ -65,6 +65,8 @@ class SeatSpec:
 
 
 def default_level(game: type[Game[Any, Any]]) -> int:
+    if game.ai_default is not None:
+        return game.ai_default
     levels = game.ai_levels
     return levels[len(levels) // 2]
 
@@ -80,7 +82,10 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     if word in game.seat_kinds:
         if not arg.strip():
             raise SeatSpecError(f"{text!r}: say what to run ({word}:COMMAND)")
-        return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
+        try:
+            return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
+        except ValueError as exc:
+            raise SeatSpecError(f"{text!r}: {exc}") from None
     if word == "ai":
         if not game.ai_levels:
             raise SeatSpecError(f"{game.name} has no built-in AI (try random or a program)")
@@ -89,7 +94,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         levels = game.ai_levels
         if not arg.isdigit() or int(arg) not in levels:
             raise SeatSpecError(
-                f"{text!r}: the AI levels of {game.name} are {levels[0]} to {levels[-1]}"
+                f"{text!r}: the AI levels of {game.name} are ai:{levels[0]} to ai:{levels[-1]}"
             )
         return SeatSpec("ai", text, level=int(arg))
     if word == "random":
@@ -109,17 +114,9 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         return SeatSpec("program", text, argv=(sys.executable, *argv))
     found = resolve_program(program)
     if found is None:
-        raise SeatSpecError(program_error(program))
+        kinds = "ai:N, random, human, web, tcp, or a program"
+        raise SeatSpecError(f"{program_problem(program)}; a seat is {kinds}")
     return SeatSpec("program", text, argv=(found, *argv[1:]))
-
-
-def program_error(program: str) -> str:
-    """Why ``program`` names no program: a path that is not an executable file, or a name
-    found neither beside hub's interpreter nor on PATH."""
-    if os.sep in program:
-        return f"{program}: not an executable file"
-    kinds = "ai:N, random, human, web, tcp, or a program"
-    return f"{program}: no such program on PATH (a seat is {kinds})"
 
 
 def short_name(spec: SeatSpec) -> str:
@@ -182,14 +179,15 @@ async def bot_seat(
 class SeatKind(Protocol):
     """A seat kind of a game's own (`hub.core.game.Game.seat_kinds`): the seat for
     ``command`` (the spec's text after ``KIND:``, or the whole of a bare program spec) in
-    seat number ``seat``, recorded as ``spec``. The seat may have ``async launch()``, to
+    seat number ``seat``, recorded as ``spec``; ``seed`` seeds its choices, if it makes any
+    (from the game's id and the seat). The seat may have ``async launch()``, to
     start what it needs (every seat of a game is launched together, before the clocks
     start; a failure is kept in its ``failure``, a `SeatFailure`), and ``async aclose()``,
     to stop it. A game with a seat that failed to launch ends before any seat is told
     anything, that seat at fault (`quiet_if_failed`)."""
 
     def __call__(
-        self, game: Game[Any, Any], command: str, *, seat: int, spec: str
+        self, game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int
     ) -> Seat[Any, Any]: ...
 
 
@@ -267,28 +265,34 @@ class SeatMaker:
     async def _one(
         self, stack: contextlib.AsyncExitStack, spec: SeatSpec, number: int
     ) -> Seat[Any, Any]:
+        seed = self.seed * 8 + number
         if spec.kind == "ai":
             assert spec.level is not None
+            level_kind = type(self.game).level_seat
+            if level_kind:
+                return self._own(level_kind, str(spec.level), number, spec.text, seed)
             return ai_seat(self.game, spec.level)
         if spec.kind == "random":
-            seed = spec.seed if spec.seed is not None else self.seed * 8 + number
+            seed = spec.seed if spec.seed is not None else seed
             player = PlayerInfo("random", "ai", spec.text, f"{self.game.name}/random")
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)
         own = type(self.game).seat_kinds.get(spec.kind)
         if own is not None:
-            from hub.core.plugin import lazy_object
-
-            make: SeatKind = lazy_object(own)()
-            command = (
-                spec.text.partition(":")[2] if spec.text.startswith(f"{spec.kind}:") else spec.text
-            )
-            return make(self.game, command, seat=number, spec=spec.text)
+            prefix = f"{spec.kind}:"
+            command = spec.text.removeprefix(prefix) if spec.text.startswith(prefix) else spec.text
+            return self._own(own, command, number, spec.text, seed)
         factory = self.extra.get(spec.kind)
         if factory is None:
             raise SeatSpecError(f"{spec.kind!r} seats are not offered here")
         return await stack.enter_async_context(factory(spec, number))
+
+    def _own(self, kind: str, command: str, number: int, text: str, seed: int) -> Seat[Any, Any]:
+        from hub.core.plugin import lazy_object
+
+        make: SeatKind = lazy_object(kind)()
+        return make(self.game, command, seat=number, spec=text, seed=seed)
 
     async def program(self, spec: SeatSpec) -> Seat[Any, Any]:
         name = short_name(spec)

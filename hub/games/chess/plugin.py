@@ -1,16 +1,16 @@
 """The chess plug-in: the declared game (`hub.chess.game.ChessGame`: ``hub games show``, the
 web board, PGN export) with its own ``hub play chess`` (the console), ``hub engine`` (UCI),
-its demo and ``hub match chess`` (UCI engines, the built-in levels and JSON bots); ``hub
-play chess SEAT SEAT ...`` is the generic play (seats such as ``web``, ``ai:3``,
-``uci:stockfish``). No ``hub
-serve chess``: chess over TCP is ``hub serve uqchess`` (docs/decisions.md)."""
+and its demo; ``hub match chess`` (UCI engines, the built-in levels and JSON bots) is every
+game's kit with the declaration's match hooks, and ``hub play chess SEAT SEAT ...`` the
+generic play (seats such as ``web``, ``ai:3``, ``uci:stockfish``). No ``hub serve chess``:
+chess over TCP is ``hub serve uqchess`` (docs/decisions.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from hub.chess.game import ChessGame
-from hub.core.plugin import GamePlugin, lazy, lazy_object
+from hub.core.plugin import GamePlugin, lazy
 
 
 def play(args: Sequence[str]) -> int:
@@ -32,5 +32,4 @@ plugin = GamePlugin.declared(
     serve=None,
     demo=lazy("hub.games.chess.demo:main"),
     tools={"engine": lazy("hub.games.chess.engine_server:main")},
-    match=lazy_object("hub.games.chess.match:kit"),
 )

@@ -127,9 +127,9 @@ class ClubsGame(Game[ClubsState, Card]):
 
     @classmethod
     def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
-        from hub.games.clubs.match import check_program
+        from hub.core.programs import program_problem
 
-        return check_program(command)
+        return program_problem(command)
 
     def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
         """``{"order": [...], "cut": k}``: the decks in that order, each cut at card k."""

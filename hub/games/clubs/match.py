@@ -124,22 +124,15 @@ class ProgramSeat(LineSeat[ClubsState, Card]):
             await end_players([child], END_GRACE)
 
 
-def program_seat(game: Game[Any, Any], command: str, *, seat: int, spec: str) -> ProgramSeat:
+def program_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int = 0
+) -> ProgramSeat:
     """The clubs seat kind (`hub.games.clubs.game.ClubsGame.program_kind`): the program
     ``command`` names (a path, or a name beside hub's interpreter or on PATH), recorded
     as ``spec``. Each game starts it afresh."""
     program = resolve_program(command) or command
     player = PlayerInfo(spec, "program", spec, program_identity(program))
     return ProgramSeat(program, game.seat_count, seat, player)
-
-
-def check_program(command: str) -> str | None:
-    """None if ``command`` names a program, else what is wrong."""
-    if resolve_program(command) is not None:
-        return None
-    if os.sep in command:
-        return f"{command}: not an executable file"
-    return f"{command}: no such program on PATH (or give a path to an executable)"
 
 
 def draw_openings(decks: int, count: int, seed: int) -> list[Any]:
