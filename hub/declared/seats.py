@@ -75,9 +75,15 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
     word, colon, arg = text.strip().partition(":")
     if word == JSON_KIND and colon:  # json:PROGRAM, for a game whose programs speak another
-        bot = parse_seat(arg, game) if arg.strip() else None
-        if bot is None or bot.kind != "program":
-            raise SeatSpecError(f"{text!r}: json: names a program speaking the JSON bot protocol")
+        if not arg.strip():
+            raise SeatSpecError(f"{text!r}: no program after json: (json:./players/json_bot.py)")
+        try:
+            bot = parse_seat(arg, game)
+        except SeatSpecError as exc:
+            message = f"{text!r} is not a program of the JSON bot protocol: {exc}"
+            raise SeatSpecError(message) from None
+        if bot.kind != "program":
+            raise SeatSpecError(f"{text!r} is not a program of the JSON bot protocol")
         return attrs.evolve(bot, text=text)
     if word in game.seat_kinds:
         if not arg.strip():
