@@ -24,7 +24,7 @@ import random
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 import trio
@@ -37,9 +37,11 @@ from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, StopFlag, ThreadSeat
+from hub.core.seats import LineSeat, SeatCodec, StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
 
+S = TypeVar("S")
+M = TypeVar("M")
 HELLO_SECONDS = 10.0
 """How long a program or client has to answer the welcome (a program's start-up included)."""
 STOP_GRACE = 2.0
@@ -77,13 +79,13 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     if word == JSON_KIND and colon:  # json:PROGRAM, for a game whose programs speak another
         if not arg.strip():
             raise SeatSpecError(f"{text!r}: no program after json: (json:./players/json_bot.py)")
+        wrong = f"{text!r} is not a program: json: names a program speaking the JSON bot protocol"
         try:
             bot = parse_seat(arg, game)
         except SeatSpecError as exc:
-            message = f"{text!r} is not a program of the JSON bot protocol: {exc}"
-            raise SeatSpecError(message) from None
+            raise SeatSpecError(f"{wrong} ({exc})") from None
         if bot.kind != "program":
-            raise SeatSpecError(f"{text!r} is not a program of the JSON bot protocol")
+            raise SeatSpecError(wrong)
         return attrs.evolve(bot, text=text)
     if word in game.seat_kinds:
         if not arg.strip():
@@ -204,6 +206,59 @@ async def launch(seats: Sequence[object]) -> None:
         async with trio.open_nursery() as nursery:
             for start in starting:
                 nursery.start_soon(start)
+
+
+class ProgramSeat(LineSeat[S, M], Generic[S, M]):
+    """A program over pipes speaking a game's own protocol (the seat of a `SeatKind`: a clubs
+    player, a Kalah agent). `launch` starts ``argv`` and runs `hello`, the protocol's
+    handshake; a failure is kept in `failure` (raised at ``begin``); then it plays as a
+    `LineSeat` over ``codec``; `aclose` ends it with `stop`, even when cancelled."""
+
+    not_started = "could not be started"
+    """The start of a fault's detail when ``argv`` cannot be run."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        codec: SeatCodec[S, M],
+        player: PlayerInfo,
+        *,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        super().__init__(LineStream(None, None), codec, player)  # its pipes from `launch`
+        self.argv = list(argv)
+        self.max_line = max_line
+        self.child: ChildProcess | None = None
+        self.failure: SeatFailure | None = None
+
+    async def hello(self, lines: LineStream) -> SeatFailure | None:
+        """The protocol's handshake; why it failed, or None. Default: none."""
+        return None
+
+    async def stop(self, child: ChildProcess) -> None:
+        """Close its stdin and reap it within `STOP_GRACE` (then SIGKILL)."""
+        await child.close_stdin()
+        await stop_all([child], grace=STOP_GRACE)
+
+    async def launch(self) -> None:
+        try:
+            self.child = await ChildProcess.spawn(self.argv, max_line=self.max_line)
+        except SpawnFailed as exc:
+            self.failure = SeatFailure(Termination.DISCONNECT, f"{self.not_started}: {exc}")
+            return
+        self.lines = self.child.lines
+        self.failure = await self.hello(self.lines)
+
+    async def begin(self, start: Start[S]) -> None:
+        if self.failure is not None:
+            raise self.failure
+        await super().begin(start)
+
+    async def aclose(self) -> None:
+        child, self.child = self.child, None
+        if child is not None:
+            with trio.CancelScope(shield=True):
+                await self.stop(child)
 
 
 class Quiet(BaseSeat[Any, Any]):

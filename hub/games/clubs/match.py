@@ -33,13 +33,13 @@ import trio
 from hub.core.game import Game
 from hub.core.identity import program_identity
 from hub.core.lines import LineError, LineStream
-from hub.core.match import SeatFailure, Start
+from hub.core.match import SeatFailure
 from hub.core.plugin import draw_distinct
-from hub.core.process import ChildProcess, SpawnFailed
+from hub.core.process import ChildProcess
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat
 from hub.core.values import PlayerInfo
+from hub.declared.seats import ProgramSeat
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
 from hub.games.clubs.codec import ClubsCodec, ClubsSettings
 from hub.games.clubs.launch import read_deck_file
@@ -82,57 +82,37 @@ def opening_decks(
     return [tuple(decks[index][cut:]) + tuple(decks[index][:cut]) for index in order]
 
 
-class ProgramSeat(LineSeat[ClubsState, Card]):
-    """A clubs player program (the clubs seat kind, `program_seat`): `launch` starts it as
-    ``prog N ID`` and reads its ``-`` within `DEFAULT_START_TIMEOUT` (a failure is kept in
-    `failure`); then it plays as a `LineSeat` speaking `ClubsCodec`; `aclose` sends ``end``
-    and reaps it within `END_GRACE`, even when cancelled."""
+class ClubsProgram(ProgramSeat[ClubsState, Card]):
+    """A clubs player program (the clubs seat kind, `program_seat`): started as ``prog N
+    ID``, it must send its ``-`` within `DEFAULT_START_TIMEOUT`; it plays over `ClubsCodec`
+    and is sent ``end`` and reaped within `END_GRACE` when its game is over."""
 
-    def __init__(self, program: str, players: int, seat: int, player: PlayerInfo) -> None:
-        super().__init__(LineStream(None, None), ClubsCodec(), player)  # until `launch`
-        self.argv = [program, str(players), LABELS[seat]]
-        self.child: ChildProcess | None = None
-        self.failure: SeatFailure | None = None
-
-    async def launch(self) -> None:
-        try:
-            self.child = await ChildProcess.spawn(self.argv, max_line=MAX_PLAY_LINE)
-        except SpawnFailed as exc:
-            self.failure = SeatFailure(Termination.DISCONNECT, f"could not be started: {exc}")
-            return
-        self.lines = self.child.lines
+    async def hello(self, lines: LineStream) -> SeatFailure | None:
         timeout = DEFAULT_START_TIMEOUT
         with trio.move_on_after(timeout):
             try:
-                first = await self.lines.receive_exactly(len(READY))
+                first = await lines.receive_exactly(len(READY))
             except LineError:
-                self.failure = SeatFailure(Termination.DISCONNECT, "ended before sending '-'")
-                return
+                return SeatFailure(Termination.DISCONNECT, "ended before sending '-'")
             if first != READY:
-                self.failure = SeatFailure(Termination.MALFORMED, f"sent {first!r}, not '-'")
-            return
-        self.failure = SeatFailure(Termination.TIMEOUT, f"sent no '-' within {timeout:g} s")
+                return SeatFailure(Termination.MALFORMED, f"sent {first!r}, not '-'")
+            return None
+        return SeatFailure(Termination.TIMEOUT, f"sent no '-' within {timeout:g} s")
 
-    async def begin(self, start: Start[ClubsState]) -> None:
-        if self.failure is not None:
-            raise self.failure
-        await super().begin(start)
-
-    async def aclose(self) -> None:
-        child, self.child = self.child, None
-        if child is not None:
-            await end_players([child], END_GRACE)
+    async def stop(self, child: ChildProcess) -> None:
+        await end_players([child], END_GRACE)
 
 
 def program_seat(
     game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int = 0
-) -> ProgramSeat:
+) -> ClubsProgram:
     """The clubs seat kind (`hub.games.clubs.game.ClubsGame.program_kind`): the program
     ``command`` names (a path, or a name beside hub's interpreter or on PATH), recorded
     as ``spec``. Each game starts it afresh."""
     program = resolve_program(command) or command
     player = PlayerInfo(spec, "program", spec, program_identity(program))
-    return ProgramSeat(program, game.seat_count, seat, player)
+    argv = [program, str(game.seat_count), LABELS[seat]]
+    return ClubsProgram(argv, ClubsCodec(), player, max_line=MAX_PLAY_LINE)
 
 
 def draw_openings(decks: int, count: int, seed: int) -> list[Any]:

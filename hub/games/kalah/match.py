@@ -33,18 +33,14 @@ import random
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-import trio
-
 from hub.core.identity import program_identity
 from hub.core.lines import LineStream
-from hub.core.match import SeatFailure, Start
+from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec, draw_distinct
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import resolve_program
-from hub.core.referee import Termination
-from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
+from hub.declared.seats import ProgramSeat
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.options import OptionsError, board
 from hub.games.kalah.players import HumanPlayer, open_keyboard
@@ -63,8 +59,6 @@ if TYPE_CHECKING:
 HUMAN = "human"
 START_TIMEOUT = 10.0
 """Seconds a program has to be started and say ``READY``."""
-END_GRACE = 2.0
-"""Seconds a program has to exit once its stdin is closed (then SIGKILL)."""
 
 
 def match_settings(given: Mapping[str, Any], layout: tuple[int, ...] | None) -> dict[str, JSON]:
@@ -105,55 +99,34 @@ def start_layout(settings: KalahSettings, opening: JSON, game_id: str) -> tuple[
     return layout
 
 
-class ProgramSeat(LineSeat[KalahState, Move]):
-    """A Kalah agent program (the Kalah seat kind, `program_seat`): `launch` starts it, says
-    ``WELCOME`` and ``INFO`` and waits `START_TIMEOUT` for ``READY`` (a failure is kept in
-    `failure`); then it plays as a client over `KalahCodec`; `aclose` closes its stdin (the
-    server closing the connection) and reaps it within `END_GRACE`, even when cancelled."""
+class KalahAgent(ProgramSeat[KalahState, Move]):
+    """A Kalah agent program (the Kalah seat kind, `program_seat`): told ``WELCOME`` and
+    ``INFO``, it must say ``READY`` within `START_TIMEOUT`; it plays as a client over
+    `KalahCodec`; when its game is over its stdin is closed (the server closing the
+    connection) and it is reaped within 2 s."""
+
+    not_started = "not started"
 
     def __init__(self, program: str, info: Info, player: PlayerInfo) -> None:
-        self.longest = max_line(info.holes, info.seeds)
-        super().__init__(LineStream(None, None), KalahCodec(self.longest), player)  # `launch`
-        self.program = program
+        longest = max_line(info.holes, info.seeds)
+        super().__init__([program], KalahCodec(longest), player, max_line=longest)
         self.info = info
-        self.child: ChildProcess | None = None
-        self.failure: SeatFailure | None = None
 
-    async def launch(self) -> None:
-        try:
-            self.child = await ChildProcess.spawn([self.program], max_line=self.longest)
-        except SpawnFailed as exc:
-            self.failure = SeatFailure(Termination.DISCONNECT, f"not started: {exc}")
-            return
-        self.lines = self.child.lines
-        await welcome(self.lines)
-        self.failure = await greet(
-            self.lines, self.info, max_line=self.longest, timeout=START_TIMEOUT
-        )
-
-    async def begin(self, start: Start[KalahState]) -> None:
-        if self.failure is not None:
-            raise self.failure
-        await super().begin(start)
-
-    async def aclose(self) -> None:
-        child, self.child = self.child, None
-        if child is not None:
-            with trio.CancelScope(shield=True):
-                await child.close_stdin()
-                await stop_all([child], grace=END_GRACE)
+    async def hello(self, lines: LineStream) -> SeatFailure | None:
+        await welcome(lines)
+        return await greet(lines, self.info, max_line=self.max_line, timeout=START_TIMEOUT)
 
 
 def program_seat(
     game: KalahGame, command: str, *, seat: int, spec: str, seed: int = 0
-) -> ProgramSeat:
+) -> KalahAgent:
     """The Kalah seat kind (`hub.games.kalah.game.KalahGame.program_kind`): the agent
     program ``command`` names, told the game's settings and layout; seat 0 moves first."""
     settings = game.match
     assert settings is not None  # a match's game (`KalahGame.for_match`)
     program = resolve_program(command) or command
     player = PlayerInfo(spec, "program", spec, program_identity(program))
-    return ProgramSeat(program, settings.info(seat == 0, game.match_layout), player)
+    return KalahAgent(program, settings.info(seat == 0, game.match_layout), player)
 
 
 @contextlib.asynccontextmanager
