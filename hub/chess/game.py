@@ -6,9 +6,10 @@ texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the w
 UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
 `hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
 
-``hub play chess`` stays the console (shared/specs/chess-console.md) and ``hub match chess``
-its own kit (UCI engines, and JSON bots as ``json:BOT`` through this declaration); the
-plug-in leaves ``hub serve chess`` out (docs/decisions.md). The declaration gives the
+``hub play chess`` stays the console (shared/specs/chess-console.md); the plug-in declares a
+subclass with its seats (UCI engines) and the hooks of ``hub match chess``
+(`hub.games.chess.game.ChessMatchGame`) and leaves ``hub serve chess`` out
+(docs/decisions.md). The declaration gives the
 generic layers chess: ``hub games show``, the web board, the console page's score and PGN.
 The module imports python-chess only when a game is built, so that listing the installed
 games stays cheap.
@@ -27,11 +28,8 @@ from hub.core.values import JSON
 
 if TYPE_CHECKING:
     from hub.chess.rules import ChessState
-    from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault
-    from hub.games.chess.match import ChessSettings, MatchRules
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AI_SECONDS = 1.0
@@ -57,15 +55,7 @@ class ChessGame(Game["ChessState", str]):
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
     ai_levels = range(1, 5)
-    seat_kinds: ClassVar[Mapping[str, str]] = {"uci": "hub.games.chess.match:engine_seat"}
-    """``uci:stockfish?Threads=1``: a UCI engine (`hub.games.chess.match.engine_seat`)."""
-    program_kind = "uci"
-    """``hub match chess ai:4 stockfish``: a bare program is a UCI engine."""
-    level_seat = "hub.games.chess.match:level_seat"
-    match_person = "hub.games.chess.match:person_seat"
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
-    match: ChessSettings | None = None
-    """The settings of a match's game (`for_match`)."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)
@@ -80,70 +70,6 @@ class ChessGame(Game["ChessState", str]):
             raise SettingsError(f"fen: {exc}") from None
         if not self.first.board.is_valid():
             raise SettingsError(f"fen: not a legal position: {self.settings['fen']!r}")
-
-    # -- hub match: engine testers' rules, the built-in openings (docs/chess.md) ----------
-
-    @classmethod
-    def match_options(cls) -> tuple[Option, ...]:
-        from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC
-
-        return (
-            Option("tc", DEFAULT_TC, "time control: BASE+INC seconds a game (10+0.1), 100ms or "
-                   "2s a move, or none"),
-            Option("opening_file", "", "openings to play, one a line: FEN, EPD or UCI moves "
-                   "(default: 35 built-in balanced lines)"),
-            Option("max_plies", DEFAULT_MAX_PLIES, "adjudicate a draw after N plies; 0: never",
-                   low=0),
-        )  # fmt: skip
-
-    @classmethod
-    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC, match_settings
-
-        tc = str(given.get("tc", DEFAULT_TC))
-        plies = int(given.get("max_plies", DEFAULT_MAX_PLIES))
-        return match_settings(tc, str(given.get("opening_file", "")), plies)
-
-    @classmethod
-    def for_match(cls, settings: Mapping[str, Any], seats: int) -> ChessGame:
-        from hub.games.chess.match import ChessSettings
-
-        game = cls(seats=seats)
-        game.match = ChessSettings.from_json(settings)
-        return game
-
-    @classmethod
-    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
-        from hub.games.chess.match import check_seat
-
-        return check_seat(spec)
-
-    def _match(self) -> ChessSettings:
-        assert self.match is not None  # a match's game (`for_match`)
-        return self.match
-
-    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        from hub.games.chess.openings import load_openings, pick_openings
-
-        return pick_openings(load_openings(self._match().openings), count, seed)
-
-    def match_start(self, opening: Any, game_id: str) -> ChessState:
-        from hub.games.chess.openings import opening_state
-
-        return opening_state(opening, self.match_referee().rules)
-
-    def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
-        return self._match().control
-
-    def match_referee(self) -> MatchRules:
-        from hub.games.chess.match import MatchRules
-
-        return MatchRules(self._match().max_plies)
-
-    def forfeit(self, state: ChessState, fault: Fault) -> Outcome:
-        from hub.games.chess.match import chess_forfeit
-
-        return chess_forfeit(state, fault)
 
     # -- rules ---------------------------------------------------------------------------------
 

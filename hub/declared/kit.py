@@ -59,7 +59,11 @@ def _help(option: Option) -> str:
         bounds = f", {option.low:g} to {option.high:g}"
     elif option.choices:
         bounds = f", one of {', '.join(option.choices)}"
-    default = "" if option.switch or option.default == "" else f" (default {option.default})"
+    if "(default" in option.help:
+        return f"{option.help}{bounds}"
+    if option.switch:
+        return f"{option.help}{bounds} (default: off)"
+    default = " (default: none)" if option.default == "" else f" (default {option.default})"
     return f"{option.help}{bounds}{default}"
 
 

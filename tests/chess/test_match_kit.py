@@ -16,7 +16,6 @@ import chess
 import pytest
 import trio
 
-from hub.chess.game import ChessGame
 from hub.chess.rules import ChessReferee, ChessState
 from hub.chess.seats import EngineShelf
 from hub.core.bus import EventBus
@@ -24,6 +23,7 @@ from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.plugin import GameSpec, discover
 from hub.core.referee import Termination
 from hub.declared.kit import DeclaredKit
+from hub.games.chess.game import ChessMatchGame
 from hub.games.chess.match import (
     DEFAULT_MAX_PLIES,
     DEFAULT_TC,
@@ -47,7 +47,7 @@ from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 
 FAKE = "uci:" + shlex.join(fake_engine_argv())
-kit = DeclaredKit(ChessGame)
+kit = DeclaredKit(ChessMatchGame)
 
 
 def settings(*args: str) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def test_the_chess_plugin_offers_the_kit() -> None:
     match = discover()["chess"].match
     assert match is not None
     offered = match()
-    assert isinstance(offered, DeclaredKit) and offered.game is ChessGame
+    assert isinstance(offered, DeclaredKit) and offered.game is ChessMatchGame
     assert kit.seats == (2, 2)
 
 

@@ -1,5 +1,5 @@
 """Chess for ``hub match``: the pieces the declaration's match hooks use
-(`hub.chess.game.ChessGame`; the kit is every game's, `hub.declared.kit`).
+(`hub.games.chess.game.ChessMatchGame`; the kit is every game's, `hub.declared.kit`).
 
 Players (one spec per seat; seat 0 plays white):
 
@@ -317,7 +317,7 @@ def _terminal_output(lines: Sequence[str]) -> None:
     out.flush()
 
 
-# -- the seats of the declaration's kinds (hub.chess.game.ChessGame) ---------------------------
+# -- the seats of the declaration's kinds (hub.games.chess.game.ChessMatchGame) ----------------
 
 
 def engine_seat(game: object, command: str, *, seat: int, spec: str, seed: int = 0) -> UciSeat:
