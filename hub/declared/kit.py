@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from hub.core.game import Game, Option, SettingsError, Value
 from hub.core.plugin import GameSpec
+from hub.declared.options import option_help
 from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
 if TYPE_CHECKING:
@@ -51,20 +52,6 @@ GENERIC_WORDS = ("ai", "random", HUMAN, "web", "tcp", "json")
 
 def _dest(option: Option) -> str:
     return f"match_{option.name}"
-
-
-def _help(option: Option) -> str:
-    bounds = ""
-    if option.low is not None and option.high is not None:
-        bounds = f", {option.low:g} to {option.high:g}"
-    elif option.choices:
-        bounds = f", one of {', '.join(option.choices)}"
-    if "(default" in option.help:
-        return f"{option.help}{bounds}"
-    if option.switch:
-        return f"{option.help}{bounds} (default: off)"
-    default = " (default: none)" if option.default == "" else f" (default {option.default})"
-    return f"{option.help}{bounds}{default}"
 
 
 class DeclaredKit:
@@ -88,11 +75,11 @@ class DeclaredKit:
             if option.switch:
                 group.add_argument(
                     option.flag, dest=_dest(option), action="store_true", default=None,
-                    help=_help(option),
+                    help=option_help(option),
                 )  # fmt: skip
             else:
                 group.add_argument(
-                    option.flag, dest=_dest(option), metavar="VALUE", help=_help(option)
+                    option.flag, dest=_dest(option), metavar="VALUE", help=option_help(option)
                 )
 
     def settings(self, options: argparse.Namespace) -> dict[str, Any]:
