@@ -6,9 +6,10 @@ texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the w
 UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
 `hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
 
-``hub play chess`` stays the console (shared/specs/chess-console.md) and ``hub match chess``
-its own kit (UCI engines, and JSON bots as ``json:BOT`` through this declaration); the
-plug-in leaves ``hub serve chess`` out (docs/decisions.md). The declaration gives the
+``hub play chess`` stays the console (shared/specs/chess-console.md); the plug-in declares a
+subclass with its seats (UCI engines) and the hooks of ``hub match chess``
+(`hub.games.chess.game.ChessMatchGame`) and leaves ``hub serve chess`` out
+(docs/decisions.md). The declaration gives the
 generic layers chess: ``hub games show``, the web board, the console page's score and PGN.
 The module imports python-chess only when a game is built, so that listing the installed
 games stays cheap.
@@ -54,7 +55,6 @@ class ChessGame(Game["ChessState", str]):
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
     ai_levels = range(1, 5)
-    seat_kinds: ClassVar[Mapping[str, str]] = {"uci": "hub.chess.seats:uci_seat"}  # uci:stockfish
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:

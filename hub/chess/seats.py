@@ -494,21 +494,3 @@ class PersonSeat(CorePersonSeat[ChessState, str]):
 
     async def end(self, result: MatchResult[ChessState, str]) -> None:
         self._say(*board_lines(result.state.board), f"Game over: {result_line(result)}")
-
-
-def uci_seat(game: object, command: str) -> UciSeat:
-    """The ``uci:COMMAND`` seat of the chess declaration (`hub.chess.game.ChessGame`): a UCI
-    engine run as COMMAND (a path or a name on PATH, with its arguments), started when the
-    game begins and stopped when it ends."""
-    import shlex
-    import shutil
-
-    from hub.core.programs import which_program
-
-    argv = shlex.split(command) or ["stockfish"]
-    program = argv[0]
-    if "/" not in program:  # beside hub's Python, on PATH, then Debian's /usr/games
-        program = which_program(program) or shutil.which(program, path="/usr/games") or program
-    name = argv[0].rpartition("/")[2]
-    player = PlayerInfo(name, "engine", f"uci:{command}")
-    return UciSeat(argv=(program, *argv[1:]), player=player)

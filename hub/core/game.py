@@ -41,8 +41,11 @@ from hub.core.referee import Outcome
 from hub.core.values import JSON
 
 if TYPE_CHECKING:
+    from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
+    from hub.core.match import Fault
+    from hub.core.referee import Referee
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -80,6 +83,9 @@ class Option:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    switch: bool = False
+    """A bool given by its bare flag (``--pie``) instead of ``--pie yes`` (Kalah's options
+    on ``hub match``, as its server and its documentation spell them)."""
 
     @property
     def flag(self) -> str:
@@ -159,6 +165,12 @@ class Game(Generic[S, M]):
     """The fewest and the most seats a game takes (the number of seat specs given)."""
     ai_levels: ClassVar[range] = range(0)
     """The levels of the built-in AI (``ai:N``); empty: the game ships no AI."""
+    ai_default: ClassVar[int | None] = None
+    """The level of a bare ``ai`` (None: the middle of `ai_levels`)."""
+    level_seat: ClassVar[str] = ""
+    """``"module:function"``: a seat kind (`hub.declared.seats.SeatKind`, the command being
+    the level) for ``ai:N`` instead of the generic one over `timed_ai` (chess: its levels
+    budget their search from both clocks). Empty: the generic one."""
     seat_kinds: ClassVar[Mapping[str, str]] = {}
     """Seat kinds of the game's own beside the generic ones: ``{"uci": "module:function"}``
     makes ``uci:COMMAND`` a seat (chess: a UCI engine); the function takes the game and the
@@ -170,6 +182,16 @@ class Game(Generic[S, M]):
     hidden_information: ClassVar[bool] = False
     """True for a game whose spectator view hides something while the game goes on (a
     hand): its record keeps `record_view`s instead, made once the game is over."""
+    program_kind: ClassVar[str] = "program"
+    """The seat kind of a bare program spec on ``hub match`` (``clubber``, ``stockfish``):
+    ``program``, the JSON bot protocol, or one of `seat_kinds` (Kalah and clubs: a program
+    of their own protocol; chess: a UCI engine). ``json:PROGRAM`` is the JSON bot protocol
+    for every game."""
+    match_person: ClassVar[str] = ""
+    """``"module:function"``: the seat of ``human``, the person at this terminal, in ``hub
+    match`` (Kalah shows its own board and words); ``function(game, spec, events)`` is an
+    async context manager of the seat (``spec``: the `hub.core.plugin.GameSpec`). Empty:
+    the generic person of ``hub play``."""
     exports: ClassVar[Mapping[str, Exporter]] = {}
     """Formats of the game's own for its records (``{"pgn": ...}``), beyond the JSON lines
     every game has: ``hub games export --format NAME`` writes them."""
@@ -358,6 +380,98 @@ class Game(Generic[S, M]):
             state = after
             moves.append(move)
         return first, moves
+
+    # -- hub match (hub.declared.kit: the one TournamentKit of every game) -------------------------
+
+    @classmethod
+    def match_options(cls) -> tuple[Option, ...]:
+        """The settings ``hub match`` offers as options: the game's own, then ``tc``, the
+        time control (``10+0.1``, ``100ms``, ``none``). A game with a clock of its own (a
+        limit per move) or match-only settings (a ply cap) gives its list."""
+        return (*cls.options, Option("tc", DEFAULT_TC, TC_HELP))
+
+    @classmethod
+    def match_settings(cls, given: Mapping[str, Value]) -> dict[str, Any]:
+        """The settings recorded with each game of a match (JSON), from the options given
+        (converted by `match_options`' types; the others are absent); raises
+        `SettingsError` (or `ValueError`). Default: the game's settings, checked by
+        building it, and ``tc``."""
+        names = {option.name for option in cls.options}
+        rules = cls({name: value for name, value in given.items() if name in names})
+        tc = str(given.get("tc", DEFAULT_TC))
+        _parse_time_control(tc)  # checked now: a usage error before any game
+        return {**rules.settings, "tc": tc}
+
+    @classmethod
+    def for_match(cls, settings: Mapping[str, Any], seats: int) -> Game[S, M]:
+        """The game of a match's recorded ``settings`` (`match_settings`) for ``seats``."""
+        names = {option.name for option in cls.options}
+        return cls({key: value for key, value in settings.items() if key in names}, seats=seats)
+
+    @classmethod
+    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
+        """None if ``command`` makes a seat of the game's own ``kind`` (one of `seat_kinds`)
+        in a match, else a message saying what is wrong (checked before any game; chess
+        starts a UCI engine once). Default: None."""
+        return None
+
+    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """``count`` JSON openings drawn from ``seed``, distinct while there are enough
+        (`hub.core.plugin.TournamentKit.openings`). Default: `opening`'s, each recorded as
+        ``{"seed": S, "moves": ["4", "3"]}`` (the start's seed and the moves' texts)."""
+        from hub.core.plugin import draw_distinct
+
+        rng = random.Random(seed)
+
+        def draw() -> dict[str, Any]:
+            start_seed = rng.randrange(2**31)
+            first, moves = self.opening(random.Random(start_seed))
+            texts, state = [], first
+            for move in moves:
+                texts.append(self.move_text(state, move))
+                state = self.apply(state, move)
+            return {"seed": start_seed, "moves": texts}
+
+        return draw_distinct(draw, count)
+
+    def match_start(self, opening: Any, game_id: str) -> S:
+        """The state a match's game starts from: ``opening`` (one of `match_openings`, or
+        None: the usual start). Default: `start` from the opening's seed, then its moves."""
+        if not isinstance(opening, Mapping):
+            return self.start(random.Random(0))
+        state = self.start(random.Random(int(opening.get("seed", 0))))
+        for text in opening.get("moves", ()):
+            state = self.apply(state, self.parse_move(state, str(text)))
+        return state
+
+    def match_clock(self, settings: Mapping[str, Any]) -> TimeControl | Sequence[TimeControl]:
+        """The clocks of a match's game (one for all seats, or one each). Default: ``tc``."""
+        return _parse_time_control(str(settings.get("tc", DEFAULT_TC)))
+
+    def match_referee(self) -> Referee[S, M]:
+        """The referee of a match's game. Default: the game itself; chess adds an arbiter's
+        draws and a ply cap."""
+        return self
+
+    def forfeit(self, state: S, fault: Fault) -> Outcome:
+        """The outcome when ``fault`` stops a game. Default: every other seat wins."""
+        from hub.core.match import forfeit_outcome
+
+        return forfeit_outcome(self.seats(state), fault)
+
+
+DEFAULT_TC = "10+0.1"
+TC_HELP = "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game (300+2)"
+
+
+def _parse_time_control(text: str) -> TimeControl:
+    """`TimeControl.parse`, its error as a `SettingsError`."""
+    from hub.core.clock import TimeControl
+
+    try:
+        return TimeControl.parse(text)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def is_game_class(obj: object) -> bool:

@@ -119,7 +119,9 @@ class GamePlugin:
     tools: Mapping[str, Command] = attrs.field(factory=dict)
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
     match: Callable[[], TournamentKit] | None = None
-    """The game's `TournamentKit` for ``hub match`` (use `lazy_object` to import it when needed)."""
+    """The game's `TournamentKit` for ``hub match`` (use `lazy_object` to import it when needed).
+    A declared game gets the derived one (`hub.declared.kit`), whose hooks on the declaration
+    cover what hub's own games do differently; none of them gives its own."""
     game: type[Game[Any, Any]] | None = None
     """The game's declaration (`hub.core.game.Game`), when it has one: its pictures draw its
     positions in ``hub games show`` and the web view. Read it with `declaration`."""

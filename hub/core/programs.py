@@ -32,3 +32,13 @@ def resolve_program(spec: str) -> str | None:
     if os.sep in spec:
         return spec if os.path.isfile(spec) and os.access(spec, os.X_OK) else None
     return which_program(spec)
+
+
+def program_problem(spec: str) -> str | None:
+    """None if `resolve_program` finds ``spec``, else what is wrong, in words: a path that
+    is not an executable file, or a name found neither beside hub's interpreter nor on PATH."""
+    if resolve_program(spec) is not None:
+        return None
+    if os.sep in spec:
+        return f"{spec}: no such program (not an executable file)"
+    return f"{spec}: no such program on PATH (or give a path to an executable)"

@@ -1,31 +1,57 @@
-"""``hub match GAME ...`` for every declared game: the `TournamentKit` derived from a declaration.
+"""``hub match GAME ...`` for every game: the one `TournamentKit`, derived from a declaration.
 
-Players are the seat specs of `hub.declared.seats` that need no person (``ai:N``,
-``random``, a program speaking the JSON bot protocol). Settings are the game's options plus
-``--tc``; each opening is drawn by the rules (`Game.opening`: a seed for the start and a few
-random legal plies), recorded as JSON (``{"seed": S, "moves": ["4", "3"]}``) and played from
-both sides by the schedule, so that deterministic players still play distinct games.
+Everything a game does differently in a match is a hook of its declaration
+(`hub.core.game.Game`, "hub match"), each with a default that suits most games:
+
+* options: `Game.match_options` (default: the game's options and ``--tc``), turned into the
+  settings recorded with each game by `Game.match_settings`, and back into the game by
+  `Game.for_match`;
+* openings: `Game.match_openings` (JSON values, drawn from a seed, each played from both
+  sides by the schedule, so that deterministic players still play distinct games; default:
+  a seed for the start and a few random legal plies, ``{"seed": S, "moves": ["4", "3"]}``)
+  and `Game.match_start`, the state one of them starts from;
+* the game's clocks (`Game.match_clock`), its referee (`Game.match_referee`) and what a
+  fault scores (`Game.forfeit`);
+* players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
+  ``random``, a program), plus ``human`` (the person at this terminal) when the kit is run
+  at one. A bare program spec is a seat of the game's `Game.program_kind` (Kalah's and clubs'
+  own protocols, a UCI engine for chess; the JSON bot protocol by default) and
+  ``json:PROGRAM`` the JSON bot protocol for every game. `Game.check_seat` checks a spec of
+  the game's own kinds before any game (chess starts a UCI engine once).
+
+A seat of a game's own kind may launch what it needs before the clocks start and keep it
+in the slot's session (`session`, `hub.core.session`) from one game to the next: chess's
+engines get ``ucinewgame`` instead of a new process.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
-from collections.abc import Mapping
+import sys
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hub.core.game import Game, SettingsError
-from hub.core.plugin import GameSpec, draw_distinct
-from hub.declared.options import add_game_options, add_time_control, settings_from, time_control
-from hub.declared.seats import SeatMaker, SeatSpecError, parse_seat
+from hub.core.game import Game, Option, SettingsError, Value
+from hub.core.plugin import GameSpec
+from hub.declared.options import option_help
+from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
 if TYPE_CHECKING:
     from hub.core.bus import EventBus
     from hub.core.events import GameRecord
+    from hub.core.match import Seat
+    from hub.core.session import Session
 
-TC_SETTING = "tc"
-DEFAULT_TC = "10+0.1"
-PEOPLE = ("human", "web", "tcp")
+HUMAN = "human"
+REFUSED = ("web", "tcp")
+GENERIC_WORDS = ("ai", "random", HUMAN, "web", "tcp", "json")
+"""The first words of the specs that are not a bare program."""
+
+
+def _dest(option: Option) -> str:
+    return f"match_{option.name}"
 
 
 class DeclaredKit:
@@ -38,73 +64,156 @@ class DeclaredKit:
     def seats(self) -> tuple[int, int]:
         return self.game.players
 
+    # -- options and settings ------------------------------------------------------------------
+
     def add_options(self, parser: argparse.ArgumentParser) -> None:
-        add_game_options(parser, self.game)
-        add_time_control(parser, DEFAULT_TC)
+        options = self.game.match_options()
+        if not options:
+            return
+        group = parser.add_argument_group(f"{self.game.name} settings")
+        for option in options:
+            if option.switch:
+                group.add_argument(
+                    option.flag, dest=_dest(option), action="store_true", default=None,
+                    help=option_help(option),
+                )  # fmt: skip
+            else:
+                group.add_argument(
+                    option.flag, dest=_dest(option), metavar="VALUE", help=option_help(option)
+                )
 
     def settings(self, options: argparse.Namespace) -> dict[str, Any]:
-        settings: dict[str, Any] = self.game(settings_from(options, self.game)).settings
-        tc = getattr(options, "tc", DEFAULT_TC)
-        time_control(tc)  # checked now: a usage error before any game
-        return {**settings, TC_SETTING: tc}
+        """The recorded settings (`Game.match_settings`); raises `ValueError` saying which
+        option is wrong."""
+        given: dict[str, Value] = {}
+        for option in self.game.match_options():
+            text = getattr(options, _dest(option), None)
+            if text is None:
+                continue
+            try:
+                given[option.name] = option.convert(text)
+            except SettingsError as exc:
+                raise SettingsError(f"{option.flag}: {exc}") from None
+        return self.game.match_settings(given)
 
-    def _game(self, settings: Mapping[str, Any], seats: int = 0) -> Game[Any, Any]:
-        rules = {key: value for key, value in settings.items() if key != TC_SETTING}
-        return self.game(rules, seats=seats)
+    # -- players -------------------------------------------------------------------------------
+
+    def seat_spec(self, text: str) -> SeatSpec:
+        """The seat ``text`` names in a match; raises `SeatSpecError`."""
+        word = text.strip().partition(":")[0]
+        kind = self.game.program_kind
+        if kind != "program" and word not in GENERIC_WORDS and word not in self.game.seat_kinds:
+            if not text.strip():
+                raise SeatSpecError("an empty seat spec")
+            return SeatSpec(kind, text)
+        return parse_seat(text, self.game)
 
     def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
         try:
-            parsed = parse_seat(spec, self.game)
+            parsed = self.seat_spec(spec)
         except SeatSpecError as exc:
             return str(exc)
-        if parsed.kind in PEOPLE:
+        if parsed.kind in REFUSED:
             return f"{spec}: a match is played by programs and AIs (ai:N, random, a program)"
+        if parsed.kind == HUMAN and not sys.stdin.isatty():
+            return f"{spec}: standard input is not a terminal, so nobody can type moves"
+        if parsed.kind in self.game.seat_kinds:
+            command = spec.partition(":")[2] if spec.startswith(f"{parsed.kind}:") else spec
+            return self.game.check_seat(parsed.kind, command.strip(), spec)
         return None
 
+    # -- openings and games --------------------------------------------------------------------
+
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        game = self._game(settings)
-        rng = random.Random(seed)
+        return self.game.for_match(settings, self.game.players[0]).match_openings(
+            settings, count, seed
+        )
 
-        def draw() -> dict[str, Any]:
-            start_seed = rng.randrange(2**31)
-            first, moves = game.opening(random.Random(start_seed))
-            texts, state = [], first
-            for move in moves:
-                texts.append(game.move_text(state, move))
-                state = game.apply(state, move)
-            return {"seed": start_seed, "moves": texts}
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[Session]:
+        """Games played inside may keep what their seats started (a chess engine) for the
+        next (`hub.core.session`; each slot of ``hub match`` opens one); leaving stops it."""
+        from hub.core.session import open_session
 
-        return draw_distinct(draw, count)
-
-    def start(self, game: Game[Any, Any], opening: Any) -> Any:
-        """The state an opening starts from: the game's start from its seed, then its moves."""
-        if not isinstance(opening, Mapping):
-            return game.start(random.Random(0))
-        state = game.start(random.Random(int(opening.get("seed", 0))))
-        for text in opening.get("moves", ()):
-            state = game.apply(state, game.parse_move(state, str(text)))
-        return state
+        async with open_session() as session:
+            yield session
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         from hub.core.match import Match
 
-        game = self._game(spec.settings, seats=len(spec.players))
         try:
-            control = time_control(str(spec.settings.get(TC_SETTING, DEFAULT_TC)))
-            specs = [parse_seat(text, self.game) for text in spec.players]
+            game = self.game.for_match(spec.settings, len(spec.players))
+            control = game.match_clock(spec.settings)
+            specs = [self.seat_spec(text) for text in spec.players]
         except (SettingsError, SeatSpecError) as exc:
             raise ValueError(str(exc)) from None
+        state = game.match_start(spec.opening, spec.game_id)
         seed = random.Random(spec.game_id).randrange(2**31)
-        async with SeatMaker(game, seed).seats(specs) as seats:
+        async with contextlib.AsyncExitStack() as stack:
+            extra: dict[str, SeatFactory] = {}
+            if any(parsed.kind == HUMAN for parsed in specs):
+                extra[HUMAN] = await stack.enter_async_context(_person(game, spec, events))
+            maker = SeatMaker(game, seed, extra)
+            seats = await stack.enter_async_context(maker.seats(specs))
             match = Match(
-                game,
-                self.start(game, spec.opening),
+                game.match_referee(),
+                state,
                 seats,
                 notation=game,
                 events=events,
                 time_control=control,
                 settings={**spec.settings, "opening": spec.opening},
                 game_id=spec.game_id,
+                forfeit=game.forfeit,
             )
             result = await match.run()
         return result.record
+
+
+@contextlib.asynccontextmanager
+async def _person(
+    game: Game[Any, Any], spec: GameSpec, events: EventBus
+) -> AsyncIterator[SeatFactory]:
+    """The factory of the seat of a person at this terminal (standard input, when it is a
+    terminal: a worker process of ``hub match --concurrency`` reads its requests there);
+    the game's own person (`Game.match_person`) if it has one."""
+    from hub.core.match import FailedSeat
+    from hub.core.output import Output
+    from hub.core.referee import Termination
+    from hub.core.values import PlayerInfo
+
+    if game.match_person:
+        from hub.core.plugin import lazy_object
+
+        own = lazy_object(game.match_person)()
+
+        def its_own(seat: SeatSpec, number: int) -> contextlib.AbstractAsyncContextManager[Any]:
+            return own(game, spec, events)  # type: ignore[no-any-return]
+
+        yield its_own
+        return
+    if not sys.stdin.isatty():
+
+        @contextlib.asynccontextmanager
+        async def nobody(seat: SeatSpec, number: int) -> AsyncIterator[Seat[Any, Any]]:
+            player = PlayerInfo(HUMAN, "person", HUMAN)
+            yield FailedSeat(
+                player,
+                Termination.DISCONNECT,
+                "no terminal to type moves on (play a person's games without --concurrency)",
+            )
+
+        yield nobody
+        return
+    from hub.core.local_seats import PersonSeat
+    from hub.core.stdin import open_line_input
+    from hub.declared.terminal import PersonWords
+
+    async with open_line_input() as keyboard:
+
+        @contextlib.asynccontextmanager
+        async def person(seat: SeatSpec, number: int) -> AsyncIterator[Seat[Any, Any]]:
+            player = PlayerInfo(HUMAN, "person", HUMAN)
+            yield PersonSeat(keyboard, Output(1), PersonWords(game), player)
+
+        yield person

@@ -19,13 +19,20 @@ TC_HELP = (
 )
 
 
-def _help(option: Option) -> str:
+def option_help(option: Option) -> str:
+    """An option's help line: its text, its range, and its default (``off`` for a switch,
+    ``none`` for empty text) unless the text says it."""
     bounds = ""
     if option.low is not None and option.high is not None:
         bounds = f", {option.low:g} to {option.high:g}"
     elif option.choices:
         bounds = f", one of {', '.join(option.choices)}"
-    return f"{option.help}{bounds} (default {option.default})"
+    if "(default" in option.help:
+        return f"{option.help}{bounds}"
+    if option.switch:
+        return f"{option.help}{bounds} (default: off)"
+    default = " (default: none)" if option.default == "" else f" (default {option.default})"
+    return f"{option.help}{bounds}{default}"
 
 
 def add_game_options(parser: argparse.ArgumentParser, game: type[Game[Any, Any]]) -> None:
@@ -35,7 +42,7 @@ def add_game_options(parser: argparse.ArgumentParser, game: type[Game[Any, Any]]
     group = parser.add_argument_group(f"{game.name} settings")
     for option in game.options:
         group.add_argument(
-            option.flag, dest=f"setting_{option.name}", metavar="VALUE", help=_help(option)
+            option.flag, dest=f"setting_{option.name}", metavar="VALUE", help=option_help(option)
         )
 
 

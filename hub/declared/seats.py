@@ -24,7 +24,7 @@ import random
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 import trio
@@ -33,17 +33,22 @@ from hub.core.game import Game
 from hub.core.identity import ai_identity, program_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
-from hub.core.match import BaseSeat, FailedSeat, Seat, Turn
+from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.programs import resolve_program
+from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.seats import LineSeat, SeatCodec, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 
+S = TypeVar("S")
+M = TypeVar("M")
 HELLO_SECONDS = 10.0
 """How long a program or client has to answer the welcome (a program's start-up included)."""
 STOP_GRACE = 2.0
 KINDS = ("ai", "random", "human", "web", "tcp", "program")
+JSON_KIND = "json"
+"""``json:PROGRAM``: a program speaking the JSON bot protocol, in a game whose bare program
+specs speak another (`hub.core.game.Game.program_kind`)."""
 
 
 class SeatSpecError(ValueError):
@@ -62,6 +67,8 @@ class SeatSpec:
 
 
 def default_level(game: type[Game[Any, Any]]) -> int:
+    if game.ai_default is not None:
+        return game.ai_default
     levels = game.ai_levels
     return levels[len(levels) // 2]
 
@@ -69,10 +76,24 @@ def default_level(game: type[Game[Any, Any]]) -> int:
 def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
     word, colon, arg = text.strip().partition(":")
+    if word == JSON_KIND and colon:  # json:PROGRAM, for a game whose programs speak another
+        if not arg.strip():
+            raise SeatSpecError(f"{text!r}: no program after json: (json:./players/json_bot.py)")
+        wrong = f"{text!r} is not a program: json: names a program speaking the JSON bot protocol"
+        try:
+            bot = parse_seat(arg, game)
+        except SeatSpecError as exc:
+            raise SeatSpecError(f"{wrong} ({exc})") from None
+        if bot.kind != "program":
+            raise SeatSpecError(wrong)
+        return attrs.evolve(bot, text=text)
     if word in game.seat_kinds:
         if not arg.strip():
             raise SeatSpecError(f"{text!r}: say what to run ({word}:COMMAND)")
-        return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
+        try:
+            return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
+        except ValueError as exc:
+            raise SeatSpecError(f"{text!r}: {exc}") from None
     if word == "ai":
         if not game.ai_levels:
             raise SeatSpecError(f"{game.name} has no built-in AI (try random or a program)")
@@ -81,7 +102,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         levels = game.ai_levels
         if not arg.isdigit() or int(arg) not in levels:
             raise SeatSpecError(
-                f"{text!r}: the AI levels of {game.name} are {levels[0]} to {levels[-1]}"
+                f"{text!r}: the AI levels of {game.name} are ai:{levels[0]} to ai:{levels[-1]}"
             )
         return SeatSpec("ai", text, level=int(arg))
     if word == "random":
@@ -102,7 +123,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     found = resolve_program(program)
     if found is None:
         kinds = "ai:N, random, human, web, tcp, or a program"
-        raise SeatSpecError(f"{program!r} is not a program (no such executable); a seat is {kinds}")
+        raise SeatSpecError(f"{program_problem(program)}; a seat is {kinds}")
     return SeatSpec("program", text, argv=(found, *argv[1:]))
 
 
@@ -163,6 +184,118 @@ async def bot_seat(
     return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec, who))
 
 
+class SeatKind(Protocol):
+    """A seat kind of a game's own (`hub.core.game.Game.seat_kinds`): the seat for
+    ``command`` (the spec's text after ``KIND:``, or the whole of a bare program spec) in
+    seat number ``seat``, recorded as ``spec``; ``seed`` seeds its choices, if it makes any
+    (from the game's id and the seat). The seat may have ``async launch()``, to
+    start what it needs (every seat of a game is launched together, before the clocks
+    start; a failure is kept in its ``failure``, a `SeatFailure`), and ``async aclose()``,
+    to stop it. A game with a seat that failed to launch ends before any seat is told
+    anything, that seat at fault (`quiet_if_failed`)."""
+
+    def __call__(
+        self, game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int
+    ) -> Seat[Any, Any]: ...
+
+
+async def launch(seats: Sequence[object]) -> None:
+    """Launch together every seat that has ``launch`` (`SeatKind`)."""
+    starting = [start for seat in seats if (start := getattr(seat, "launch", None)) is not None]
+    if starting:
+        async with trio.open_nursery() as nursery:
+            for start in starting:
+                nursery.start_soon(start)
+
+
+class ProgramSeat(LineSeat[S, M], Generic[S, M]):
+    """A program over pipes speaking a game's own protocol (the seat of a `SeatKind`: a clubs
+    player, a Kalah agent). `launch` starts ``argv`` and runs `hello`, the protocol's
+    handshake; a failure is kept in `failure` (raised at ``begin``); then it plays as a
+    `LineSeat` over ``codec``; `aclose` ends it with `stop`, even when cancelled."""
+
+    not_started = "could not be started"
+    """The start of a fault's detail when ``argv`` cannot be run."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        codec: SeatCodec[S, M],
+        player: PlayerInfo,
+        *,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        super().__init__(LineStream(None, None), codec, player)  # its pipes from `launch`
+        self.argv = list(argv)
+        self.max_line = max_line
+        self.child: ChildProcess | None = None
+        self.failure: SeatFailure | None = None
+
+    async def hello(self, lines: LineStream) -> SeatFailure | None:
+        """The protocol's handshake; why it failed, or None. Default: none."""
+        return None
+
+    async def stop(self, child: ChildProcess) -> None:
+        """Close its stdin and reap it within `STOP_GRACE` (then SIGKILL)."""
+        await child.close_stdin()
+        await stop_all([child], grace=STOP_GRACE)
+
+    async def launch(self) -> None:
+        try:
+            self.child = await ChildProcess.spawn(self.argv, max_line=self.max_line)
+        except SpawnFailed as exc:
+            self.failure = SeatFailure(Termination.DISCONNECT, f"{self.not_started}: {exc}")
+            return
+        self.lines = self.child.lines
+        self.failure = await self.hello(self.lines)
+
+    async def begin(self, start: Start[S]) -> None:
+        if self.failure is not None:
+            raise self.failure
+        await super().begin(start)
+
+    async def aclose(self) -> None:
+        child, self.child = self.child, None
+        if child is not None:
+            with trio.CancelScope(shield=True):
+                await self.stop(child)
+
+
+class Quiet(BaseSeat[Any, Any]):
+    """A seat of a game that one seat's failed launch ends at once: it says nothing to
+    anyone; the failed seat's `failure` is raised at its ``begin``, so the game ends with
+    that player at fault before anything is played."""
+
+    def __init__(self, player: PlayerInfo, failure: SeatFailure | None) -> None:
+        self.player = player
+        self.failure = failure
+
+    async def begin(self, start: Start[Any]) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+
+def quiet_if_failed(seats: list[Seat[Any, Any]]) -> list[Seat[Any, Any]]:
+    """``seats``, or `Quiet` stand-ins for all of them if one failed to launch."""
+    failures = [getattr(seat, "failure", None) for seat in seats]
+    first = next((failure for failure in failures if failure is not None), None)
+    if first is None:
+        return seats
+    return [
+        Quiet(seat.player, first if failure is first else None)
+        for seat, failure in zip(seats, failures, strict=True)
+    ]
+
+
+async def close(seats: Sequence[object]) -> None:
+    """Close every seat that has ``aclose`` (`SeatKind`), even when cancelled."""
+    with trio.CancelScope(shield=True):
+        for seat in seats:
+            stop = getattr(seat, "aclose", None)
+            if stop is not None:
+                await stop()
+
+
 SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[Seat[Any, Any]]"]
 
 
@@ -184,32 +317,43 @@ class SeatMaker:
             try:
                 for number, spec in enumerate(specs):
                     made.append(await self._one(stack, spec, number))
-                yield made
+                await launch(made)
+                yield quiet_if_failed(made)
             finally:
+                await close(made)
                 await self.stop_children()
 
     async def _one(
         self, stack: contextlib.AsyncExitStack, spec: SeatSpec, number: int
     ) -> Seat[Any, Any]:
+        seed = self.seed * 8 + number
         if spec.kind == "ai":
             assert spec.level is not None
+            level_kind = type(self.game).level_seat
+            if level_kind:
+                return self._own(level_kind, str(spec.level), number, spec.text, seed)
             return ai_seat(self.game, spec.level)
         if spec.kind == "random":
-            seed = spec.seed if spec.seed is not None else self.seed * 8 + number
+            seed = spec.seed if spec.seed is not None else seed
             player = PlayerInfo("random", "ai", spec.text, f"{self.game.name}/random")
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)
         own = type(self.game).seat_kinds.get(spec.kind)
         if own is not None:
-            from hub.core.plugin import lazy_object
-
-            make: Callable[[Game[Any, Any], str], Seat[Any, Any]] = lazy_object(own)()
-            return make(self.game, spec.text.partition(":")[2])
+            prefix = f"{spec.kind}:"
+            command = spec.text.removeprefix(prefix) if spec.text.startswith(prefix) else spec.text
+            return self._own(own, command, number, spec.text, seed)
         factory = self.extra.get(spec.kind)
         if factory is None:
             raise SeatSpecError(f"{spec.kind!r} seats are not offered here")
         return await stack.enter_async_context(factory(spec, number))
+
+    def _own(self, kind: str, command: str, number: int, text: str, seed: int) -> Seat[Any, Any]:
+        from hub.core.plugin import lazy_object
+
+        make: SeatKind = lazy_object(kind)()
+        return make(self.game, command, seat=number, spec=text, seed=seed)
 
     async def program(self, spec: SeatSpec) -> Seat[Any, Any]:
         name = short_name(spec)

@@ -1,5 +1,6 @@
-"""``hub match chess``: the chess TournamentKit's options, players, openings, adjudication and whole
-games between levels, Stockfish, ``hub engine`` and broken engines (every process reaped)."""
+"""``hub match chess``: every game's TournamentKit (hub.declared.kit) with the chess
+declaration's match hooks: options, players, openings, adjudication and whole games between
+levels, Stockfish, ``hub engine`` and broken engines (every process reaped)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,18 @@ import pytest
 import trio
 
 from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.seats import EngineShelf
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.plugin import GameSpec, discover
 from hub.core.referee import Termination
+from hub.declared.kit import DeclaredKit
+from hub.games.chess.game import ChessMatchGame
 from hub.games.chess.match import (
     DEFAULT_MAX_PLIES,
     DEFAULT_TC,
+    SHELF,
     MatchRules,
-    kit,
     parse_player,
     resolve_command,
 )
@@ -43,6 +47,7 @@ from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 
 FAKE = "uci:" + shlex.join(fake_engine_argv())
+kit = DeclaredKit(ChessMatchGame)
 
 
 def settings(*args: str) -> dict[str, Any]:
@@ -77,7 +82,9 @@ async def play(
 
 def test_the_chess_plugin_offers_the_kit() -> None:
     match = discover()["chess"].match
-    assert match is not None and match() is kit
+    assert match is not None
+    offered = match()
+    assert isinstance(offered, DeclaredKit) and offered.game is ChessMatchGame
     assert kit.seats == (2, 2)
 
 
@@ -364,7 +371,7 @@ async def test_a_session_keeps_its_engines_between_games(tmp_path: Path) -> None
     log = tmp_path / "log"
     engine = f"{FAKE} --log {shlex.quote(str(log))}"
     with trio.fail_after(TIMEOUT * 2):
-        async with kit.session() as shelf:
+        async with kit.session() as session:
             for number in range(3):
                 opening = builtin_openings()[number]
                 cap = str(len(opening["moves"]) + 4)
@@ -377,6 +384,8 @@ async def test_a_session_keeps_its_engines_between_games(tmp_path: Path) -> None
                 record = await kit.play(spec, EventBus())
                 assert record.fault is None and len(record.moves) == 4
                 assert all(player.identity for player in record.players)
+            shelf = session.resources[SHELF]
+            assert isinstance(shelf, EngineShelf)
             assert sum(len(engines) for engines in shelf.idle.values()) == 2
         commands = log.read_text().splitlines()
     # two engines started once each, told ucinewgame at each of the three games, then quit
@@ -391,9 +400,11 @@ async def test_an_engine_still_searching_is_not_kept(tmp_path: Path) -> None:
     slow = f"{FAKE} --delay 60 --log {shlex.quote(str(log))}"
     spec = GameSpec("game-1", settings("--tc", "0.5+0"), ("ai:1", slow), None)
     with trio.fail_after(TIMEOUT * 2):
-        async with kit.session() as shelf:
+        async with kit.session() as session:
             record = await kit.play(spec, EventBus())
             assert record.termination is Termination.TIMEOUT and record.fault is not None
+            shelf = session.resources[SHELF]
+            assert isinstance(shelf, EngineShelf)
             assert not shelf.idle  # stopped (killed: it sleeps) at the end of its game
 
 

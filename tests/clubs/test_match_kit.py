@@ -1,5 +1,7 @@
-"""The clubs `TournamentKit` (hub.games.clubs.match): options, players, openings, and whole games
-between real player programs through the core match loop, including players that fail.
+"""``hub match clubs``: every game's `TournamentKit` (hub.declared.kit) with the clubs
+declaration's match hooks (hub.games.clubs.game, hub.games.clubs.match): options, players,
+openings, and whole games between real player programs through the core match loop,
+including players that fail.
 
 Games are checked against the independent reference in `tests.clubs.helpers.simulate`.
 """
@@ -18,13 +20,16 @@ from hub.core.bus import EventBus
 from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
+from hub.declared.kit import DeclaredKit
 from hub.games.clubs.cards import CARD_TEXT
 from hub.games.clubs.codec import ClubsSettings
-from hub.games.clubs.match import kit, opening_decks, read_decks
+from hub.games.clubs.game import ClubsGame
+from hub.games.clubs.match import opening_decks, read_decks
 from hub.games.clubs.plugin import plugin
 from tests.clubs.helpers import DECKS, SPEC_EXAMPLE, fake_player, simulate, write_script
 from tests.conftest import program
 
+kit = DeclaredKit(ClubsGame)
 SORTED = SPEC_EXAMPLE / "one-sorted-deck.decks"
 GAME_TIMEOUT = 30.0
 HANG_LIMIT_MS = 2000
@@ -69,7 +74,9 @@ def reference_moves(
 
 def test_the_plugin_offers_the_kit() -> None:
     assert plugin.match is not None
-    assert plugin.match() is kit
+    offered = plugin.match()
+    assert isinstance(offered, DeclaredKit)
+    assert offered.game is ClubsGame
     assert kit.seats == (2, 4)
 
 

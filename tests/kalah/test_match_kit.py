@@ -1,6 +1,7 @@
-"""The Kalah `TournamentKit` (hub.games.kalah.match): options, players, openings, and whole games
-between the AI and agent programs (the hub is their server over pipes) through the core loop,
-including programs that fail."""
+"""``hub match kalah``: every game's `TournamentKit` (hub.declared.kit) with the Kalah
+declaration's match hooks (hub.games.kalah.game, hub.games.kalah.match): options, players,
+openings, and whole games between the AI and agent programs (the hub is their server over
+pipes) through the core loop, including programs that fail."""
 
 from __future__ import annotations
 
@@ -21,14 +22,17 @@ from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.local_seats import TYPED_AHEAD, TypeAhead
 from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
+from hub.declared.kit import DeclaredKit
 from hub.games.kalah.codec import result_word, state_view
-from hub.games.kalah.match import KalahSettings, kit
+from hub.games.kalah.game import KalahGame
 from hub.games.kalah.plugin import plugin
 from hub.games.kalah.protocol import parse_move
 from hub.games.kalah.rules import new_game, play
+from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import Keys
 
 GAME_TIMEOUT = 60.0
+kit = DeclaredKit(KalahGame)
 
 AGENT = r"""
 import sys
@@ -146,7 +150,9 @@ def replay(record: GameRecord) -> None:
 
 def test_the_plugin_offers_the_kit() -> None:
     assert plugin.match is not None
-    assert plugin.match() is kit
+    offered = plugin.match()
+    assert isinstance(offered, DeclaredKit)
+    assert offered.game is KalahGame
     assert kit.seats == (2, 2)
 
 

@@ -1,4 +1,5 @@
-"""Chess for ``hub match``: the `TournamentKit` (`kit`) playing one game of chess (a `Match`).
+"""Chess for ``hub match``: the pieces the declaration's match hooks use
+(`hub.games.chess.game.ChessMatchGame`; the kit is every game's, `hub.declared.kit`).
 
 Players (one spec per seat; seat 0 plays white):
 
@@ -8,14 +9,15 @@ Players (one spec per seat; seat 0 plays white):
   ``/usr/games/stockfish``, ``uci:hub engine``; ``hub-engine`` is short for hub's own
   engine). COMMAND is split like a shell line; its program is looked up beside hub's
   interpreter, on PATH, then in /usr/games (where Debian puts Stockfish). UCI options follow
-  a ``?``, separated by ``&``: ``stockfish?Skill Level=3&Threads=1``. `check_player`
-  starts the engine once to see that it speaks UCI and has those options.
+  a ``?``, separated by ``&``: ``stockfish?Skill Level=3&Threads=1`` (`engine_seat`).
+  `check_seat` starts the engine once to see that it speaks UCI and has those options.
 * ``json:COMMAND``: a program speaking the JSON bot protocol (docs/bots.md) over pipes, as
-  every declared game's bots do (``json:./players/json_bot.py``; COMMAND is a seat spec of
+  every game's bots do (``json:./players/json_bot.py``; COMMAND is a seat spec of
   `hub.declared.seats`: a path or a name on PATH with its arguments, a ``.py`` file that is
   not executable runs under this Python). Its turns carry the chess view and the legal
   moves in UCI (`hub.chess.game.ChessGame`).
-* ``human``: a person at this terminal (refused when standard input is not a terminal).
+* ``human``: a person at this terminal (`person_seat`; refused when standard input is not
+  a terminal).
 
 Options: ``--tc`` (`hub.core.clock.TimeControl.parse`: ``10+0.1`` a game clock of 10 s plus
 0.1 s a move, ``100ms`` or ``2s`` per move, ``none``; default `DEFAULT_TC`),
@@ -32,16 +34,15 @@ each (half points, like the console's score). The console itself plays on throug
 repetitions, as its spec says; a match must end.
 
 Each game starts its engines (in parallel, before the clocks start), and stops and reaps them
-before `ChessKit.play` returns, even when it is cancelled; inside a `ChessKit.session` (each
-slot of ``hub match`` opens one) an engine that ended its game alive and idle is kept for the
-slot's next game instead (``ucinewgame`` and ``isready`` start every game), and the session
-stops them all when it ends.
+before the game's seats are done, even when it is cancelled; inside a session (the kit's
+``session()``, `hub.core.session`: each slot of ``hub match`` opens one) an engine that
+ended its game alive and idle is kept for the slot's next game instead (``ucinewgame`` and
+``isready`` start every game), and the session stops them all when it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
 import random
 import shlex
@@ -52,31 +53,25 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
-from hub.chess.game import ChessGame
-from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
-from hub.chess.seats import START_TIMEOUT, EngineShelf, PersonSeat, UciSeat, level_seat
+from hub.chess.seats import START_TIMEOUT, EngineShelf, PersonSeat, UciSeat
+from hub.chess.seats import level_seat as chess_level_seat
 from hub.chess.uci import HandshakeReader
-from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import GameRecord
-from hub.core.game import SettingsError
 from hub.core.identity import ai_identity, person_identity
-from hub.core.match import BaseSeat, Fault, Match, Seat, SeatFailure, Start
+from hub.core.match import FailedSeat, Fault, Seat
 from hub.core.output import Output
-from hub.core.plugin import GameSpec
 from hub.core.programs import which_program
 from hub.core.referee import IllegalMove, Outcome, Termination
-from hub.core.stdin import LineInput, open_line_input
+from hub.core.seats import ThreadSeat
+from hub.core.session import current as current_session
+from hub.core.stdin import open_line_input
 from hub.core.text import parse_whole_number
 from hub.core.values import PlayerInfo
-from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, parse_seat
-from hub.games.chess.openings import BUILTIN, load_openings, opening_state, pick_openings
+from hub.games.chess.openings import BUILTIN, load_openings
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Iterable
 
 DEFAULT_TC = "10+0.1"
@@ -89,10 +84,8 @@ HUB_ENGINE = "hub-engine"
 PROBE_TIMEOUT = START_TIMEOUT
 GAMES_DIR = "/usr/games"
 """Where Debian installs engines (``stockfish``), often not on a program's PATH."""
-SHELF: contextvars.ContextVar[EngineShelf | None] = contextvars.ContextVar(
-    "hub_chess_engine_shelf", default=None
-)
-"""The engines kept between games in the current `ChessKit.session` (None: outside one)."""
+SHELF = "chess-engines"
+"""The name of the `EngineShelf` in a session's resources: the engines kept between games."""
 
 
 # -- the rules of a match game ---------------------------------------------------------------
@@ -283,25 +276,6 @@ def check_engine(spec: PlayerSpec) -> str | None:
     return None
 
 
-def bot_game(fen: str) -> ChessGame:
-    """The declaration a bot's messages come from: its ``settings`` name the start FEN."""
-    try:
-        return ChessGame({"fen": fen})
-    except SettingsError:  # an opening python-chess reads but does not call valid
-        return ChessGame()
-
-
-def bot_spec(player: PlayerSpec) -> SeatSpec:
-    """The program seat of a ``json:COMMAND`` player (recorded by its whole spec); raises
-    `SeatSpecError` when COMMAND names no program."""
-    seat = parse_seat(player.command[0], ChessGame)
-    if seat.kind != "program":
-        raise SeatSpecError(
-            f"{player.command[0]!r} is not a program speaking the JSON bot protocol"
-        )
-    return attrs.evolve(seat, text=player.text)
-
-
 # -- the kit -------------------------------------------------------------------------------
 
 
@@ -329,6 +303,15 @@ class ChessSettings:
         )
 
 
+def match_settings(tc: str, opening_file: str, max_plies: int) -> dict[str, Any]:
+    """The recorded settings (`ChessSettings`); raises `ValueError` for a bad time control
+    or openings file."""
+    control = TimeControl.parse(tc)
+    source = opening_file or BUILTIN
+    load_openings(source)
+    return ChessSettings(control.describe(), source, max_plies).to_json()
+
+
 def _terminal_output(lines: Sequence[str]) -> None:
     out = Output(1)
     for line in lines:
@@ -336,168 +319,53 @@ def _terminal_output(lines: Sequence[str]) -> None:
     out.flush()
 
 
-@attrs.define(eq=False)
-class Keyboard:
-    """Lines typed at the terminal, for a person's seat (standard input is opened only if a
-    person plays; otherwise there is nothing to read)."""
+# -- the seats of the declaration's kinds (hub.games.chess.game.ChessMatchGame) ----------------
 
-    lines: LineInput | None = None
 
-    async def read_line(self) -> str | None:
-        return None if self.lines is None else await self.lines.receive()
+def engine_seat(game: object, command: str, *, seat: int, spec: str, seed: int = 0) -> UciSeat:
+    """The ``uci`` seat kind, and a bare program spec in ``hub match chess``: the UCI engine
+    ``spec`` names (`parse_player`: options after ``?``, ``hub-engine``, engines found in
+    /usr/games). Inside a session (`hub.core.session`, each slot of ``hub match``) the
+    engine is kept for the slot's next game."""
+    player = parse_player(spec)
+    argv = resolve_command(player.command) or list(player.command)
+    session = current_session()
+    shelf = None if session is None else session.resource(SHELF, EngineShelf)
+    return UciSeat(argv=tuple(argv), options=player.options, player=player.player, shelf=shelf)
+
+
+def level_seat(
+    game: object, command: str, *, seat: int, spec: str, seed: int = 0
+) -> ThreadSeat[ChessState, str]:
+    """``ai:N``: level N of `hub.chess.search` (level 4 budgets its search from its clock),
+    its choices seeded by the game and the seat."""
+    level = int(command)
+    return chess_level_seat(level, random.Random(seed), player=parse_player(f"ai:{level}").player)
+
+
+def check_seat(spec: str) -> str | None:
+    """None if ``spec`` names an engine that starts, speaks UCI and has the options given."""
+    try:
+        player = parse_player(spec)
+    except ValueError as exc:
+        return str(exc)
+    return check_engine(player) if player.kind == "engine" else None
 
 
 @contextlib.asynccontextmanager
-async def open_keyboard(needed: bool) -> AsyncIterator[Keyboard]:
-    """Standard input as a `Keyboard` if ``needed`` and it is a terminal (a worker process of
-    ``hub match --concurrency`` reads its requests there: that is nobody's keyboard)."""
-    if not needed or not sys.stdin.isatty():
-        yield Keyboard()
-        return
-    async with open_line_input(0) as lines:
-        yield Keyboard(lines)
-
-
-@attrs.define(eq=False)
-class NoTerminal(BaseSeat[ChessState, str]):
-    """A person's seat in a process without a terminal: the game ends before the first move
-    with this seat at fault."""
-
-    player: PlayerInfo
-
-    async def begin(self, start: Start[ChessState]) -> None:
-        raise SeatFailure(
+async def person_seat(
+    game: object, spec: object, events: object
+) -> AsyncIterator[Seat[ChessState, str]]:
+    """``human``: a person typing moves (UCI or SAN) at this terminal; in a process without
+    one (a worker of ``hub match --concurrency`` reads its requests on standard input) the
+    game ends before the first move with this seat at fault."""
+    player = parse_player("human").player
+    if not sys.stdin.isatty():
+        yield FailedSeat(
+            player,
             Termination.DISCONNECT,
             "no terminal to type moves on (play a person's games without --concurrency)",
         )
-
-
-class ChessKit:
-    """`hub.core.plugin.TournamentKit` for chess."""
-
-    seats = (2, 2)
-
-    def add_options(self, parser: argparse.ArgumentParser) -> None:
-        group = parser.add_argument_group("chess")
-        group.add_argument(
-            "--tc",
-            metavar="TC",
-            default=DEFAULT_TC,
-            help="time control: BASE+INC seconds a game (10+0.1), 100ms or 2s a move, or "
-            f"none (default {DEFAULT_TC})",
-        )
-        group.add_argument(
-            "--opening-file",
-            metavar="FILE",
-            help="openings to play, one a line: FEN, EPD or UCI moves (default: 35 built-in "
-            "balanced lines)",
-        )
-        group.add_argument(
-            "--max-plies",
-            metavar="N",
-            default=str(DEFAULT_MAX_PLIES),
-            help=f"adjudicate a draw after N plies; 0: never (default {DEFAULT_MAX_PLIES})",
-        )
-
-    def settings(self, options: argparse.Namespace) -> dict[str, Any]:
-        """Raises `ValueError` for a bad time control, cap or openings file."""
-        control = TimeControl.parse(str(options.tc))
-        max_plies = parse_whole_number(str(options.max_plies))
-        if max_plies is None:
-            raise ValueError(f"--max-plies must be a whole number, not {options.max_plies}")
-        source = BUILTIN if options.opening_file is None else str(options.opening_file)
-        load_openings(source)
-        return ChessSettings(control.describe(), source, max_plies).to_json()
-
-    def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
-        try:
-            player = parse_player(spec)
-        except ValueError as exc:
-            return str(exc)
-        if player.kind == "person":
-            if not sys.stdin.isatty():
-                return f"{spec}: standard input is not a terminal, so nobody can type moves"
-            return None
-        if player.kind == "engine":
-            return check_engine(player)
-        if player.kind == "bot":
-            try:
-                bot_spec(player)
-            except SeatSpecError as exc:
-                return f"{spec}: {exc}"
-        return None
-
-    def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        source = ChessSettings.from_json(settings).openings
-        return pick_openings(load_openings(source), count, seed)
-
-    @contextlib.asynccontextmanager
-    async def session(self) -> AsyncIterator[EngineShelf]:
-        """Games played inside keep their engines from one game to the next (an
-        `EngineShelf`, given ``ucinewgame`` between games); leaving stops them all.
-        (`hub.core.plugin.kit_session`: each slot of ``hub match`` opens one.)"""
-        shelf = EngineShelf()
-        token = SHELF.set(shelf)
-        try:
-            yield shelf
-        finally:
-            SHELF.reset(token)
-            await shelf.aclose()
-
-    def seat(
-        self, player: PlayerSpec, index: int, spec: GameSpec, keyboard: Keyboard
-    ) -> Seat[ChessState, str]:
-        """The seat of ``player`` in seat ``index`` of the game ``spec``."""
-        if player.kind == "ai":
-            rng = random.Random(f"{spec.game_id}/{index}")
-            return level_seat(player.level, rng, player=player.player)
-        if player.kind == "person":
-            if keyboard.lines is None:
-                return NoTerminal(player.player)
-            return PersonSeat(keyboard.read_line, _terminal_output, player=player.player)
-        argv = resolve_command(player.command) or list(player.command)
-        return UciSeat(
-            argv=tuple(argv), options=player.options, player=player.player, shelf=SHELF.get()
-        )
-
-    async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
-        """One game of ``spec`` through `Match`; the recorded settings add its opening."""
-        settings = ChessSettings.from_json(spec.settings)
-        rules = MatchRules(settings.max_plies)
-        state = opening_state(spec.opening, rules.rules)
-        players = [parse_player(text) for text in spec.players]
-        bots = SeatMaker(bot_game(state.start_fen))
-        async with open_keyboard(any(p.kind == "person" for p in players)) as keyboard:
-            seats: list[Seat[ChessState, str]] = []
-            engines: list[UciSeat] = []
-            try:
-                for i, player in enumerate(players):
-                    if player.kind == "bot":
-                        seats.append(await bots.program(bot_spec(player)))
-                    else:
-                        seats.append(self.seat(player, i, spec, keyboard))
-                engines = [seat for seat in seats if isinstance(seat, UciSeat)]
-                async with trio.open_nursery() as nursery:
-                    for engine in engines:
-                        nursery.start_soon(engine.launch)
-                match = Match(
-                    rules,
-                    state,
-                    seats,
-                    notation=ChessNotation(),
-                    events=events,
-                    time_control=settings.control,
-                    settings={**spec.settings, "opening": spec.opening},
-                    game_id=spec.game_id,
-                    forfeit=chess_forfeit,
-                )
-                result = await match.run()
-            finally:
-                with trio.CancelScope(shield=True):
-                    for engine in engines:
-                        await engine.aclose()
-                await bots.stop_children()
-        return result.record
-
-
-kit = ChessKit()
+        return
+    async with open_line_input(0) as lines:
+        yield PersonSeat(lines.receive, _terminal_output, player=player)

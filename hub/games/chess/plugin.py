@@ -1,16 +1,17 @@
-"""The chess plug-in: the declared game (`hub.chess.game.ChessGame`: ``hub games show``, the
+"""The chess plug-in: the declared game (`hub.games.chess.game.ChessMatchGame`, the library's
+`ChessGame` with the plug-in's seats and match hooks: ``hub games show``, the
 web board, PGN export) with its own ``hub play chess`` (the console), ``hub engine`` (UCI),
-its demo and ``hub match chess`` (UCI engines, the built-in levels and JSON bots); ``hub
-play chess SEAT SEAT ...`` is the generic play (seats such as ``web``, ``ai:3``,
-``uci:stockfish``). No ``hub
-serve chess``: chess over TCP is ``hub serve uqchess`` (docs/decisions.md)."""
+and its demo; ``hub match chess`` (UCI engines, the built-in levels and JSON bots) is every
+game's kit with the declaration's match hooks, and ``hub play chess SEAT SEAT ...`` the
+generic play (seats such as ``web``, ``ai:3``, ``uci:stockfish``). No ``hub serve chess``:
+chess over TCP is ``hub serve uqchess`` (docs/decisions.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.chess.game import ChessGame
-from hub.core.plugin import GamePlugin, lazy, lazy_object
+from hub.core.plugin import GamePlugin, lazy
+from hub.games.chess.game import ChessMatchGame
 
 
 def play(args: Sequence[str]) -> int:
@@ -20,17 +21,16 @@ def play(args: Sequence[str]) -> int:
     if any(not arg.startswith("-") for arg in args[:1]):
         from hub.declared.play import main as generic
 
-        return generic(ChessGame, args)
+        return generic(ChessMatchGame, args)
     from hub.games.chess.console import main
 
     return main(args)
 
 
 plugin = GamePlugin.declared(
-    ChessGame,
+    ChessMatchGame,
     play=play,
     serve=None,
     demo=lazy("hub.games.chess.demo:main"),
     tools={"engine": lazy("hub.games.chess.engine_server:main")},
-    match=lazy_object("hub.games.chess.match:kit"),
 )

@@ -20,7 +20,7 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hub.core.game import Game, Option, SettingsError
 from hub.core.referee import Outcome
@@ -37,9 +37,13 @@ from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
+    from hub.core.clock import TimeControl
     from hub.core.local_seats import StopFlag
+    from hub.core.match import Fault
     from hub.core.values import JSON
 
+DEFAULT_DECK = "ex.decks"
+"""The deck file of ``hub match clubs`` without ``--deck`` (packaged with the game)."""
 SHUFFLED_DECKS = 16
 """Shuffled decks dealt for a game without a deck file (rounds cycle through them)."""
 
@@ -79,11 +83,77 @@ class ClubsGame(Game[ClubsState, Card]):
     ai_levels = range(1, 2)
     opening_plies = 0
     hidden_information = True
+    seat_kinds: ClassVar[Mapping[str, str]] = {"clubs": "hub.games.clubs.match:program_seat"}
+    program_kind = "clubs"
+    """``hub match clubs clubber ./player``: programs of the clubs protocol (clubs.md)."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)
         path = str(self.settings["deck"])
         self.decks = read_decks(path) if path else None
+
+    # -- hub match: the decks travel in the settings (docs/clubs.md, "hub match") -------------
+
+    @classmethod
+    def match_options(cls) -> tuple[Option, ...]:
+        from hub.games.clubs.codec import DEFAULT_TIME_MS, DEFAULT_WINSCORE
+
+        return (
+            Option("deck", "", f"deck file to play (default: the packaged {DEFAULT_DECK})"),
+            Option("winscore", DEFAULT_WINSCORE, "a game ends after the round in which "
+                   "someone reaches it", low=1),
+            Option("time_ms", DEFAULT_TIME_MS, "each player's time for one card, in ms; 0 is "
+                   "no limit", low=0),
+        )  # fmt: skip
+
+    @classmethod
+    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        from hub.games.clubs.codec import DEFAULT_TIME_MS, DEFAULT_WINSCORE
+        from hub.games.clubs.match import match_settings
+
+        deck = str(given["deck"]) if given.get("deck") else None
+        winscore = int(given.get("winscore", DEFAULT_WINSCORE))
+        return match_settings(deck, winscore, int(given.get("time_ms", DEFAULT_TIME_MS)))
+
+    @classmethod
+    def for_match(cls, settings: Mapping[str, Any], seats: int) -> ClubsGame:
+        from hub.games.clubs.codec import ClubsSettings
+
+        chosen = ClubsSettings.from_json(settings)
+        game = cls(seats=seats)
+        game.settings["winscore"] = chosen.winscore
+        game.decks = chosen.decks
+        return game
+
+    @classmethod
+    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
+        from hub.core.programs import program_problem
+
+        return program_problem(command)
+
+    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """``{"order": [...], "cut": k}``: the decks in that order, each cut at card k."""
+        from hub.games.clubs.match import draw_openings
+
+        return draw_openings(len(self.decks or ()), count, seed)
+
+    def match_start(self, opening: Any, game_id: str) -> ClubsState:
+        from hub.games.clubs.match import opening_decks
+
+        assert self.decks is not None  # a match's game has its decks (`for_match`)
+        decks = opening_decks(self.decks, opening)
+        return new_game(decks, self.seat_count, int(self.settings["winscore"]))
+
+    def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
+        from hub.core.clock import TimeControl
+        from hub.games.clubs.codec import ClubsSettings
+
+        return TimeControl.per_move_ms(ClubsSettings.from_json(settings).time_ms)
+
+    def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
+        from hub.games.clubs.codec import clubs_forfeit
+
+        return clubs_forfeit(state, fault)
 
     # -- rules ---------------------------------------------------------------------------------
 

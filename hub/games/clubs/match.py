@@ -1,19 +1,23 @@
-"""Clubs for ``hub match``: the `TournamentKit` (`kit`) that plays one game between programs.
+"""Clubs for ``hub match``: the pieces the declaration's match hooks use
+(`hub.games.clubs.game.ClubsGame`; the kit is every game's, `hub.declared.kit`).
 
-* Players are programs: a name found on PATH (or beside hub's own interpreter, like the
-  venv's ``clubber``) or a path to an executable file. Each game starts them afresh as
-  ``prog N ID``, so a player that crashed in one game is restarted for the next.
+* Bare player specs are clubs programs (`program_seat`): a name found on PATH (or beside
+  hub's own interpreter, like the venv's ``clubber``) or a path to an executable file.
+  Each game starts them afresh as ``prog N ID``, so a player that crashed in one game is
+  restarted for the next.
 * Options: ``--deck FILE`` (default: the packaged ``ex.decks``), ``--winscore N``
   (default 20) and ``--time-ms MS``, each player's time for one card (default 10000; 0: no
   limit). The settings carry the decks themselves (`ClubsSettings`), so a game can be
   played on another machine.
-* Openings (`openings`): each is ``{"order": [...], "cut": k}``: the decks are played in
+* Openings (`draw_openings`): each is ``{"order": [...], "cut": k}``: the decks are played in
   that order (round r is dealt from ``decks[order[r mod len]]``) and each deck is cut at
   card k before dealing (``deck[k:] + deck[:k]``), so even a one-deck file gives 52
   different deals. They are drawn from the seed, distinct while there are enough of them.
 * A player that cannot start, crashes, hangs past its time or sends garbage loses that game
-  (the others win) and the record says how (`FaultInfo`); every child is sent ``end`` and
-  reaped before `play` returns, even when it is cancelled.
+  (the others win) and the record says how (`FaultInfo`); a player that does not start
+  ends the game before any card, with no word to the others; every child is sent ``end``
+  and reaped before the game's seats are done, even when it is cancelled. ``json:PROGRAM``
+  is a program speaking the JSON bot protocol instead, and ``ai:1``/``random`` play too.
 """
 
 from __future__ import annotations
@@ -22,42 +26,26 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 from importlib.resources import as_file, files
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import attrs
+import trio
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.events import GameRecord
+from hub.core.game import Game
 from hub.core.identity import program_identity
-from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start
-from hub.core.plugin import GameSpec, draw_distinct
+from hub.core.lines import LineError, LineStream
+from hub.core.match import SeatFailure
+from hub.core.plugin import draw_distinct
 from hub.core.process import ChildProcess
 from hub.core.programs import resolve_program
-from hub.core.text import parse_whole_number
+from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
+from hub.declared.seats import ProgramSeat
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
-from hub.games.clubs.codec import (
-    DEFAULT_TIME_MS,
-    DEFAULT_WINSCORE,
-    ClubsNotation,
-    ClubsSettings,
-    clubs_forfeit,
-)
+from hub.games.clubs.codec import ClubsCodec, ClubsSettings
 from hub.games.clubs.launch import read_deck_file
-from hub.games.clubs.protocol import MAX_PLAYERS, MIN_PLAYERS
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
-from hub.games.clubs.table import (
-    DEFAULT_START_TIMEOUT,
-    END_GRACE,
-    StartFailure,
-    end_players,
-    program_seats,
-    start_players,
-)
-
-if TYPE_CHECKING:
-    import argparse
+from hub.games.clubs.protocol import LABELS, MAX_PLAY_LINE, READY
+from hub.games.clubs.rules import ClubsState
+from hub.games.clubs.table import DEFAULT_START_TIMEOUT, END_GRACE, end_players
 
 DEFAULT_DECK = "ex.decks"
 OPENING_TRIES = 20
@@ -94,106 +82,55 @@ def opening_decks(
     return [tuple(decks[index][cut:]) + tuple(decks[index][:cut]) for index in order]
 
 
-@attrs.define(eq=False)
-class NotStarted(BaseSeat[ClubsState, Card]):
-    """A seat of a game whose players did not all start: it says nothing to anyone, and
-    the seat of ``failure`` raises it at ``begin``, so the game ends with that player at
-    fault before any card is dealt."""
+class ClubsProgram(ProgramSeat[ClubsState, Card]):
+    """A clubs player program (the clubs seat kind, `program_seat`): started as ``prog N
+    ID``, it must send its ``-`` within `DEFAULT_START_TIMEOUT`; it plays over `ClubsCodec`
+    and is sent ``end`` and reaped within `END_GRACE` when its game is over."""
 
-    player: PlayerInfo
-    failure: StartFailure
-
-    async def begin(self, start: Start[ClubsState]) -> None:
-        if start.seat == self.failure.seat:
-            raise SeatFailure(self.failure.termination, self.failure.detail)
-
-
-class ClubsKit:
-    """`hub.core.plugin.TournamentKit` for clubs."""
-
-    seats = (MIN_PLAYERS, MAX_PLAYERS)
-
-    def add_options(self, parser: argparse.ArgumentParser) -> None:
-        group = parser.add_argument_group("clubs")
-        group.add_argument(
-            "--deck",
-            metavar="FILE",
-            help=f"deck file to play (default: the packaged {DEFAULT_DECK})",
-        )
-        numbers = (
-            ("--winscore", "N", DEFAULT_WINSCORE, "a game ends after the round in which "
-             "someone reaches N"),
-            ("--time-ms", "MS", DEFAULT_TIME_MS, "each player's time for one card, in ms; "
-             "0 is no limit"),
-        )  # fmt: skip
-        for flag, metavar, default, text in numbers:
-            group.add_argument(
-                flag, metavar=metavar, default=str(default), help=f"{text} (default {default})"
-            )
-
-    def settings(self, options: argparse.Namespace) -> dict[str, Any]:
-        """Raises `ValueError` for a bad deck file, score or time."""
-        winscore = parse_whole_number(str(options.winscore))
-        if winscore is None or winscore < 1:
-            raise ValueError(f"--winscore must be a positive whole number, not {options.winscore}")
-        time_ms = parse_whole_number(str(options.time_ms))
-        if time_ms is None:
-            raise ValueError(f"--time-ms must be a whole number of ms, not {options.time_ms}")
-        if options.deck is None:
-            decks, name = default_decks(), DEFAULT_DECK
-        else:
-            decks, name = read_decks(options.deck), os.path.basename(options.deck)
-        return ClubsSettings(decks, winscore, time_ms, name).to_json()
-
-    def check_player(self, spec: str, settings: Mapping[str, Any]) -> str | None:
-        if resolve_program(spec) is not None:
+    async def hello(self, lines: LineStream) -> SeatFailure | None:
+        timeout = DEFAULT_START_TIMEOUT
+        with trio.move_on_after(timeout):
+            try:
+                first = await lines.receive_exactly(len(READY))
+            except LineError:
+                return SeatFailure(Termination.DISCONNECT, "ended before sending '-'")
+            if first != READY:
+                return SeatFailure(Termination.MALFORMED, f"sent {first!r}, not '-'")
             return None
-        if os.sep in spec:
-            return f"{spec}: not an executable file"
-        return f"{spec}: no such program on PATH (or give a path to an executable)"
+        return SeatFailure(Termination.TIMEOUT, f"sent no '-' within {timeout:g} s")
 
-    def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        decks = len(ClubsSettings.from_json(settings).decks)
-        rng = random.Random(seed)
-
-        def draw() -> dict[str, Any]:
-            return {"order": rng.sample(range(decks), decks), "cut": rng.randrange(DECK_SIZE)}
-
-        return draw_distinct(draw, count, OPENING_TRIES)
-
-    async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
-        """One game of ``spec`` through `Match`; the recorded settings add its opening."""
-        settings = ClubsSettings.from_json(spec.settings)
-        decks = opening_decks(settings.decks, spec.opening)
-        specs = spec.players
-        programs = [resolve_program(name) or name for name in specs]
-        players = [
-            PlayerInfo(name, "program", name, program_identity(program))
-            for name, program in zip(specs, programs, strict=True)
-        ]
-        children: list[ChildProcess] = []
-        try:
-            failure = await start_players(programs, children, DEFAULT_START_TIMEOUT)
-            seats: Sequence[Seat[ClubsState, Card]]
-            if failure is None:
-                seats = program_seats(children, players)
-            else:
-                seats = [NotStarted(player, failure) for player in players]
-            match = Match(
-                ClubsReferee(),
-                new_game(decks, len(specs), settings.winscore),
-                seats,
-                notation=ClubsNotation(),
-                events=events,
-                time_control=TimeControl.per_move_ms(settings.time_ms),
-                settings={**spec.settings, "opening": spec.opening},
-                game_id=spec.game_id,
-                forfeit=clubs_forfeit,
-            )
-            result = await match.run()
-        finally:
-            await end_players(children, END_GRACE)
-        return result.record
+    async def stop(self, child: ChildProcess) -> None:
+        await end_players([child], END_GRACE)
 
 
-kit = ClubsKit()
+def program_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int = 0
+) -> ClubsProgram:
+    """The clubs seat kind (`hub.games.clubs.game.ClubsGame.program_kind`): the program
+    ``command`` names (a path, or a name beside hub's interpreter or on PATH), recorded
+    as ``spec``. Each game starts it afresh."""
+    program = resolve_program(command) or command
+    player = PlayerInfo(spec, "program", spec, program_identity(program))
+    argv = [program, str(game.seat_count), LABELS[seat]]
+    return ClubsProgram(argv, ClubsCodec(), player, max_line=MAX_PLAY_LINE)
+
+
+def draw_openings(decks: int, count: int, seed: int) -> list[Any]:
+    """``count`` openings ``{"order": [...], "cut": k}`` for ``decks`` decks, drawn from
+    ``seed``, distinct while there are enough of them."""
+    rng = random.Random(seed)
+
+    def draw() -> dict[str, Any]:
+        return {"order": rng.sample(range(decks), decks), "cut": rng.randrange(DECK_SIZE)}
+
+    return draw_distinct(draw, count, OPENING_TRIES)
+
+
+def match_settings(deck: str | None, winscore: int, time_ms: int) -> dict[str, Any]:
+    """The recorded settings of a match: the decks themselves (`ClubsSettings`), so that
+    a game can be played on another machine; raises `ValueError`."""
+    if deck is None:
+        decks, name = default_decks(), DEFAULT_DECK
+    else:
+        decks, name = read_decks(deck), os.path.basename(deck)
+    return ClubsSettings(decks, winscore, time_ms, name).to_json()

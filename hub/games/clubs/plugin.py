@@ -1,6 +1,7 @@
 """The clubs plug-in: the declaration (game.py) with clubs' own ``hub play clubs`` (=
-clubhub's command line), ``hub demo clubs`` and ``hub match`` kit; ``hub serve clubs`` (the
-JSON bot protocol's lobby), records and the web board come from the declaration. ``hub play
+clubhub's command line) and ``hub demo clubs``; ``hub serve clubs`` (the JSON bot protocol's
+lobby), ``hub match clubs`` (every game's kit, with the declaration's match hooks), records
+and the web board come from the declaration. ``hub play
 clubs`` whose first argument is a seat of the generic play (``web``, ``human``, ``ai:1``,
 ``random``, ``tcp``), not a deck file, is the generic play: ``hub play clubs web ai ai --web
 0``."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy, lazy_object
+from hub.core.plugin import GamePlugin, lazy
 from hub.games.clubs.game import ClubsGame
 
 GENERIC_SEATS = ("web", "human", "ai", "random", "tcp")
@@ -31,5 +32,4 @@ plugin = GamePlugin.declared(
     ClubsGame,
     play=play,
     demo=lazy("hub.games.clubs.demo:main"),
-    match=lazy_object("hub.games.clubs.match:kit"),
 )

@@ -15,14 +15,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import attrs
 
 from hub.core.game import BadMove, Game, Option, SettingsError
 from hub.core.referee import Outcome
 from hub.core.values import JSON
 from hub.games.kalah import ai as search
 from hub.games.kalah import pictures
-from hub.games.kalah.protocol import BadLine, format_move, parse_move
+from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, format_move, parse_move
 from hub.games.kalah.rules import (
     MAX_HOLES,
     MAX_SEEDS,
@@ -36,7 +38,10 @@ from hub.games.kalah.rules import (
 )
 
 if TYPE_CHECKING:
+    from hub.core.clock import TimeControl
     from hub.core.local_seats import StopFlag
+    from hub.core.match import Fault
+    from hub.games.kalah.settings import KalahSettings
 
 RULES = KalahReferee()
 
@@ -63,8 +68,17 @@ class KalahGame(Game[KalahState, Move]):
     )
     seat_names = ("South", "North")
     ai_levels = range(search.MIN_LEVEL, search.MAX_LEVEL + 1)
+    ai_default = search.DEFAULT_LEVEL
     opening_plies = 0
     """A Kalah opening is a layout (``--random``), as in ``hub match kalah``."""
+    seat_kinds: ClassVar[Mapping[str, str]] = {"kalah": "hub.games.kalah.match:program_seat"}
+    program_kind = "kalah"
+    """``hub match kalah ai:9 ./agent``: an agent program of kalah.md, over pipes."""
+    match_person = "hub.games.kalah.match:person_seat"
+    match: KalahSettings | None = None
+    """The settings of a match's game (`for_match`)."""
+    match_layout: tuple[int, ...] | None = None
+    """The layout the match's game starts from (`match_start`): the agents' ``INFO``."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)
@@ -82,6 +96,65 @@ class KalahGame(Game[KalahState, Move]):
                 new_game(self.settings["holes"], self.settings["seeds"], layout=layout)
             except ValueError as exc:
                 raise SettingsError(f"layout: {exc}") from None
+
+    # -- hub match: Kalah's options and settings, layouts as openings (docs/kalah.md) -----
+
+    @classmethod
+    def match_options(cls) -> tuple[Option, ...]:
+        from hub.games.kalah.settings import DEFAULT_TIME_MS
+
+        holes, seeds, pie, randomly, layout = cls.options
+        time_ms = Option("time_ms", DEFAULT_TIME_MS, "every player's limit per whole turn, in "
+                         "ms; 0 is none", low=0, high=MAX_TIME_MS)  # fmt: skip
+        switches = (attrs.evolve(pie, switch=True), attrs.evolve(randomly, switch=True))
+        return (holes, seeds, *switches, layout, time_ms)
+
+    @classmethod
+    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        from hub.games.kalah.match import match_settings
+
+        return match_settings(given, parse_layout(str(given.get("layout", ""))))
+
+    @classmethod
+    def for_match(cls, settings: Mapping[str, Any], seats: int) -> KalahGame:
+        from hub.games.kalah.settings import KalahSettings
+
+        chosen = KalahSettings.from_json(settings)
+        game = cls(chosen.declared(chosen.layout), seats=seats)
+        game.settings["random"] = chosen.random
+        game.match = chosen
+        return game
+
+    @classmethod
+    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
+        from hub.core.programs import program_problem
+
+        return program_problem(command)
+
+    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        from hub.games.kalah.match import draw_openings
+
+        assert self.match is not None
+        return draw_openings(self.match, count, seed)
+
+    def match_start(self, opening: Any, game_id: str) -> KalahState:
+        from hub.games.kalah.match import start_layout
+
+        chosen = self.match
+        assert chosen is not None
+        self.match_layout = start_layout(chosen, opening, game_id)
+        return new_game(chosen.holes, chosen.seeds, pie=chosen.pie, layout=self.match_layout)
+
+    def match_clock(self, settings: Mapping[str, Any]) -> list[TimeControl]:
+        from hub.core.clock import TimeControl
+
+        assert self.match is not None
+        return [TimeControl.per_move_ms(self.match.time_ms)] * 2
+
+    def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
+        from hub.games.kalah.codec import kalah_forfeit
+
+        return kalah_forfeit(state, fault)
 
     # -- rules -----------------------------------------------------------------------------
 

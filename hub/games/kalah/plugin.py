@@ -1,14 +1,15 @@
 """The Kalah plug-in: the declaration (`hub.games.kalah.game.KalahGame`) with Kalah's own
-``hub serve kalah`` (kalah.md over TCP), ``hub demo kalah``, its `hub.core.plugin.TournamentKit`
-for ``hub match`` and ``hub play kalah``, which is the generic play of every declared game
-when seat specs are given (``hub play kalah human ai:9``) and Kalah's client or local game
-otherwise (``hub play kalah [--connect HOST:PORT] --ai|--human``); see `play`."""
+``hub serve kalah`` (kalah.md over TCP), ``hub demo kalah`` and ``hub play kalah``, which is
+the generic play of every declared game when seat specs are given (``hub play kalah human
+ai:9``) and Kalah's client or local game otherwise (``hub play kalah [--connect HOST:PORT]
+--ai|--human``); see `play`. ``hub match kalah`` is every game's kit, with the declaration's
+match hooks."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy, lazy_object
+from hub.core.plugin import GamePlugin, lazy
 
 GAME = "hub.games.kalah.game:KalahGame"
 """The declaration, imported only when needed (``hub games`` imports this module)."""
@@ -36,5 +37,4 @@ plugin = GamePlugin.declared(
     play=play,
     serve=lazy("hub.games.kalah.server:main"),
     demo=lazy("hub.games.kalah.demo:main"),
-    match=lazy_object("hub.games.kalah.match:kit"),
 )
