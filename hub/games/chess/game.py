@@ -3,8 +3,9 @@ notation, views, pictures, levels, PGN) with what the plug-in adds, its seats an
 ``hub match chess`` (docs/chess.md, "Matches"):
 
 * seats: ``uci:COMMAND`` and, on ``hub match``, a bare program are UCI engines
-  (`hub.games.chess.match.engine_seat`); ``ai:N`` is `hub.chess.seats.level_seat` (the core `ThreadSeat` over `LevelAi`)
-  (level 4 budgets its search from both clocks); ``human`` reads UCI or SAN at the terminal;
+  (`hub.games.chess.match.engine_seat`); ``ai:N`` is `hub.chess.seats.level_seat` (the
+  core `ThreadSeat` over `LevelAi`; level 4 budgets its search from both clocks);
+  ``human`` reads UCI or SAN at the terminal;
 * options ``--tc``, ``--opening-file``, ``--max-plies`` recorded as `ChessSettings`; the
   built-in (or a file's) openings; the arbiter's `MatchRules` and `chess_forfeit`.
 
