@@ -17,8 +17,10 @@ from hub.core.match import Match
 from hub.core.plugin import GameSpec
 from hub.core.values import PlayerInfo
 from hub.declared.browser import SeatDesk
+from hub.declared.kit import DeclaredKit
 from hub.declared.seats import RandomSeat
-from hub.games.chess.match import ChessSettings, kit
+from hub.games.chess.game import ChessMatchGame
+from hub.games.chess.match import ChessSettings
 from hub.games.chess.openings import opening
 from hub.web.render import Position, render_position
 from hub.web.views import ply_json
@@ -101,7 +103,9 @@ def test_the_usual_start_shows_only_the_captures() -> None:
 
 async def test_a_recorded_match_game_replays_with_its_opening_at_every_ply() -> None:
     settings = {**ChessSettings("none", "builtin", 4).to_json()}
-    record = await kit.play(GameSpec("g1", settings, ("ai:1", "ai:1"), SCOTCH), EventBus())
+    record = await DeclaredKit(ChessMatchGame).play(
+        GameSpec("g1", settings, ("ai:1", "ai:1"), SCOTCH), EventBus()
+    )
     assert record.settings["opening"]["name"] == "Scotch Game"
     for ply in (0, len(record.moves)):
         shown = ply_json(record, ply)
