@@ -434,9 +434,7 @@ async def serve(
         report(problem)
         stop_log = log_games(server.events, logging.getLogger("hub.games.kalah"))
         try:
-            if web is not None and not await _start_web(
-                nursery, server.events, web, err, record
-            ):
+            if web is not None and not await _start_web(nursery, server.events, web, err, record):
                 nursery.cancel_scope.cancel()
                 return 1
             task_status.started(number)
