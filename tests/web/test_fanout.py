@@ -17,7 +17,7 @@ from hub.core.bus import EventBus
 from hub.core.match import Match
 from hub.declared.browser import SeatDesk
 from hub.web import views
-from hub.web.index import GameIndex, game_topic
+from hub.web.index import KEEPALIVE_FRAME, GameIndex, game_topic
 from hub.web.play import SeatFrames
 from hub.web.server import WebServer, serve_web
 from tests.declared.test_browser_seat import SECRETS, Secrets
@@ -100,3 +100,26 @@ async def test_two_pages_of_a_seat_share_its_frame_and_nobody_else_sees_it(
         for frame in (other, spectator):
             assert SECRETS[0] not in frame.decode()
         assert json.loads(tab1[5:])["seat"] == 0 and json.loads(other[5:])["seat"] == 1
+
+
+async def test_one_timer_keeps_idle_streams_alive_and_leaves_busy_ones_alone(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    index = GameIndex()
+    index.apply(started("g1", "tictactoe", ".........", ["a", "b"]))
+    topic = game_topic("g1")
+    with index.watch(topic) as idle, index.watch(topic) as busy:
+        await idle.receive(), await busy.receive()  # the snapshots
+        await nursery.start(index.keep_alive, 10.0)
+        await trio.sleep(15)  # one tick: both were sent a snapshot since the start
+        assert idle.pending == busy.pending == 0
+        index.apply(moved("g1", 1, 0, "4", "....X....", 1))
+        assert await busy.receive() is not None
+        await trio.sleep(10)  # the second tick: a frame is waiting for the idle one
+        assert idle.pending == 1 and busy.pending == 0
+        assert b'"ply":1' in (await idle.receive() or b"")
+        await trio.sleep(10)  # the third: the one that was sent nothing since gets a comment
+        assert idle.pending == 0 and busy.pending == 1
+        await trio.sleep(10)  # the fourth: one comment waiting is enough
+        assert idle.pending == 1 and busy.pending == 1
+        assert await idle.receive() == await busy.receive() == KEEPALIVE_FRAME
