@@ -2,27 +2,29 @@
 how long a person's click in the browser takes to reach the opponent's page and 100
 spectators.
 
-The server (`serve_web`, and for the click a real `Match`) runs in this process; every client
-runs in a second process (this script again, with ``--clients``), so that parsing 100
-streams does not share the server's event loop. Both processes read the same clock
-(``time.perf_counter``: CLOCK_MONOTONIC, one for the whole machine on Linux), so a time taken
-in one can be compared with a time taken in the other. What is measured:
+The server (`serve_web`, and for the click a real `Match`) runs in this process; the clients
+run in other processes (this script again, with ``--clients``), so that parsing 100 streams
+does not share the server's event loop. All of them read the same clock (``time.perf_counter``:
+CLOCK_MONOTONIC, one for the whole machine on Linux), so a time taken in one process can be
+compared with a time taken in another. What is measured:
 
-* broadcast: N real event-stream clients (h11 over TCP, `hub.web.client`) follow one game;
-  the server publishes moves one at a time on the bus, each once every client has the last;
-  the time from `EventBus.publish` (server) to the move's arrival at the first and the last
-  client (client process). Two games: chess (each move carries python-chess's SVG board,
-  ~15-30 kB) and tic-tac-toe (~1 kB).
+* broadcast: N real event-stream clients (h11 over TCP, `hub.web.client`), in one client
+  process, follow one game; the server publishes moves one at a time on the bus, each once
+  every client has the last; the time from `EventBus.publish` (server) to the move's arrival
+  at the first and the last client. Two games: chess (each move carries python-chess's SVG
+  board, ~15-30 kB) and tic-tac-toe (~1 kB).
 * click: a real `Match` of Connect Four (12 rows) between two browser seats
-  (`hub.declared.browser`, served by `hub.web.play`); the client process follows both seats'
-  streams and, with 100 spectators, the game's stream; on each turn it sends a real
-  ``POST /play/TOKEN/move`` (one kept-alive HTTP/1.1 connection, as a browser does) and
-  times from just before the POST to the frame that shows the move on the opponent's page,
-  and on the last of the 100 spectators' pages.
+  (`hub.declared.browser`, served by `hub.web.play`). One process is the two people: it
+  follows both seats' pages and, on each turn, sends a real ``POST /play/TOKEN/move`` (one
+  kept-alive HTTP/1.1 connection, as a browser has), timing from just before the POST to the
+  frame that shows the move on the opponent's page. Another process is the 100 spectators
+  following the game's page: the time to the last of them is from the same POST to the
+  moment the last spectator had the move. The server's CPU time per click is printed too
+  (from the moment every client is connected).
 
-The times include the client process's own reading of the streams (h11, JSON): they are an
-upper bound for the server. With 2 cores, the server and the clients get one each only when
-nothing else runs: note the load average (printed) beside any figure.
+The times include the client processes' own reading of the streams (h11, JSON): they are an
+upper bound for the server. With 2 cores and 3 busy processes, nothing runs alone: note the
+load average (printed) beside any figure.
 
 Usage: .venv/bin/python bench/web.py [--quick] [--clicks N] [--profile FILE]
   --quick    20 moves per broadcast, 40 clicks (default: 60 and 200)
@@ -180,9 +182,14 @@ async def click_latency(clicks: int) -> dict[str, dict[str, float]]:
             while bus.subscribers == 0 or server.index.game(match.game_id) is None:
                 await trio.sleep(0.01)
             count = min(clicks - len(to_opponent), 40)
+            watchers, watched = await clients(
+                "spectators", server.host, str(server.port), match.game_id, str(SPECTATORS)
+            )
+            with trio.fail_after(300):
+                assert await watched() == "ready"
             process, line = await clients(
                 "click", server.host, str(server.port), match.game_id, seats[0].token,
-                seats[1].token, str(SPECTATORS), str(count),
+                seats[1].token, str(count),
             )  # fmt: skip
             with trio.fail_after(300):
                 assert await line() == "ready"
@@ -191,9 +198,12 @@ async def click_latency(clicks: int) -> dict[str, dict[str, float]]:
                 cpu += time.process_time() - cpu_before
             await process.wait()
             for seat in seats:
-                seat.resign()
+                seat.resign()  # the game ends: the spectators' process reports and exits
+            with trio.fail_after(300):
+                seen = json.loads(await watched())
+            await watchers.wait()
             to_opponent += got["opponent"]
-            to_last += got["last"]
+            to_last += [seen[str(ply)] - start for ply, start in enumerate(got["starts"], 1)]
         nursery.cancel_scope.cancel()
     return {
         "opponent": figures(to_opponent),
@@ -282,30 +292,45 @@ async def broadcast_clients(host: str, port: int, viewers: int, moves: int) -> N
         say("ready")
 
 
-async def click_clients(
-    host: str, port: int, game_id: str, tokens: list[str], spectators: int, clicks: int
-) -> None:
-    import httpx
-
-    snapshots: list[dict[str, Any]] = [{}, {}]
-    changed = [trio.Event(), trio.Event()]
+async def spectator_clients(host: str, port: int, game_id: str, spectators: int) -> None:
+    """``spectators`` pages of the game; at its end, when each ply reached the last of them."""
     seen: dict[int, float] = {}  # ply -> arrival at the last spectator
     count: dict[int, int] = {}
-    every = trio.Event()
     ready = trio.Semaphore(0)
 
     async def spectator() -> None:
-        nonlocal every
+        snapshots = 0
         async with follow(host, port, f"/game/{game_id}/events") as got:
             async for message in got:
                 if message.get("type") == "snapshot":
-                    ready.release()
+                    snapshots += 1
+                    if snapshots == 1:
+                        ready.release()
+                    elif message["game"]["status"] == "finished":
+                        return
                 elif message.get("type") == "move":
                     ply = message["ply"]
                     count[ply] = count.get(ply, 0) + 1
                     if count[ply] == spectators:
                         seen[ply] = time.perf_counter()
-                        every.set()
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(spectators):
+            nursery.start_soon(spectator)
+        for _ in range(spectators):
+            await ready.acquire()
+        say("ready")
+    say(seen)
+
+
+async def click_clients(host: str, port: int, game_id: str, tokens: list[str], clicks: int) -> None:
+    """Both seats' pages; clicks a legal move on each turn (``clicks`` of them, fewer if
+    the game ends), and times the opponent's page."""
+    import httpx
+
+    snapshots: list[dict[str, Any]] = [{}, {}]
+    changed = [trio.Event(), trio.Event()]
+    ready = trio.Semaphore(0)
 
     async def page(seat: int) -> None:
         async with follow(host, port, f"/play/{tokens[seat]}/events") as got:
@@ -324,14 +349,12 @@ async def click_clients(
             await changed[seat].wait()
         return snapshots[seat]
 
+    starts: list[float] = []
     opponent: list[float] = []
-    last: list[float] = []
     async with trio.open_nursery() as nursery:
-        for _ in range(spectators):
-            nursery.start_soon(spectator)
         for seat in (0, 1):
             nursery.start_soon(page, seat)
-        for _ in range(spectators + 2):
+        for _ in range(2):
             await ready.acquire()
         say("ready")
         origin = f"http://{host}:{port}"
@@ -345,20 +368,16 @@ async def click_clients(
                 if snapshot["over"]:
                     break  # four in a row: the server starts another game
                 move = snapshot["legal"][ply % len(snapshot["legal"])]
-                every = trio.Event()
                 start = time.perf_counter()
                 response = await client.post(
                     f"/play/{tokens[mover]}/move", json={"move": move}, headers={"Origin": origin}
                 )
                 assert response.status_code == 200, response.text
                 arrived = await wait_for(1 - mover, ply)
+                starts.append(start)
                 opponent.append(arrived["at"] - start)
-                while ply not in seen:
-                    await every.wait()
-                    every = trio.Event()
-                last.append(seen[ply] - start)
         nursery.cancel_scope.cancel()
-    say({"opponent": opponent, "last": last})
+    say({"opponent": opponent, "starts": starts})
 
 
 def client_main(argv: list[str]) -> None:
@@ -366,11 +385,12 @@ def client_main(argv: list[str]) -> None:
     if kind == "broadcast":
         viewers, moves = rest
         trio.run(broadcast_clients, host, int(port), int(viewers), int(moves))
+    elif kind == "spectators":
+        game_id, spectators = rest
+        trio.run(spectator_clients, host, int(port), game_id, int(spectators))
     else:
-        game_id, token0, token1, spectators, clicks = rest
-        trio.run(
-            click_clients, host, int(port), game_id, [token0, token1], int(spectators), int(clicks)
-        )
+        game_id, token0, token1, clicks = rest
+        trio.run(click_clients, host, int(port), game_id, [token0, token1], int(clicks))
 
 
 if __name__ == "__main__":
