@@ -19,7 +19,8 @@ compared with a time taken in another. What is measured:
   kept-alive HTTP/1.1 connection, as a browser has), timing from just before the POST to the
   frame that shows the move on the opponent's page. Another process is the 100 spectators
   following the game's page: the time to the last of them is from the same POST to the
-  moment the last spectator had the move. The server's CPU time per click is printed too
+  moment the last spectator had the move. Each click comes `THINK` (0.25 s) after the page
+  offered the turn, as a person's would. The server's CPU time per click is printed too
   (from the moment every client is connected).
 
 The times include the client processes' own reading of the streams (h11, JSON): they are an
@@ -59,6 +60,10 @@ ARGS = sys.argv[1:]
 QUICK = "--quick" in ARGS
 MOVES = 20 if QUICK else 60
 SPECTATORS = 100
+THINK = 0.25
+"""Seconds between a page showing a person's turn and their click: a person does not click
+within milliseconds, and without a pause the next click would queue behind the 100 copies of
+the last move still being written."""
 PLAYERS = (PlayerInfo("white", "program"), PlayerInfo("black", "program"))
 
 
@@ -368,6 +373,7 @@ async def click_clients(host: str, port: int, game_id: str, tokens: list[str], c
                 if snapshot["over"]:
                     break  # four in a row: the server starts another game
                 move = snapshot["legal"][ply % len(snapshot["legal"])]
+                await trio.sleep(THINK)  # a person looks before clicking
                 start = time.perf_counter()
                 response = await client.post(
                     f"/play/{tokens[mover]}/move", json={"move": move}, headers={"Origin": origin}
