@@ -20,6 +20,8 @@ seats are the `Desk`'s.
 from __future__ import annotations
 
 import json
+import math
+import time
 import weakref
 from collections.abc import Callable
 from html import escape
@@ -85,25 +87,32 @@ class SeatFrames:
     """Each seat's latest snapshot as one server-sent event, built once per change of the
     seat however many of its pages follow it (a person with two tabs open). A frame is kept
     under its own seat only (a seat's snapshot shows its hidden hand): no other seat's page,
-    and no spectator's, is ever given it."""
+    and no spectator's, is ever given it. A frame with a running clock (``left_ms``) is
+    reused for `FRESH` seconds only, so that a page opened later in the turn is not shown
+    the time that was left when the turn began."""
 
-    def __init__(self) -> None:
-        self._frames: weakref.WeakKeyDictionary[PlaySeat, tuple[int, bytes]] = (
+    FRESH = 0.1
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._frames: weakref.WeakKeyDictionary[PlaySeat, tuple[int, bytes, float]] = (
             weakref.WeakKeyDictionary()
         )
+        self._clock = clock
         self.built = 0
         """How many frames were rendered (tests count them)."""
 
     def frame(self, seat: PlaySeat) -> tuple[int, bytes]:
         """``(version, frame)`` of ``seat``'s current snapshot."""
-        version = seat.version
+        version, now = seat.version, self._clock()
         cached = self._frames.get(seat)
-        if cached is not None and cached[0] == version:
-            return cached
-        data = f"data: {json.dumps(seat.snapshot())}\n\n".encode()
+        if cached is not None and cached[0] == version and now < cached[2]:
+            return cached[0], cached[1]
+        snapshot = seat.snapshot()
+        data = f"data: {json.dumps(snapshot)}\n\n".encode()
         self.built += 1
-        entry = self._frames[seat] = (version, data)
-        return entry
+        fresh_until = math.inf if snapshot.get("left_ms") is None else now + self.FRESH
+        self._frames[seat] = (version, data, fresh_until)
+        return version, data
 
 
 def routes(

@@ -32,15 +32,17 @@ class FakeSeat:
         self.secret = secret
         self.snapshots = 0
 
+        self.left_ms: int | None = None
+
     def snapshot(self) -> dict[str, Any]:
         self.snapshots += 1
-        return {"version": self.version, "hand": self.secret}
+        return {"version": self.version, "hand": self.secret, "left_ms": self.left_ms}
 
 
 def test_a_seat_frame_is_built_once_per_change_and_kept_under_its_seat_only() -> None:
     frames, mine, other = SeatFrames(), FakeSeat("MINE"), FakeSeat("OTHER")
     first = frames.frame(mine)
-    assert frames.frame(mine) is first and mine.snapshots == 1  # two pages, one render
+    assert frames.frame(mine)[1] is first[1] and mine.snapshots == 1  # two pages, one render
     assert b"MINE" in first[1]
     mine.version += 1  # a change invalidates it
     second = frames.frame(mine)
@@ -48,6 +50,18 @@ def test_a_seat_frame_is_built_once_per_change_and_kept_under_its_seat_only() ->
     theirs = frames.frame(other)
     assert b"MINE" not in theirs[1] and b"OTHER" in theirs[1] and other.snapshots == 1
     assert frames.built == 3
+
+
+def test_a_frame_with_a_running_clock_is_shared_only_while_fresh() -> None:
+    now = [100.0]
+    frames, seat = SeatFrames(clock=lambda: now[0]), FakeSeat("MINE")
+    seat.left_ms = 30000
+    first = frames.frame(seat)
+    now[0] += SeatFrames.FRESH / 2
+    assert frames.frame(seat)[1] is first[1] and seat.snapshots == 1  # tabs of one change
+    now[0] += SeatFrames.FRESH  # a tab opened later in the turn: the clock is read again
+    frames.frame(seat)
+    assert seat.snapshots == 2
 
 
 async def test_spectators_get_the_same_bytes_of_a_move_rendered_once(
