@@ -121,9 +121,13 @@ async def play(
         web = None
         host = Host(game, nursery, out, err, options)
         if options.web is not None:
+            from hub.web.records import RecordsReader
             from hub.web.server import start_web
 
-            web = await start_web(nursery, bus, options.web, err=err, prog=prog, desk=host.desk)
+            records = RecordsReader.of(record_path(options))
+            web = await start_web(
+                nursery, bus, options.web, err=err, prog=prog, desk=host.desk, records=records
+            )
             if web is None:
                 return 1
             host.web_url = web.url

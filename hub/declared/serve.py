@@ -284,7 +284,7 @@ async def serve(
     events = EventBus()
     lobby = Lobby(game, control, events, desk=SeatDesk())
     limits = fit_open_files(limits_from_args(options))
-    from hub.records.recording import start_recording
+    from hub.records.recording import open_recording, report
 
     async with trio.open_nursery() as nursery:
         lobby.nursery = nursery
@@ -294,9 +294,11 @@ async def serve(
             )
         )
         port = bound_port(listeners)
+        # the database before the port (a signal after the port never lands in its opening)
+        problem = await open_recording(nursery, events, record_path(options), prog=prog)
         err.line(str(port))
         err.flush()
-        await start_recording(nursery, events, record_path(options), prog=prog)
+        report(problem)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -310,7 +312,7 @@ async def serve(
                     options.web,
                     err=err,
                     prog=prog,
-                    records=None if path is None else RecordsReader.at(path),
+                    records=RecordsReader.of(path),
                     desk=lobby.desk,
                     starter=lobby,
                 )

@@ -33,8 +33,21 @@ async def start_recording(
 ) -> bool:
     """Record every game that ends on ``bus`` into ``path`` (None: do nothing), as a task of
     ``nursery``; False, after one line on stderr, if the database cannot be opened."""
+    problem = await open_recording(nursery, bus, path, prog=prog)
+    if problem is not None:
+        report(problem)
+    return path is not None and problem is None
+
+
+async def open_recording(
+    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+) -> str | None:
+    """`start_recording` that does not write its line yet: the line (to `report` later), or
+    None. A server opens its database *before* it prints its port (a signal sent once the
+    port is out then never lands in the middle of importing or opening it) and reports a
+    database it cannot use after the port, where its stderr has always said so."""
     if path is None:
-        return False
+        return None
     import sqlite3  # (here: a command that does not record never imports the database)
 
     from hub.records.writer import record_games
@@ -42,10 +55,14 @@ async def start_recording(
     try:
         await nursery.start(record_games, bus, path)
     except (sqlite3.Error, OSError) as exc:
-        message = f"{prog}: cannot record games in {path} ({exc}); playing on without recording\n"
-        write_all(2, message.encode("utf-8", "replace"))
-        return False
-    return True
+        return f"{prog}: cannot record games in {path} ({exc}); playing on without recording"
+    return None
+
+
+def report(problem: str | None) -> None:
+    """Write `open_recording`'s line, if any, on stderr."""
+    if problem is not None:
+        write_all(2, f"{problem}\n".encode("utf-8", "replace"))
 
 
 @contextlib.asynccontextmanager

@@ -20,7 +20,6 @@ from html import escape
 from importlib import resources
 from typing import Any, Protocol
 
-import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -36,8 +35,6 @@ from hub.web.records import RecordsReader
 from hub.web.streams import FrameStream
 from hub.web.views import Game, detail, ply_json, stored_summary
 
-KEEPALIVE = 15.0
-"""Seconds between comments on an idle stream (proxies close silent connections)."""
 RECORDS_LISTED = 50
 """Games from the records store listed under the recent ones in the memory."""
 
@@ -54,13 +51,13 @@ SECURITY_HEADERS = {
 
 class EventStream(FrameStream):
     """A ``text/event-stream`` of one viewer's frames until the browser leaves (or the
-    server closes the viewer); the viewer is released in any case."""
+    server closes the viewer); the viewer is released in any case. Its keepalive comments
+    come from the index's one timer (`GameIndex.keep_alive`)."""
 
-    def __init__(self, index: GameIndex, topic: str, keepalive: float = KEEPALIVE) -> None:
+    def __init__(self, index: GameIndex, topic: str) -> None:
         super().__init__(SECURITY_HEADERS)
         self.index = index
         self.topic = topic
-        self.keepalive = keepalive
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -73,13 +70,7 @@ class EventStream(FrameStream):
 
     async def _send_frames(self, receive: Any, send: Send) -> None:
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
-        while True:
-            with trio.move_on_after(self.keepalive) as idle:
-                data = await receive()
-            if idle.cancelled_caught:
-                data = b": keepalive\n\n"
-            elif data is None:
-                return
+        while (data := await receive()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
 
 

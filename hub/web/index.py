@@ -12,6 +12,8 @@ a bounded queue of ready-made server-sent-event frames: an event is serialised o
 and offered to every viewer without waiting. A viewer that falls ``viewer_buffer`` frames
 behind loses its queue and gets a fresh snapshot of the current state when it next reads, so
 a stalled browser costs a bounded amount of memory and never delays the game (or the index).
+One timer (`GameIndex.keep_alive`) sends a comment to the viewers that were sent nothing for
+a while, so that a frame costs its stream no timeout of its own.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ BUS_BUFFER = 4096
 """Events the index may fall behind the bus before it is dropped (and resubscribes)."""
 VIEWER_BUFFER = 32
 """Frames a viewer may fall behind before it is resynchronised."""
+KEEPALIVE = 15.0
+"""Seconds between comments on an idle stream (proxies close silent connections)."""
+KEEPALIVE_FRAME = b": keepalive\n\n"
 
 
 def game_topic(game_id: str) -> str:
@@ -65,6 +70,8 @@ class Viewer:
         self._queue: deque[bytes] = deque()
         self._resync = True  # the first frame is a snapshot
         self._wakeup = trio.Event()
+        self._idle = False
+        """Nothing was received since the last `tick`."""
         self.closed = False
         self.resyncs = 0
         """How many times this viewer fell behind and was resynchronised."""
@@ -86,6 +93,13 @@ class Viewer:
         self._resync = True
         self._wakeup.set()
 
+    def tick(self) -> None:
+        """A keepalive comment if nothing was received since the last tick (one timer for
+        every viewer: a frame costs its stream no timeout of its own)."""
+        if self._idle and not self._queue:
+            self.offer(KEEPALIVE_FRAME)
+        self._idle = True
+
     @property
     def pending(self) -> int:
         return len(self._queue)
@@ -96,9 +110,10 @@ class Viewer:
             if self.closed:
                 return None
             if self._resync:
-                self._resync = False
+                self._resync = self._idle = False
                 return self._index.snapshot(self.topic)
             if self._queue:
+                self._idle = False
                 return self._queue.popleft()
             self._wakeup = trio.Event()
             await self._wakeup.wait()
@@ -254,6 +269,21 @@ class GameIndex:
         viewer = Viewer(self, topic, self.viewer_buffer)
         self._viewers.setdefault(topic, set()).add(viewer)
         return viewer
+
+    async def keep_alive(
+        self,
+        interval: float = KEEPALIVE,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Every ``interval`` seconds, a keepalive comment to each viewer that was sent
+        nothing since the last time (run it in a task beside the server)."""
+        task_status.started()
+        while True:
+            await trio.sleep(interval)
+            for viewers in list(self._viewers.values()):
+                for viewer in list(viewers):
+                    viewer.tick()
 
     def _unwatch(self, viewer: Viewer) -> None:
         viewers = self._viewers.get(viewer.topic)

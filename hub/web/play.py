@@ -14,12 +14,17 @@ token is 404, so a spectator or another seat cannot move for it. A POST must be 
 this server never answers), at most `MAX_BODY` bytes, and from this site if the browser says
 where it comes from (``Origin``/``Sec-Fetch-Site``); anything else is a 4xx and the game goes
 on. A snapshot is built from its seat's own view, so a hidden hand appears only on its
-owner's page. This module knows no game: the seats are the `Desk`'s.
+owner's page. Each change of a seat is rendered once, however many of its pages follow it
+(`SeatFrames`: a frame is kept under its own seat only). This module knows no game: the
+seats are the `Desk`'s.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import time
+import weakref
 from collections.abc import Callable
 from html import escape
 from typing import Any, Protocol
@@ -82,12 +87,46 @@ def host_section(host: Host) -> str:
 PageMaker = Callable[[str, str, str, dict[str, str], int], Response]
 
 
+class SeatFrames:
+    """Each seat's latest snapshot as one server-sent event, built once per change of the
+    seat however many of its pages follow it (a person with two tabs open). A frame is kept
+    under its own seat only (a seat's snapshot shows its hidden hand): no other seat's page,
+    and no spectator's, is ever given it. A frame with a running clock (``left_ms``) is
+    reused for `FRESH` seconds only, so that a page opened later in the turn is not shown
+    the time that was left when the turn began."""
+
+    FRESH = 0.1
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._frames: weakref.WeakKeyDictionary[PlaySeat, tuple[int, bytes, float]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._clock = clock
+        self.built = 0
+        """How many frames were rendered (tests count them)."""
+
+    def frame(self, seat: PlaySeat) -> tuple[int, bytes]:
+        """``(version, frame)`` of ``seat``'s current snapshot."""
+        version, now = seat.version, self._clock()
+        cached = self._frames.get(seat)
+        if cached is not None and cached[0] == version and now < cached[2]:
+            return cached[0], cached[1]
+        snapshot = seat.snapshot()
+        data = f"data: {json.dumps(snapshot)}\n\n".encode()
+        self.built += 1
+        fresh_until = math.inf if snapshot.get("left_ms") is None else now + self.FRESH
+        self._frames[seat] = (version, data, fresh_until)
+        return version, data
+
+
 def routes(
     desk: Desk, headers: dict[str, str], page: PageMaker, host: Host | None = None
 ) -> list[Route]:
     """The routes of ``desk``'s seats (and ``POST /new`` of ``host``, if given);
     ``headers`` are the site's security headers and ``page(title, name, body, data,
     status)`` builds a page as the rest of the site does."""
+
+    frames = SeatFrames()
 
     def seat_of(request: Request) -> PlaySeat | None:
         return desk.find(str(request.path_params["token"]))
@@ -109,7 +148,7 @@ def routes(
         seat = seat_of(request)
         if seat is None:
             return reply({"error": "no such seat"}, 404)
-        return SnapshotStream(seat, headers)
+        return SnapshotStream(seat, headers, frames)
 
     async def checked_body(request: Request, *, seat: bool = True) -> dict[str, Any] | Response:
         if seat and seat_of(request) is None:
@@ -221,9 +260,10 @@ class SnapshotStream(FrameStream):
     """``text/event-stream`` of one seat's snapshots: the current one, then one per change,
     until the browser leaves."""
 
-    def __init__(self, seat: PlaySeat, headers: dict[str, str]) -> None:
+    def __init__(self, seat: PlaySeat, headers: dict[str, str], frames: SeatFrames) -> None:
         super().__init__(headers)
         self.seat = seat
+        self.frames = frames
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.serve(receive, send, self._frames)
@@ -232,10 +272,9 @@ class SnapshotStream(FrameStream):
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
         seen = -1
         while True:
-            snapshot = self.seat.snapshot()
-            if snapshot["version"] != seen:
-                seen = snapshot["version"]
-                data = f"data: {json.dumps(snapshot)}\n\n".encode()
+            version, data = self.frames.frame(self.seat)
+            if version != seen:
+                seen = version
                 await send({"type": "http.response.body", "body": data, "more_body": True})
             with trio.move_on_after(KEEPALIVE) as idle:
                 await self.seat.wait_changed(seen)

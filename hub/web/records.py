@@ -8,7 +8,9 @@ fake); `RecordsReader.at(path)` opens the real `hub.records.RecordStore`.
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -16,6 +18,8 @@ import trio
 
 from hub.core.events import GameRecord
 from hub.records import GameSummary, RecordStore
+
+LOGGER = logging.getLogger("hub.web")
 
 
 class RecordLookup(Protocol):
@@ -41,7 +45,16 @@ class RecordsReader:
 
         return cls(lambda: RecordStore.open(path))
 
-    async def _ask(self, question: Callable[[RecordLookup], Any]) -> Any:
+    @classmethod
+    def of(cls, path: str | os.PathLike[str] | None) -> RecordsReader | None:
+        """`at` ``path``, or None for a command that records nothing (``--no-record``):
+        every command with ``--web`` shows the games saved where it records its own."""
+        return None if path is None else cls.at(path)
+
+    async def _ask(self, question: Callable[[RecordLookup], Any], otherwise: Any) -> Any:
+        """``question``'s answer, or ``otherwise`` (after a warning) if the store cannot be
+        read: a database the command could not open costs its pages the saved games only."""
+
         def work() -> Any:
             store = self._opener()
             try:
@@ -49,13 +62,17 @@ class RecordsReader:
             finally:
                 store.close()
 
-        return await trio.to_thread.run_sync(work, limiter=self._limiter)
+        try:
+            return await trio.to_thread.run_sync(work, limiter=self._limiter)
+        except (sqlite3.Error, OSError) as exc:
+            LOGGER.warning("cannot read the records database: %s", exc)
+            return otherwise
 
     async def get(self, game_id: str) -> GameRecord | None:
-        record: GameRecord | None = await self._ask(lambda store: store.get(game_id))
+        record: GameRecord | None = await self._ask(lambda store: store.get(game_id), None)
         return record
 
     async def recent(self, limit: int) -> list[GameSummary]:
         """The newest ``limit`` games' summaries."""
-        rows: list[GameSummary] = await self._ask(lambda store: store.games(limit=limit))
+        rows: list[GameSummary] = await self._ask(lambda store: store.games(limit=limit), [])
         return rows

@@ -96,6 +96,7 @@ async def serve_web(
         async with trio.open_nursery() as nursery:
             if index.bus is not None:
                 await nursery.start(index.run)
+            await nursery.start(index.keep_alive)
             serve = partial(hypercorn.trio.serve, app, config_for(sock))  # type: ignore[arg-type]
             await nursery.start(serve)
             task_status.started(WebServer(host, sock.getsockname()[1], index))

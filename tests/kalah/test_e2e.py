@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import subprocess
@@ -47,13 +48,23 @@ def hub_server(*args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     )
     try:
         assert process.stderr is not None
-        port_line = process.stderr.readline()
+        port_line = read_line(process.stderr.fileno())
         assert port_line.strip().isdigit(), port_line
         yield process, int(port_line)
     finally:
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=TIMEOUT)
+
+
+def read_line(fd: int) -> str:
+    """One line from ``fd``, a byte at a time: nothing after it is taken into a buffer that
+    ``communicate`` (which reads the descriptor itself) would never see (the server writes a
+    line about its records database right after its port)."""
+    line = b""
+    while not line.endswith(b"\n") and (byte := os.read(fd, 1)):
+        line += byte
+    return line.decode()
 
 
 class Wire:

@@ -72,7 +72,7 @@ from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
 from hub.games.kalah.rules import KalahState, new_game, random_layout
 from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import KalahSettings
-from hub.records.recording import start_recording
+from hub.records.recording import open_recording, report
 
 RECORDS_KEPT = 100
 """Records kept in memory (the database has them all). Every record is some hundred objects
@@ -391,12 +391,15 @@ async def serve(
                 task_status=task_status,
             )
         )
+        # the database before the port: a signal sent once the port is out never lands
+        # while the records writer is imported or the database opened
+        problem = await open_recording(nursery, server.events, record, prog="hub serve kalah")
         err.line(str(number))
         err.flush()
-        await start_recording(nursery, server.events, record, prog="hub serve kalah")
+        report(problem)
         stop_log = log_games(server.events, logging.getLogger("hub.games.kalah"))
         try:
-            if web is not None and not await _start_web(nursery, server.events, web, err):
+            if web is not None and not await _start_web(nursery, server.events, web, err, record):
                 nursery.cancel_scope.cancel()
                 return 1
             task_status.started(number)
@@ -410,12 +413,20 @@ async def serve(
 
 
 async def _start_web(
-    nursery: trio.Nursery, events: EventBus, web: tuple[str, int], err: Output
+    nursery: trio.Nursery,
+    events: EventBus,
+    web: tuple[str, int],
+    err: Output,
+    record: pathlib.Path | None,
 ) -> bool:
-    """The live web view (hub.web) of the server's games; False if it cannot listen."""
+    """The web view (hub.web) of the server's games, live and saved in ``record``; False if
+    it cannot listen."""
+    from hub.web.records import RecordsReader
     from hub.web.server import start_web  # only --web needs the web stack
 
-    return await start_web(nursery, events, web, err=err, prog="hub serve kalah") is not None
+    records = RecordsReader.of(record)
+    started = await start_web(nursery, events, web, err=err, prog=SERVE_PROG, records=records)
+    return started is not None
 
 
 def main(argv: Sequence[str]) -> int:

@@ -96,7 +96,7 @@ from hub.core.usage import (
 from hub.core.values import JSON, PlayerInfo
 from hub.games.uqchess import protocol as p
 from hub.records.options import add_record_options, record_path
-from hub.records.recording import environment_record_path, start_recording
+from hub.records.recording import environment_record_path, open_recording, report
 from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
 from hub.web.options import add_web_option, web_address, web_from_environment
 
@@ -749,8 +749,6 @@ async def _main(options: ServerOptions, err: Output, fallback: bool) -> int:
             await listener.aclose()
         err.line(f"{PROGRAM}: cannot start communication with chess engine")
         return EXIT_ENGINE_START
-    err.line(str(bound_port(listeners)))
-    err.flush()
     try:
         status = await _serve_watched(listeners, pool, options, err, strict=fallback)
     finally:  # the pool reaps its engines once it runs; a Ctrl-C may come before it does
@@ -770,17 +768,30 @@ async def _serve_watched(
     *,
     strict: bool,
 ) -> int:
-    """`serve` with what watches its games: the live web view (``options.web``; its URL goes
-    on stderr after the port) and the records database (``options.record``; one line on
-    stderr if it cannot be opened, and the server goes on without it). A web port that
-    cannot be bound is exit 1 for ``hub serve uqchess`` (``strict``) and only a warning for
-    ``uqchessserver`` with ``$HUB_WEB``, whose exit statuses a spec fixes."""
+    """Print the port and `serve` with what watches its games: the web view (``options.web``,
+    live games and those saved in the records database; its URL goes on stderr after the
+    port) and the records database (``options.record``, opened before the port is printed;
+    one line on stderr after the port and the URL if it cannot be, and the server goes on
+    without it). A web port that cannot be bound is exit 1 for ``hub serve uqchess``
+    (``strict``) and only a warning for ``uqchessserver`` with ``$HUB_WEB``, whose exit
+    statuses a spec fixes."""
     events = EventBus()
     async with trio.open_nursery() as nursery:
+        problem = await open_recording(nursery, events, options.record, prog=PROGRAM)
+        err.line(str(bound_port(listeners)))
+        err.flush()
         if options.web is not None:
+            from hub.web.records import RecordsReader
             from hub.web.server import start_web  # only the web view needs the web stack
 
-            started = await start_web(nursery, events, options.web, err=err, prog=PROGRAM)
+            started = await start_web(
+                nursery,
+                events,
+                options.web,
+                err=err,
+                prog=PROGRAM,
+                records=RecordsReader.of(options.record),
+            )
             if started is None and strict:
                 for listener in listeners:
                     await listener.aclose()
@@ -789,7 +800,7 @@ async def _serve_watched(
                 nursery.cancel_scope.cancel()
                 return 1
         err.flush()  # before the records' line, if any
-        await start_recording(nursery, events, options.record, prog=PROGRAM)
+        report(problem)
         stop_log = log_games(events, logging.getLogger("hub.games.uqchess"))
         try:
             status = await serve(listeners, pool, events=events, limits=options.limits)
