@@ -158,9 +158,10 @@ def test_ctrl_c_during_a_search_exits_130_without_a_traceback() -> None:
                 assert chunk, f"{args}: ended before {ready!r}"
                 shown += chunk
             process.send_signal(signal.SIGINT)
-            assert process.wait(TIMEOUT) == 130, args
+            status = process.wait(TIMEOUT)
             err = _drain(controller)
             out = process.stdout.read()
+            assert status == 130, (args, err.decode(errors="replace")[-4000:], out[-500:])
         finally:
             process.kill()
             process.wait()

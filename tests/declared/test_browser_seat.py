@@ -407,7 +407,9 @@ async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent:
             page.goto(url)
             page.locator('[data-part="e2"].part').click()
             page.locator('[data-part="e4"].part').click()
-            expect(page.locator("#moves li").first).to_have_text("White e4")
+            expect(page.locator("#moves li").first).to_have_text(
+                "1. e4"
+            )  # SAN after its move number
             return drive([page], shots=f"chess-web-{opponent.replace(':', '-')}")
 
         (result,) = await run_in_browser(script)
