@@ -25,7 +25,7 @@ import json
 import math
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from html import escape
 from typing import Any, Protocol
 
@@ -185,23 +185,25 @@ def routes(
         problem = seat.submit(text)
         return reply({"error": problem}, 409) if problem else reply({"ok": True})
 
-    async def resign(request: Request) -> Response:
-        data = await checked_body(request)
-        if isinstance(data, Response):
-            return data
-        seat = seat_of(request)
-        assert seat is not None
-        problem = seat.resign()
-        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+    def seat_action(
+        act: Callable[[PlaySeat], str | None],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """A POST that asks the token's seat to act (resign, ask for a rematch): its body
+        checked like a move's, 409 with the seat's words if it may not."""
 
-    async def rematch(request: Request) -> Response:
-        data = await checked_body(request)
-        if isinstance(data, Response):
-            return data
-        seat = seat_of(request)
-        assert seat is not None
-        problem = seat.ask_rematch()
-        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+        async def action(request: Request) -> Response:
+            data = await checked_body(request)
+            if isinstance(data, Response):
+                return data
+            seat = seat_of(request)
+            assert seat is not None
+            problem = act(seat)
+            return reply({"error": problem}, 409) if problem else reply({"ok": True})
+
+        return action
+
+    resign = seat_action(lambda seat: seat.resign())
+    rematch = seat_action(lambda seat: seat.ask_rematch())
 
     async def new_game(request: Request) -> Response:
         data = await checked_body(request, seat=False)
