@@ -229,6 +229,11 @@ def table(rows: list[tuple[str, dict[str, float]]]) -> str:
 
 
 async def main() -> None:
+    from hub.core.limits import freeze_start_up
+    from hub.declared.browser import SeatDesk  # noqa: F401 (imported before the freeze)
+    from hub.games.connect4 import ConnectFour  # noqa: F401
+
+    freeze_start_up()  # what a program serving the web view does once started (start_web)
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"load average before: {load}; {os.cpu_count()} cores")
     only_clicks = option("--clicks")

@@ -21,6 +21,7 @@ import trio
 from hypercorn.config import Config
 
 from hub.core.bus import EventBus
+from hub.core.limits import collect_less_often, freeze_start_up
 from hub.core.output import Output
 from hub.web.app import Standings, create_app
 from hub.web.index import GameIndex
@@ -87,6 +88,7 @@ async def serve_web(
     Reports a `WebServer` once listening; an address that cannot be bound raises `OSError`
     before that. ``records`` adds the finished games of the records store to the pages.
     """
+    collect_less_often()  # (a program serving pages: the collector's pauses were its tail)
     if index is None:
         index = GameIndex(bus)
     elif bus is not None and index.bus is None:
@@ -132,6 +134,8 @@ async def start_web(
 
     An address that cannot be bound raises `OSError`; with ``prog``, it is reported on
     ``err`` instead (``PROG: can't serve the web view on port N: REASON``) and None returned.
+    A program's call (``prog``) then freezes what start-up made, the web stack included
+    (`hub.core.limits.freeze_start_up`: shorter collection pauses while it serves pages).
     """
     out = err if err is not None else Output(2)
     host, port = address
@@ -156,4 +160,6 @@ async def start_web(
         return None
     out.line(server.url(path))
     out.flush()
+    if prog is not None:  # a program's web view: its web stack, now imported, is start-up too
+        freeze_start_up()
     return server
