@@ -396,17 +396,21 @@ class Game(Generic[S, M]):
         (converted by `match_options`' types; the others are absent); raises
         `SettingsError` (or `ValueError`). Default: the game's settings, checked by
         building it, and ``tc``."""
-        names = {option.name for option in cls.options}
-        rules = cls({name: value for name, value in given.items() if name in names})
+        rules = cls(cls._own_settings(given))
         tc = str(given.get("tc", DEFAULT_TC))
-        _parse_time_control(tc)  # checked now: a usage error before any game
+        parse_time_control(tc)  # checked now: a usage error before any game
         return {**rules.settings, "tc": tc}
 
     @classmethod
     def for_match(cls, settings: Mapping[str, Any], seats: int) -> Game[S, M]:
         """The game of a match's recorded ``settings`` (`match_settings`) for ``seats``."""
+        return cls(cls._own_settings(settings), seats=seats)
+
+    @classmethod
+    def _own_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """The game's own `options` among a match's settings (not ``tc`` or an opening)."""
         names = {option.name for option in cls.options}
-        return cls({key: value for key, value in settings.items() if key in names}, seats=seats)
+        return {key: value for key, value in settings.items() if key in names}
 
     @classmethod
     def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
@@ -446,7 +450,7 @@ class Game(Generic[S, M]):
 
     def match_clock(self, settings: Mapping[str, Any]) -> TimeControl | Sequence[TimeControl]:
         """The clocks of a match's game (one for all seats, or one each). Default: ``tc``."""
-        return _parse_time_control(str(settings.get("tc", DEFAULT_TC)))
+        return parse_time_control(str(settings.get("tc", DEFAULT_TC)))
 
     def match_referee(self) -> Referee[S, M]:
         """The referee of a match's game. Default: the game itself; chess adds an arbiter's
@@ -464,8 +468,8 @@ DEFAULT_TC = "10+0.1"
 TC_HELP = "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game (300+2)"
 
 
-def _parse_time_control(text: str) -> TimeControl:
-    """`TimeControl.parse`, its error as a `SettingsError`."""
+def parse_time_control(text: str) -> TimeControl:
+    """`TimeControl.parse`, its error as a `SettingsError` (``--tc`` of every verb)."""
     from hub.core.clock import TimeControl
 
     try:

@@ -6,17 +6,14 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from hub.core.clock import TimeControl
-from hub.core.game import Game, Option, SettingsError
+from hub.core.game import TC_HELP as TC_TEXT
+from hub.core.game import Game, Option, parse_time_control
 from hub.core.output import Output
 from hub.core.usage import HelpRequested, UsageError, show_help
 
 T = TypeVar("T")
 
-TC_HELP = (
-    "time control: none, 500ms or 5s per move, or BASE+INC seconds for the game "
-    "(300+2) (default {default})"
-)
+TC_HELP = TC_TEXT + " (default {default})"
 
 
 def option_help(option: Option) -> str:
@@ -60,12 +57,8 @@ def add_time_control(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--tc", metavar="TC", default=default, help=TC_HELP.format(default=default))
 
 
-def time_control(text: str) -> TimeControl:
-    """`TimeControl.parse`, its error as a `SettingsError`."""
-    try:
-        return TimeControl.parse(text)
-    except ValueError as exc:
-        raise SettingsError(str(exc)) from None
+time_control = parse_time_control
+"""`--tc`'s text as a `TimeControl` (`hub.core.game.parse_time_control`)."""
 
 
 def read_command_line(
