@@ -7,7 +7,8 @@ browser code does not care where a game came from. Pure functions of those value
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -17,6 +18,11 @@ from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
 from hub.records import GameSummary
 from hub.web.render import Position, render_position, seat_label, status_lines
+
+if TYPE_CHECKING:
+    from hub.core.game import Game as Declaration
+
+T = TypeVar("T")
 
 
 @attrs.define(eq=False)
@@ -259,29 +265,30 @@ def _move(
 def move_words(game: str, before: JSON, move: str) -> str:
     """A move as a person reads it, from the position before it (the game's
     `hub.core.game.Game.move_words`: SAN in chess); the notation's text if unknown."""
-    from hub.core.plugin import pictures
-
-    declared = pictures(game)
-    if declared is None or before is None:
-        return move
-    try:
-        return declared.move_words(before, move)
-    except Exception:  # words for a page: a view that does not fit shows the text
-        return move
+    return _from_declared(game, before, lambda declared: declared.move_words(before, move), move)
 
 
 def move_number(game: str, before: JSON) -> str | None:
     """How the pages number a move (`hub.core.game.Game.move_number`: ``4.``/``4...`` in
     chess), from the position before it; None: the list's own ply numbers."""
+    return _from_declared(game, before, lambda declared: declared.move_number(before), None)
+
+
+def _from_declared(
+    game: str, before: JSON, read: Callable[[Declaration[Any, Any]], T], otherwise: T
+) -> T:
+    """What the declared ``game`` says of a move from the position ``before`` it; ``otherwise``
+    when the game or that position is unknown, or the view does not fit (a lost event: words
+    for a page must not fail it)."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
     if declared is None or before is None:
-        return None
+        return otherwise
     try:
-        return declared.move_number(before)
-    except Exception:  # words for a page: a view that does not fit is numbered by ply
-        return None
+        return read(declared)
+    except Exception:
+        return otherwise
 
 
 def detail(game: Game) -> dict[str, JSON]:
