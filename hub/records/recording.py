@@ -34,8 +34,7 @@ async def start_recording(
     """Record every game that ends on ``bus`` into ``path`` (None: do nothing), as a task of
     ``nursery``; False, after one line on stderr, if the database cannot be opened."""
     problem = await open_recording(nursery, bus, path, prog=prog)
-    if problem is not None:
-        report(problem)
+    report(problem)
     return path is not None and problem is None
 
 
