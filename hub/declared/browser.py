@@ -14,6 +14,12 @@ unguessable token (``secrets.token_urlsafe``) and finds a seat by it. The web la
 and no other, and a seat's snapshot is built from its own view only, so a hidden hand never
 reaches another seat's page.
 
+A seat also knows whether its person is here: each open event stream of its page holds it
+(`attend`). A program that seats people (``hub serve``'s lobby) uses it to drop a waiting
+person whose page has gone (`gone`), and to start a game's clocks only once every person
+has come (`arrived`); while the game waits, the page says for whom (``waiting``), and a
+person waiting for an opponent may `leave`.
+
 `RematchOffer` is a finished game's rematch: the program that started the game (``hub
 play``, ``hub serve``'s lobby) gives its browser seats one, with the function that starts
 the next game (the seats rotated by one: colours swapped in a two-player game) and returns
@@ -26,7 +32,8 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import attrs
@@ -37,13 +44,14 @@ from hub.core.match import BaseSeat, MatchResult, MatchView, Moved, Start, Turn
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
 from hub.declared.terminal import result_words
+from hub.web.limits import ServerFull
 
 MAX_SEATS = 1000
 """Browser seats one desk holds at once (the oldest finished ones are forgotten first)."""
 
 
-class DeskFull(Exception):
-    """The desk holds `MAX_SEATS` seats that are still playing."""
+class DeskFull(ServerFull):
+    """The desk holds `MAX_SEATS` seats that are still playing (the web answers 503)."""
 
 
 class BrowserSeat(BaseSeat[Any, Any]):
@@ -74,6 +82,15 @@ class BrowserSeat(BaseSeat[Any, Any]):
         """Where the rematch is played (``/play/TOKEN`` of this person's next seat)."""
         self._changed = trio.Event()
         self._send, self._receive = trio.open_memory_channel[str](1)
+        self.pages = 0
+        """Event streams of this seat's page open now (`attend`)."""
+        self.came = False
+        """A page of this seat was opened at least once."""
+        self._attendance = trio.Event()
+        self.waiting = ""
+        """While the game waits (for an opponent, for a person to come): the words why."""
+        self.leaving: Callable[[], bool] | None = None
+        """While the person waits in a queue: takes them out (False if too late)."""
 
     # -- the seat ------------------------------------------------------------------------------
 
@@ -87,6 +104,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.state = self.start = start.state
         self.match = start.match
         self.players = [player.name for player in start.event.players]
+        self.waiting = ""
+        self.leaving = None
         self._bump()
 
     async def choose(self, turn: Turn[Any]) -> Any:
@@ -136,6 +155,76 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.over = True
         self.turn = None
         self._bump()
+
+    # -- whether the person is here ------------------------------------------------------------
+
+    @contextmanager
+    def attend(self) -> Iterator[None]:
+        """A page of this seat follows it inside (an open event stream)."""
+        self.pages += 1
+        self.came = True
+        self._attended()
+        try:
+            yield
+        finally:
+            self.pages -= 1
+            self._attended()
+
+    def _attended(self) -> None:
+        self._attendance.set()
+        self._attendance = trio.Event()
+
+    async def arrived(self) -> None:
+        """Return once a page of this seat is open (or the seat is over)."""
+        while not self.pages and not self.over:
+            await self._attendance.wait()
+
+    async def gone(self, arrival: float, grace: float) -> None:
+        """Return once the person has gone: no page within ``arrival`` seconds of the call
+        (never came), no page for ``grace`` seconds after their last one closed (a tab
+        closed; a reload comes back sooner), or the seat is over (they left the queue)."""
+        while not self.over:
+            if self.pages:
+                await self._attendance.wait()
+                continue
+            with trio.move_on_after(grace if self.came else arrival):
+                await self._attendance.wait()
+                continue
+            return
+
+    def place(self, seat: int, players: Sequence[str]) -> None:
+        """Before the game starts: the seat this person will play and who plays (so that the
+        page names them while it waits)."""
+        self.seat = seat
+        self.players = list(players)
+        self._bump()
+
+    def wait_for(self, words: str) -> None:
+        """What the page says while the game waits ("" once it starts)."""
+        if words != self.waiting:
+            self.waiting = words
+            self._bump()
+
+    def call_off(self, words: str) -> None:
+        """This seat's game will not be played (it left the queue, someone did not come):
+        the page shows ``words`` as its result."""
+        if self.over:
+            return
+        self.over = True
+        self.result = words
+        self.waiting = ""
+        self.leaving = None
+        self._bump()
+        self._attended()
+
+    def leave(self) -> str | None:
+        """The person leaves the queue; None if they did, else why not."""
+        if self.leaving is None:
+            return "you are not waiting for an opponent"
+        if not self.leaving():
+            return "too late: your game is starting"
+        self.call_off("You left the queue: no game was played.")
+        return None
 
     # -- the page's side -----------------------------------------------------------------------
 
@@ -227,6 +316,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "over": self.over,
             "rematch": self._rematch_json(),
             "next": self.next_page,
+            "waiting": self.waiting,
+            "can_leave": self.leaving is not None,
         }
 
 

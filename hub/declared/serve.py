@@ -13,8 +13,10 @@ length, idle clients, output per client) are the core's `ServerLimits`; it binds
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,7 +50,14 @@ from hub.core.serve import (
 )
 from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
-from hub.declared.browser import BrowserSeat, RematchOffer, SeatDesk, cannot_ask, rotated
+from hub.declared.browser import (
+    BrowserSeat,
+    DeskFull,
+    RematchOffer,
+    SeatDesk,
+    cannot_ask,
+    rotated,
+)
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -58,6 +67,7 @@ from hub.declared.options import (
 )
 from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, handshake, parse_seat
 from hub.records.options import add_record_options, record_path
+from hub.web.limits import ALLOWED_HOSTS_HELP, AllowedHosts
 from hub.web.options import add_web_option
 
 log = logging.getLogger("hub.declared.serve")
@@ -85,8 +95,22 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_limit_options(parser)
     add_log_options(parser)
     add_web_option(parser)
+    parser.add_argument(
+        "--allowed-hosts",
+        metavar="NAMES",
+        type=_allowed_hosts,
+        default=None,
+        help=f"with --web, {ALLOWED_HOSTS_HELP}",
+    )
     add_record_options(parser)
     return parser
+
+
+def _allowed_hosts(text: str) -> AllowedHosts:
+    try:
+        return AllowedHosts.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
@@ -103,8 +127,22 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
-BROWSER_OPPONENTS = ("any", "person", "random")
-"""What a person starting a game on the lobby page may ask for, beside ``ai:N``."""
+BROWSER_OPPONENTS = ("any", "person", "friend", "random")
+"""What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
+is ``person``): nothing else is resolved, so no request learns which programs exist."""
+PEOPLE = ("any", "person", "friend")
+"""The opponents that are people (the others are built-in players)."""
+ASK_FOR = "ask for any, random or ai:N"
+ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
+BUILT_IN = re.compile(r"random|ai(:[0-9]{1,3})?")
+"""The built-in players a hello or a page may ask for, checked before anything is looked
+up: the answer to a program's path is the same whether it exists or not."""
+ARRIVAL = 300.0
+"""Seconds a person in a browser has to open their seat's page once their game is made (a
+friend to open the shared link); then the game is called off. Clocks start only after."""
+GRACE = 10.0
+"""Seconds a waiting person's page may be gone (a reload comes back sooner) before they
+leave the queue."""
 
 
 @attrs.define(eq=False)
@@ -112,7 +150,13 @@ class Lobby:
     """Where players are paired and games are played: TCP clients (`handle`, one task per
     connection) and people in a browser (`start`, from the lobby page; their games run in
     ``nursery``) wait in the same queue, core's `hub.core.lobby.Lobby` (tables of the game's
-    number of players, in order of arrival)."""
+    number of players, in order of arrival).
+
+    People are seated only while they are here: one whose page has gone (`GRACE`) or who
+    asks to leave leaves the queue, and a TCP client that disconnects (or says anything)
+    while it waits too; a game with people in browsers starts its clocks only once each has
+    opened their page, and is called off if one has not within ``arrival`` seconds (None:
+    nobody is waited for, as for seats played in memory)."""
 
     game: Game[Any, Any]
     control: TimeControl
@@ -121,6 +165,8 @@ class Lobby:
     desk: SeatDesk | None = None
     queue: pairing.Lobby[Seat[Any, Any]] = attrs.field(init=False)
     games: int = 0
+    arrival: float | None = None
+    grace: float = GRACE
 
     def __attrs_post_init__(self) -> None:
         self.queue = pairing.Lobby(self.game.players[0])
@@ -144,9 +190,13 @@ class Lobby:
                 connection.busy = lambda: False
 
     def _built(self, opponent: str) -> SeatSpec:
+        """The built-in player ``opponent`` names; nothing else is looked up (a path is
+        refused in the same words whether a program is there or not)."""
+        if not BUILT_IN.fullmatch(opponent):
+            raise SeatSpecError(ASK_FOR)
         spec = parse_seat(opponent, type(self.game))
         if spec.kind not in ("ai", "random"):
-            raise SeatSpecError(f"{opponent!r}: ask for any, random or ai:N")
+            raise SeatSpecError(ASK_FOR)
         return spec
 
     async def _one_game(self, connection: Connection, hello: Hello) -> None:
@@ -162,7 +212,13 @@ class Lobby:
         me = pairing.Waiting(seat)
         table = self.queue.join(me)
         if table is None:
-            await self.queue.wait(me)
+
+            async def gone() -> None:
+                # Nothing may arrive before the game starts: a line or EOF means it left.
+                with contextlib.suppress(LineError):
+                    await connection.lines.receive_line()
+
+            await self.queue.wait(me, gone)
         else:
             await self._play_table(table)
 
@@ -217,7 +273,47 @@ class Lobby:
         player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
+    async def _come(self, seats: list[Seat[Any, Any]]) -> bool:
+        """Name each browser seat's seat on its page, then wait until every person in a
+        browser has opened their page (the clocks start after); False, and the game called
+        off for everyone, if one has not within ``arrival`` seconds or has left."""
+        names = [seat.player.name for seat in seats]
+        people = [
+            (number, seat) for number, seat in enumerate(seats) if isinstance(seat, BrowserSeat)
+        ]
+        for number, seat in people:
+            seat.place(number, names)
+        if self.arrival is None or not people:
+            return True
+        missing: list[str] = []
+        with trio.move_on_after(self.arrival):
+            for _, seat in people:
+                missing = [
+                    f"{self.game.seat_name(n)} ({names[n]})"
+                    for n, other in people
+                    if not other.came
+                ]
+                for _, each in people:
+                    each.wait_for(_waiting_words(missing, each))
+                await seat.arrived()
+                if seat.over:
+                    break
+            else:
+                for _, each in people:
+                    each.wait_for("")
+                return True
+        words = "The game was called off: " + (
+            f"{', '.join(missing)} did not open their page in time."
+            if missing
+            else "a player left."
+        )
+        for _, seat in people:
+            seat.call_off(words)
+        return False
+
     async def _play(self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec]) -> None:
+        if not await self._come(seats):
+            return
         self.games += 1
         self._offer_rematch(seats, built)
         match = Match(
@@ -243,27 +339,55 @@ class Lobby:
 
     def start(self, opponent: str) -> dict[str, Any]:
         """Seat a person in a browser for a game against ``opponent`` (an ``ai:N``, ``random``,
-        ``person``: a second browser seat whose link they share, ``any``: the lobby's queue);
-        the seat's page (and the link to share); raises `SeatSpecError`."""
+        ``person`` or ``friend``: a second browser seat whose link they share, ``any``: the
+        lobby's queue); the seat's page (and the link to share). Raises `SeatSpecError` for
+        anything else (the same words for every other text: nothing is looked up) and
+        `DeskFull` when the desk has no room."""
         assert self.nursery is not None and self.desk is not None
+        if opponent not in BROWSER_OPPONENTS and not BUILT_IN.fullmatch(opponent):
+            raise SeatSpecError(ASK_FROM_THE_WEB)
         if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
             raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
+        spec = None if opponent in PEOPLE else self._built(opponent)
         mine = self.desk.open(self.game, PlayerInfo("browser", "person", "web", "person:browser"))
         reply: dict[str, Any] = {"play": f"/play/{mine.token}", "share": None}
-        if opponent == "person":
-            theirs = self.desk.open(
-                self.game, PlayerInfo("friend", "person", "web", "person:friend")
-            )
+        if opponent in ("person", "friend"):
+            try:
+                theirs = self.desk.open(
+                    self.game, PlayerInfo("friend", "person", "web", "person:friend")
+                )
+            except DeskFull:
+                mine.call_off("The server is full: no game was played.")
+                raise
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {})
         elif opponent == OPPONENTS_ANY:
-            table = self.queue.join(pairing.Waiting(mine))
+            entry = pairing.Waiting[Seat[Any, Any]](mine)
+            table = self.queue.join(entry)
             if table is not None:
                 self.nursery.start_soon(self._play_table, table)
+            else:
+                mine.leaving = lambda: self.queue.leave(entry)
+                mine.wait_for("Waiting for an opponent: the next player to arrive plays you.")
+                self.nursery.start_soon(self._queued, entry, mine)
         else:
-            self.nursery.start_soon(self._against, mine, self._built(opponent))
+            assert spec is not None
+            self.nursery.start_soon(self._against, mine, spec)
         return reply
+
+    async def _queued(self, entry: pairing.Waiting[Seat[Any, Any]], seat: BrowserSeat) -> None:
+        """A person in a browser waits in the queue while their page is open (or comes back
+        within `GRACE`); if they go, or leave, they are not seated."""
+        gone = None
+        if self.arrival is not None:
+            arrival, grace = self.arrival, self.grace
+
+            async def gone() -> None:
+                await seat.gone(arrival, grace)
+
+        if not await self.queue.wait(entry, gone):
+            seat.call_off("You left the queue: no game was played.")
 
 
 async def serve(
@@ -282,7 +406,7 @@ async def serve(
         err.flush()
         return 1
     events = EventBus()
-    lobby = Lobby(game, control, events, desk=SeatDesk())
+    lobby = Lobby(game, control, events, desk=SeatDesk(), arrival=ARRIVAL)
     limits = fit_open_files(limits_from_args(options))
     from hub.records.recording import open_recording, report
 
@@ -315,6 +439,7 @@ async def serve(
                     records=RecordsReader.of(path),
                     desk=lobby.desk,
                     starter=lobby,
+                    allowed_hosts=options.allowed_hosts,
                 )
                 if web is None:
                     nursery.cancel_scope.cancel()
@@ -324,3 +449,12 @@ async def serve(
         finally:
             stop_log()
     return 0
+
+
+def _waiting_words(missing: list[str], seat: BrowserSeat) -> str:
+    """What ``seat``'s page says while people have not come (``missing``: who)."""
+    mine = f"{seat.game.seat_name(seat.seat)} ({seat.player.name})"
+    others = [who for who in missing if who != mine]
+    if not others:
+        return "Waiting for the game to start." if missing else ""
+    return f"Waiting for {', '.join(others)} to open their page: no clock runs until then."

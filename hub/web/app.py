@@ -6,7 +6,12 @@ Routes (GET only; nothing here changes a game):
 * ``/game/{id}`` one game, followed live or replayed move by move, ``/game/{id}/events``;
 * ``/console`` the chess console's current game with its status and score,
   ``/console/events``;
-* ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/console``: JSON.
+* ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/console``: JSON;
+* ``POST /new`` (with a ``Host``, ``hub serve GAME --web``): a person starts a game from the
+  lobby, within their address's share of new games (`hub.web.limits`).
+
+Every request passes `hub.web.guard.Guard` first (allowed host names and origins, each
+client's share of event streams).
 
 Pages are rendered on the server (so they show something before the script runs) and kept
 up to date by ``static/app.js`` from the event stream. Every text from outside is escaped,
@@ -21,6 +26,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -28,7 +34,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from hub.core.values import JSON
+from hub.web.guard import Guard, client_of, read_json, refusal
 from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
+from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
 from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
@@ -92,9 +100,15 @@ def create_app(
     desk: Desk | None = None,
     host: Host | None = None,
     standings: Standings | None = None,
+    *,
+    hosts: AllowedHosts | None = None,
+    limits: ClientLimits | None = None,
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
-    the browser seats of ``desk``, if given: hub.web.play)."""
+    the browser seats of ``desk``, if given: hub.web.play), answering to ``hosts`` (default:
+    the loopback names) within ``limits`` (default: `ClientLimits`' defaults)."""
+    hosts = hosts if hosts is not None else AllowedHosts()
+    limits = limits if limits is not None else ClientLimits()
 
     async def find(game_id: str) -> Game | None:
         game = index.game(game_id)
@@ -103,12 +117,15 @@ def create_app(
         return game
 
     async def lobby_json() -> dict[str, Any]:
-        lobby = index.lobby()
+        await refresh_stored()
+        return index.lobby()
+
+    async def refresh_stored() -> None:
+        """The records store's recent games into the index's lobby (which lists them after
+        its own): the page, its first frame and its later snapshots all show them."""
         if records is not None:
-            known = {row["id"] for row in lobby["running"] + lobby["recent"]}
             rows = await records.recent(RECORDS_LISTED)
-            lobby["recent"] += [stored_summary(row) for row in rows if row.game_id not in known]
-        return lobby
+            index.set_stored([stored_summary(row) for row in rows])
 
     async def lobby_page(request: Request) -> Response:
         lobby = await lobby_json()
@@ -177,12 +194,36 @@ def create_app(
 
     def stream(topic: str) -> Any:
         async def endpoint(request: Request) -> Response:
+            if topic == LOBBY:
+                await refresh_stored()
             return EventStream(index, topic)
 
         return endpoint
 
     async def game_stream(request: Request) -> Response:
         return EventStream(index, game_topic(request.path_params["game_id"]))
+
+    async def new_game(request: Request) -> Response:
+        """A person starts a game (``{"opponent": KIND}``): 429 over the address's share,
+        503 when the server has no room, 400 with the host's words when refused."""
+        if host is None:
+            return refusal("no games are started here", 404, SECURITY_HEADERS)
+        try:
+            limits.take_new_game(client_of(request.scope))
+        except TooMany as exc:
+            return refusal(str(exc), 429, SECURITY_HEADERS, exc.retry_after)
+        data = await read_json(request, SECURITY_HEADERS)
+        if isinstance(data, Response):
+            return data
+        opponent = data.get("opponent")
+        if not isinstance(opponent, str):
+            return refusal('send {"opponent": "ai:N"}', 400, SECURITY_HEADERS)
+        try:
+            return _json(host.start(opponent))
+        except ServerFull as exc:
+            return refusal(str(exc), 503, SECURITY_HEADERS, 30)
+        except ValueError as exc:
+            return refusal(str(exc), 400, SECURITY_HEADERS)
 
     static = resources.files("hub.web") / "static"
     routes = [
@@ -198,11 +239,13 @@ def create_app(
         Route("/api/console", api_console, methods=["GET"]),
         Route("/match", match_page, methods=["GET"]),
         Route("/api/match", api_match, methods=["GET"]),
+        Route("/new", new_game, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:
-        routes += play_routes(desk, SECURITY_HEADERS, _seat_page, host)
-    return Starlette(routes=routes)
+        routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
+    guard = Middleware(Guard, hosts=hosts, limits=limits, headers=SECURITY_HEADERS)
+    return Starlette(routes=routes, middleware=[guard])
 
 
 def _seat_page(title: str, page: str, body: str, data: dict[str, str], status: int) -> Response:

@@ -171,6 +171,9 @@ class GameIndex:
         self.console_seats: tuple[str, ...] = CONSOLE_SEATS
         self.changed: Callable[[Event], None] | None = None
         """Called after each event is applied (tests wait on it)."""
+        self.stored: list[dict[str, Any]] = []
+        """Finished games of a records store (their lobby rows, newest first), listed after
+        the index's own recent games (`set_stored`)."""
 
     # -- input ----------------------------------------------------------------------------
 
@@ -342,11 +345,20 @@ class GameIndex:
     def game(self, game_id: str) -> Game | None:
         return self.live.get(game_id) or self.finished.get(game_id)
 
+    def set_stored(self, rows: list[dict[str, Any]]) -> None:
+        """The records store's recent games, for the lobby (its page and its stream's
+        snapshots alike, so that a first frame never empties a list the page showed)."""
+        if rows != self.stored:
+            self.stored = rows
+            self._snapshots.pop(LOBBY, None)
+
     def lobby(self) -> dict[str, Any]:
-        return {
-            "running": [summary(game) for game in reversed(self.live.values())],
-            "recent": [summary(record) for record in reversed(self.finished.values())],
-        }
+        running = [summary(game) for game in reversed(self.live.values())]
+        recent = [summary(record) for record in reversed(self.finished.values())]
+        if self.stored:
+            known = {row["id"] for row in running + recent}
+            recent += [row for row in self.stored if row["id"] not in known]
+        return {"running": running, "recent": recent}
 
     def console(self) -> dict[str, JSON]:
         game = None if self.console_id is None else self.game(self.console_id)

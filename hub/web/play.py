@@ -6,7 +6,11 @@
   change;
 * ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign`` and,
   once the game is over, ``POST /play/{token}/rematch`` (this seat asks for a rematch; the
-  snapshot's ``rematch`` says who asked, ``next`` where the new game is).
+  snapshot's ``rematch`` says who asked, ``next`` where the new game is), and ``POST
+  /play/{token}/leave`` (a person waiting for an opponent leaves the queue).
+
+A seat knows while a page of its person follows it (`PlaySeat.attend`, held by each open
+event stream): the lobby seats no one who left, and starts no clock before everyone came.
 
 Who may do what: the token in the URL *is* the seat (unguessable, one per seat); an unknown
 token is 404, so a spectator or another seat cannot move for it. A POST must be JSON
@@ -26,6 +30,7 @@ import math
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from html import escape
 from typing import Any, Protocol
 
@@ -52,6 +57,10 @@ class PlaySeat(Protocol):
 
     def ask_rematch(self) -> str | None: ...
 
+    def leave(self) -> str | None: ...
+
+    def attend(self) -> AbstractContextManager[None]: ...
+
     async def wait_changed(self, version: int) -> None: ...
 
 
@@ -67,7 +76,9 @@ class Host(Protocol):
         ...
 
     def start(self, opponent: str) -> dict[str, Any]:
-        """Start one: ``{"play": PATH, "share": PATH or None}``; `ValueError` if refused."""
+        """Start one: ``{"play": PATH, "share": PATH or None}``; `ValueError` if refused
+        (``POST /new`` answers 400 with its words), `hub.web.limits.ServerFull` if there is
+        no room (503)."""
         ...
 
 
@@ -119,12 +130,9 @@ class SeatFrames:
         return version, data
 
 
-def routes(
-    desk: Desk, headers: dict[str, str], page: PageMaker, host: Host | None = None
-) -> list[Route]:
-    """The routes of ``desk``'s seats (and ``POST /new`` of ``host``, if given);
-    ``headers`` are the site's security headers and ``page(title, name, body, data,
-    status)`` builds a page as the rest of the site does."""
+def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
+    """The routes of ``desk``'s seats; ``headers`` are the site's security headers and
+    ``page(title, name, body, data, status)`` builds a page as the rest of the site does."""
 
     frames = SeatFrames()
 
@@ -139,7 +147,7 @@ def routes(
         if seat is None:
             return page("No such seat", "missing", "<p>No such seat.</p>", {}, 404)
         snapshot = seat.snapshot()
-        title = f"{snapshot['game']}: you play {snapshot['seat_name']}"
+        title = page_title(snapshot)
         return page(
             title, "play", seat_body(snapshot), {"token": request.path_params["token"]}, 200
         )
@@ -204,26 +212,15 @@ def routes(
 
     resign = seat_action(lambda seat: seat.resign())
     rematch = seat_action(lambda seat: seat.ask_rematch())
-
-    async def new_game(request: Request) -> Response:
-        data = await checked_body(request, seat=False)
-        if isinstance(data, Response):
-            return data
-        opponent = data.get("opponent")
-        if host is None or not isinstance(opponent, str):
-            return reply({"error": 'send {"opponent": "ai:N"}'}, 400)
-        try:
-            return reply(host.start(opponent))
-        except ValueError as exc:
-            return reply({"error": str(exc)}, 400)
+    leave = seat_action(lambda seat: seat.leave())
 
     return [
-        Route("/new", new_game, methods=["POST"]),
         Route("/play/{token}", play_page, methods=["GET"]),
         Route("/play/{token}/events", events, methods=["GET"]),
         Route("/play/{token}/move", move, methods=["POST"]),
         Route("/play/{token}/resign", resign, methods=["POST"]),
         Route("/play/{token}/rematch", rematch, methods=["POST"]),
+        Route("/play/{token}/leave", leave, methods=["POST"]),
     ]
 
 
@@ -240,7 +237,9 @@ def seat_body(snapshot: dict[str, Any]) -> str:
         '<p id="error" class="error"></p>'
         '<div id="legal" class="legal-moves"></div>'
         '<p><span id="clock" class="clock"></span> '
-        '<button id="resign" type="button">Resign</button></p></section>'
+        '<button id="resign" type="button">Resign</button> '
+        f'<button id="leave" type="button"{"" if snapshot.get("can_leave") else " hidden"}>'
+        "Leave the queue</button></p></section>"
         f'<aside><ol class="players">{players}</ol>'
         f'<p id="result" class="result">{escape(snapshot["result"])}</p>'
         '<div id="rematch" class="rematch"></div>'
@@ -248,7 +247,16 @@ def seat_body(snapshot: dict[str, Any]) -> str:
     )
 
 
+def page_title(snapshot: dict[str, Any]) -> str:
+    """The seat page's heading: the game and the viewer's seat (once it is known)."""
+    if snapshot["seat_name"]:
+        return f"{snapshot['game']}: you play {snapshot['seat_name']}"
+    return f"{snapshot['game']}: waiting for an opponent"
+
+
 def turn_words(snapshot: dict[str, Any]) -> str:
+    if snapshot.get("waiting"):
+        return str(snapshot["waiting"])
     if snapshot["over"]:
         return "The game is over."
     if snapshot["your_turn"]:
@@ -268,7 +276,8 @@ class SnapshotStream(FrameStream):
         self.frames = frames
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.serve(receive, send, self._frames)
+        with self.seat.attend():  # the person is here while a page of theirs follows
+            await self.serve(receive, send, self._frames)
 
     async def _frames(self, send: Send) -> None:
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})

@@ -4,8 +4,11 @@
 hypercorn's trio worker until the nursery is cancelled; like trio-websocket's
 ``serve_websocket`` it reports when it is listening, with the port it bound (port 0 picks a
 free one). It binds to 127.0.0.1 unless told otherwise, prints nothing and logs only
-warnings (to the ``hub.web`` logger). `start_web` is what a command's ``--web`` does: start it
-and print the URL on stderr; `open_gui` is the chess console's ``--gui`` page.
+warnings (to the ``hub.web`` logger). It answers only to its allowed host names (default:
+the listening address and the loopback names, `hub.web.limits.default_hosts`) and gives
+each client its share (`hub.web.limits.ClientLimits`). `start_web` is what a command's
+``--web`` does: start it and print the URL on stderr; `open_gui` is the chess console's
+``--gui`` page.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from hub.core.limits import collect_less_often, freeze_start_up
 from hub.core.output import Output
 from hub.web.app import Standings, create_app
 from hub.web.index import GameIndex
+from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
 from hub.web.options import DEFAULT_HOST
 from hub.web.play import Desk, Host
 from hub.web.records import RecordsReader
@@ -81,19 +85,23 @@ async def serve_web(
     desk: Desk | None = None,
     starter: Host | None = None,
     standings: Standings | None = None,
+    allowed_hosts: AllowedHosts | None = None,
+    limits: ClientLimits | None = None,
     task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
 
     Reports a `WebServer` once listening; an address that cannot be bound raises `OSError`
     before that. ``records`` adds the finished games of the records store to the pages.
+    ``allowed_hosts`` (default: `default_hosts` of ``host``) are the names it answers to.
     """
     collect_less_often()  # (a program serving pages: the collector's pauses were its tail)
     if index is None:
         index = GameIndex(bus)
     elif bus is not None and index.bus is None:
         index.bus = bus
-    app = create_app(index, records, desk, starter, standings)
+    hosts = allowed_hosts if allowed_hosts is not None else default_hosts(host)
+    app = create_app(index, records, desk, starter, standings, hosts=hosts, limits=limits)
     with bind_socket(host, port) as sock:
         async with trio.open_nursery() as nursery:
             if index.bus is not None:
@@ -128,6 +136,7 @@ async def start_web(
     desk: Desk | None = None,
     starter: Host | None = None,
     standings: Standings | None = None,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> WebServer | None:
     """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
     ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
@@ -150,6 +159,7 @@ async def start_web(
                 desk=desk,
                 starter=starter,
                 standings=standings,
+                allowed_hosts=allowed_hosts,
             )
         )
     except OSError as exc:

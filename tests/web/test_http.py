@@ -141,7 +141,7 @@ async def test_a_stalled_connection_costs_a_bounded_queue(web: Web) -> None:
     with trio.fail_after(20):
         game.start()
         stalled = await trio.open_tcp_stream(web.server.host, web.server.port)
-        await stalled.send_all(b"GET /game/c1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        await stalled.send_all(b"GET /game/c1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
         await settle()
         assert index.viewers == 1
         (viewer,) = index._viewers[game_topic("c1")]

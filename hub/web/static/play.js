@@ -86,7 +86,7 @@ function render(next) {
   snapshot = next;
   prefix = "";
   position.innerHTML = next.html;
-  document.getElementById("turn").textContent = next.over
+  document.getElementById("turn").textContent = next.waiting ? next.waiting : next.over
     ? "The game is over."
     : next.your_turn ? `Your move (${next.seat_name}).`
       : next.to_move ? `Waiting for ${next.to_move}.` : "Waiting for the game to start.";
@@ -98,6 +98,8 @@ function render(next) {
   moves.scrollTop = moves.scrollHeight;
   deadline = next.left_ms === null ? null : performance.now() + next.left_ms;
   document.getElementById("resign").disabled = next.over;
+  document.getElementById("leave").hidden = !next.can_leave;  // waiting in the queue
+  if (next.seat_name) document.querySelector("header h1").textContent = `${next.game}: you play ${next.seat_name}`;
   legalBox.replaceChildren();
   if (next.your_turn) offer(next.legal, "");
   document.body.classList.toggle("over", next.over);
@@ -146,6 +148,7 @@ legalBox.addEventListener("click", (event) => {
   if (target) play(target.dataset.move);
 });
 document.getElementById("resign").addEventListener("click", () => post("resign", {}));
+document.getElementById("leave").addEventListener("click", () => post("leave", {}));
 
 setInterval(() => {
   const clock = document.getElementById("clock");
