@@ -167,6 +167,8 @@ class Lobby:
     games: int = 0
     arrival: float | None = None
     grace: float = GRACE
+    _again: set[int] = attrs.Factory(set)
+    """TCP clients (their seats' ids) whose table was called off: they wait again."""
 
     def __attrs_post_init__(self) -> None:
         self.queue = pairing.Lobby(self.game.players[0])
@@ -209,22 +211,27 @@ class Lobby:
                 return
             await self._against(seat, spec)
             return
-        me = pairing.Waiting(seat)
-        table = self.queue.join(me)
-        if table is None:
+        while True:  # again if its table is called off (a person did not come)
+            me = pairing.Waiting(seat)
+            table = self.queue.join(me)
+            if table is None:
 
-            async def gone() -> None:
-                # Nothing may arrive before the game starts: a line or EOF means it left.
-                with contextlib.suppress(LineError):
-                    await connection.lines.receive_line()
+                async def gone() -> None:
+                    # Nothing may arrive before the game starts: a line or EOF: it left.
+                    with contextlib.suppress(LineError):
+                        await connection.lines.receive_line()
 
-            await self.queue.wait(me, gone)
-        else:
-            await self._play_table(table)
+                if not await self.queue.wait(me, gone):
+                    return
+            else:
+                await self._play_table(table)
+            if id(seat) not in self._again:
+                return
+            self._again.remove(id(seat))
 
     async def _play_table(self, table: pairing.Table[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
-            await self._play(list(seats), {})
+            await self._play(list(seats), {}, from_queue=True)
 
     async def _against(self, seat: Seat[Any, Any], spec: SeatSpec) -> None:
         await self._play_built([seat, None], {1: spec})
@@ -273,10 +280,11 @@ class Lobby:
         player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
-    async def _come(self, seats: list[Seat[Any, Any]]) -> bool:
+    async def _come(self, seats: list[Seat[Any, Any]]) -> list[int]:
         """Name each browser seat's seat on its page, then wait until every person in a
-        browser has opened their page (the clocks start after); False, and the game called
-        off for everyone, if one has not within ``arrival`` seconds or has left."""
+        browser has opened their page (the clocks start after). The seats of the people who
+        did not come (none within ``arrival`` seconds, their page gone for ``grace``, or
+        left), if any: the game is not played."""
         names = [seat.player.name for seat in seats]
         people = [
             (number, seat) for number, seat in enumerate(seats) if isinstance(seat, BrowserSeat)
@@ -284,35 +292,57 @@ class Lobby:
         for number, seat in people:
             seat.place(number, names)
         if self.arrival is None or not people:
-            return True
-        missing: list[str] = []
-        with trio.move_on_after(self.arrival):
-            for _, seat in people:
-                missing = [
-                    f"{self.game.seat_name(n)} ({names[n]})"
-                    for n, other in people
-                    if not other.came
-                ]
-                for _, each in people:
-                    each.wait_for(_waiting_words(missing, each))
-                await seat.arrived()
-                if seat.over:
-                    break
-            else:
-                for _, each in people:
-                    each.wait_for("")
-                return True
-        words = "The game was called off: " + (
-            f"{', '.join(missing)} did not open their page in time."
-            if missing
-            else "a player left."
-        )
-        for _, seat in people:
-            seat.call_off(words)
-        return False
+            return []
+        arrival, grace = self.arrival, self.grace
+        absent: list[int] = []
+        async with trio.open_nursery() as nursery:
 
-    async def _play(self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec]) -> None:
-        if not await self._come(seats):
+            async def watch(number: int, seat: BrowserSeat) -> None:
+                await seat.gone(arrival, grace)
+                absent.append(number)
+                nursery.cancel_scope.cancel()
+
+            async def everyone() -> None:
+                for _, seat in people:
+                    missing = [
+                        f"{self.game.seat_name(n)} ({names[n]})"
+                        for n, other in people
+                        if not other.pages
+                    ]
+                    for _, each in people:
+                        each.wait_for(_waiting_words(missing, each))
+                    await seat.arrived()
+                nursery.cancel_scope.cancel()
+
+            for number, seat in people:
+                nursery.start_soon(watch, number, seat)
+            nursery.start_soon(everyone)
+        if not absent:
+            for _, seat in people:
+                seat.wait_for("")
+        return absent
+
+    def _call_off(self, seats: list[Seat[Any, Any]], absent: list[int], from_queue: bool) -> None:
+        """The game of ``seats`` is not played: ``absent`` did not come. From the queue the
+        others wait again (at its end); else their page says why."""
+        who = ", ".join(f"{self.game.seat_name(n)} ({seats[n].player.name})" for n in absent)
+        for number, seat in enumerate(seats):
+            if number in absent:
+                if isinstance(seat, BrowserSeat):
+                    seat.call_off("You did not come in time: no game was played.")
+            elif from_queue and isinstance(seat, BrowserSeat):
+                self._wait_in_queue(seat, f"{who} did not come: waiting for another opponent.")
+            elif from_queue:
+                self._again.add(id(seat))  # (a TCP client's task joins the queue again)
+            elif isinstance(seat, BrowserSeat):
+                seat.call_off(f"The game was called off: {who} did not come in time.")
+
+    async def _play(
+        self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec], *, from_queue: bool = False
+    ) -> None:
+        absent = await self._come(seats)
+        if absent:
+            self._call_off(seats, absent, from_queue)
             return
         self.games += 1
         self._offer_rematch(seats, built)
@@ -363,18 +393,27 @@ class Lobby:
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {})
         elif opponent == OPPONENTS_ANY:
-            entry = pairing.Waiting[Seat[Any, Any]](mine)
-            table = self.queue.join(entry)
-            if table is not None:
-                self.nursery.start_soon(self._play_table, table)
-            else:
-                mine.leaving = lambda: self.queue.leave(entry)
-                mine.wait_for("Waiting for an opponent: the next player to arrive plays you.")
-                self.nursery.start_soon(self._queued, entry, mine)
+            self._wait_in_queue(
+                mine, "Waiting for an opponent: the next player to arrive plays you."
+            )
         else:
             assert spec is not None
             self.nursery.start_soon(self._against, mine, spec)
         return reply
+
+    def _wait_in_queue(self, seat: BrowserSeat, words: str) -> None:
+        """A person in a browser joins the queue: seated at once, or waiting (``words`` on
+        their page, a "leave" button) while their page is open."""
+        assert self.nursery is not None
+        seat.place(-1, [])  # (its seat is known once it is seated)
+        entry = pairing.Waiting[Seat[Any, Any]](seat)
+        table = self.queue.join(entry)
+        if table is not None:
+            self.nursery.start_soon(self._play_table, table)
+            return
+        seat.leaving = lambda: self.queue.leave(entry)
+        seat.wait_for(words)
+        self.nursery.start_soon(self._queued, entry, seat)
 
     async def _queued(self, entry: pairing.Waiting[Seat[Any, Any]], seat: BrowserSeat) -> None:
         """A person in a browser waits in the queue while their page is open (or comes back
