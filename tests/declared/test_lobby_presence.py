@@ -61,7 +61,8 @@ async def test_a_closed_waiting_page_leaves_the_queue_and_the_next_person_meets_
         with newcomer.attend():
             await settle()
             (started,) = log.started
-            assert (live.seat, newcomer.seat) == (0, 1) and not ghost.snapshot()["your_turn"]
+            assert len(started.players) == 2 and (live.seat, newcomer.seat) == (0, 1)
+            assert not ghost.snapshot()["your_turn"]
             assert live.snapshot()["your_turn"] and live.snapshot()["waiting"] == ""
 
 
