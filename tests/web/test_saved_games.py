@@ -75,6 +75,13 @@ async def test_the_lobby_lists_a_saved_game_and_replays_it(command: str, tmp_pat
             assert lobby.status_code == 200
             assert f'href="/game/{SAVED}"' in lobby.text
             assert 'id="no-recent" hidden>No game has finished yet.' in lobby.text
+            first = ""
+            async with client.stream("GET", f"{site}/events") as stream:  # its first frame
+                async for line in stream.aiter_lines():
+                    if line.startswith("data:"):
+                        first = line
+                        break
+            assert first.startswith('data: {"type":"lobby"') and SAVED in first  # still listed
             replay = await client.get(f"{site}/game/{SAVED}")
             assert replay.status_code == 200 and "kalah" in replay.text
             ply = await client.get(f"{site}/api/game/{SAVED}/ply/1")
