@@ -331,7 +331,7 @@ class Lobby:
                 if isinstance(seat, BrowserSeat):
                     seat.call_off("You did not come in time: no game was played.")
             elif from_queue and isinstance(seat, BrowserSeat):
-                self._wait_in_queue(seat, f"{who} did not come: waiting for another opponent.")
+                self._wait_in_queue(seat, "Your opponent did not come: waiting for another.")
             elif from_queue:
                 self._again.add(id(seat))  # (a TCP client's task joins the queue again)
             elif isinstance(seat, BrowserSeat):

@@ -93,7 +93,7 @@ async def test_a_ghost_paired_before_its_grace_ran_out_sends_the_live_person_bac
         await trio.sleep(GRACE + 0.1)
         assert ghost.over and "did not come" in ghost.result
         assert not live.over and len(lobby.queue) == 1 and log.started == []
-        assert "waiting for another opponent" in live.snapshot()["waiting"]
+        assert live.snapshot()["waiting"] == "Your opponent did not come: waiting for another."
         third = seat_of(desk, lobby.start("any"))
         with third.attend():
             await settle()
