@@ -67,7 +67,13 @@ from hub.declared.options import (
 )
 from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, handshake, parse_seat
 from hub.records.options import add_record_options, record_path
-from hub.web.limits import ALLOWED_HOSTS_HELP, AllowedHosts
+from hub.web.limits import (
+    ALLOWED_HOSTS_HELP,
+    NEW_GAME_EVERY,
+    NEW_GAMES_BURST,
+    STREAMS_PER_CLIENT,
+    AllowedHosts,
+)
 from hub.web.options import add_web_option
 
 log = logging.getLogger("hub.declared.serve")
@@ -80,7 +86,12 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         usage=f"hub serve {game.name} [OPTIONS]",
         description=f"{game.summary}. Serve {game.name} over TCP to clients speaking the "
         "JSON bot protocol (docs/bots.md): each client's hello asks for a partner (the next "
-        "client to arrive) or a built-in player (ai:N, random).",
+        "client to arrive) or a built-in player (ai:N, random). With --web, people play "
+        "from its lobby page too: a game with people in browsers starts its clocks once each "
+        f"has opened their page (else it is called off after {ARRIVAL:g} s), a waiting page "
+        f"closed for {GRACE:g} s leaves the queue, and each client address may start "
+        f"{NEW_GAMES_BURST} games at once, then one every {NEW_GAME_EVERY:g} s, and keep "
+        f"{STREAMS_PER_CLIENT} pages open (429 beyond; 503 when the server is full).",
     )
     parser.add_argument(
         "--port", default="0", help="the port to listen on (default 0: any free port)"
