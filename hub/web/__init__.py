@@ -2,6 +2,8 @@
 console's graphical display. Only a subscriber of the event stream (see docs/web.md).
 
 * `hub.web.options`: ``--web [HOST:]PORT`` and ``$HUB_WEB`` (light: commands import it);
+  `hub.web.limits`: allowed host names and per-client limits (light too);
+* `hub.web.guard`: the middleware every request passes (hosts, origins, stream shares);
 * `hub.web.server`: `serve_web` (start it in a nursery), `start_web` (what ``--web`` does),
   `open_gui` (the chess console's page);
 * `hub.web.index`: `GameIndex`, the games as the event stream tells them, and the viewers'
