@@ -241,8 +241,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         return None
 
     def resign(self) -> str | None:
-        if self.over or self.match is None:
+        if self.over:
             return "the game is over"
+        if self.match is None:
+            return "the game has not started (leave the queue, or close the page)"
         self.match.stop(self.seat, Termination.RESIGNATION, "resigned in the browser")
         return None
 
@@ -391,7 +393,9 @@ class SeatDesk:
                 if len(self.seats) < MAX_SEATS:
                     break
             else:
-                raise DeskFull(f"{MAX_SEATS} browser seats are playing")
+                raise DeskFull(
+                    f"the server is full ({MAX_SEATS} browser seats are playing): try later"
+                )
         token = secrets.token_urlsafe(18)
         who = player or PlayerInfo("browser", "person", "web", "person:browser")
         seat = BrowserSeat(game, token, who)

@@ -136,6 +136,7 @@ async def test_a_friend_game_starts_its_clocks_only_when_the_friend_opens_the_li
             "Waiting for Yellow (friend) to open their page: no clock runs until then."
         )
         assert not waiting["your_turn"] and waiting["left_ms"] is None
+        assert mine.resign() is not None and mine.resign().startswith("the game has not started")
         with theirs.attend():
             await settle()
             assert len(log.started) == 1

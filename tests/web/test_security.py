@@ -124,7 +124,9 @@ async def test_a_full_desk_answers_503_not_500_and_the_server_recovers(
         for opponent in ("ai:1", "random", "any", "person"):
             full = await new(http, opponent)
             assert full.status_code == 503, opponent
-            assert full.json() == {"error": "6 browser seats are playing"}
+            assert full.json() == {
+                "error": "the server is full (6 browser seats are playing): try later"
+            }
         await trio.sleep(ARRIVAL + 1)  # nobody opened those pages: the games are called off
         assert (await new(http, "ai:1")).status_code == 200
 
