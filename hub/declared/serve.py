@@ -132,14 +132,15 @@ class Lobby:
             try:
                 hello = await handshake(lines, self.game.name, welcome=welcome)
                 welcome = False
-            except BadHello as exc:
+                opponent = self._opponent(hello)
+            except BadHello as exc:  # docs/bots.md: an error, and the connection closes
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
             except LineError:
                 return
             connection.busy = lambda: True
             try:
-                await self._one_game(connection, hello)
+                await self._one_game(connection, hello, opponent)
             finally:
                 connection.busy = lambda: False
 
@@ -149,15 +150,22 @@ class Lobby:
             raise SeatSpecError(f"{opponent!r}: ask for any, random or ai:N")
         return spec
 
-    async def _one_game(self, connection: Connection, hello: Hello) -> None:
+    def _opponent(self, hello: Hello) -> SeatSpec | None:
+        """The built-in player ``hello`` asks for, None for the next client; an opponent
+        that is not offered makes it a bad hello (`BadHello`)."""
+        if hello.opponent == OPPONENTS_ANY:
+            return None
+        try:
+            return self._built(hello.opponent)
+        except SeatSpecError as exc:
+            raise BadHello(str(exc)) from None
+
+    async def _one_game(
+        self, connection: Connection, hello: Hello, opponent: SeatSpec | None
+    ) -> None:
         seat = self._seat(connection, hello)
-        if hello.opponent != OPPONENTS_ANY:
-            try:
-                spec = self._built(hello.opponent)
-            except SeatSpecError as exc:
-                await connection.lines.send_line(dumps({"type": "error", "error": str(exc)}))
-                return
-            await self._against(seat, spec)
+        if opponent is not None:
+            await self._against(seat, opponent)
             return
         me = pairing.Waiting(seat)
         table = self.queue.join(me)

@@ -89,8 +89,8 @@ def result_words(
 
 class Narrator:
     """Prints a game as it goes: the first picture, each move and the picture after it (once:
-    not before the person's own next turn, whose prompt draws it), the result. ``seat`` is whose view to draw (the one person at the terminal), None for the
-    spectator's."""
+    not before the person's own next turn, whose prompt draws it), the result. ``seat`` is
+    whose view to draw (the one person at the terminal), None for the spectator's."""
 
     def __init__(
         self, game: Game[Any, Any], out: Output, players: Sequence[PlayerInfo], seat: int | None
