@@ -23,7 +23,7 @@ from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
 from hub.records.rating import player_stats
-from hub.records.render import header_lines, replay_lines, table, when
+from hub.records.render import header_lines, replay_lines, summary_words, table, when
 from hub.records.store import GameSummary, RecordStore, StoredGame
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ def history(store: RecordStore, options: argparse.Namespace, out: Output, err: O
             when(summary.ended_at)[:16],
             summary.game,
             " vs ".join(summary.players),
-            summary.result,
+            summary_words(summary),
             summary.termination,
             summary.moves,
             summary.game_id,
