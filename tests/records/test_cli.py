@@ -340,3 +340,32 @@ def test_record_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     assert record_path(parser.parse_args(["--db", "~/x.db"])) == Path.home() / "x.db"
     assert record_path(parser.parse_args(["--no-record"])) is None
     assert "--no-record" in parser.format_help() and "(default: $HUB_DB" in parser.format_help()
+
+
+def test_export_the_games_named_by_id(capfd: Capture, db: str, tmp_path: Path) -> None:
+    status, out, err = run(capfd, "export", "ka1a", "c0ffee02", "--db", db)  # a start, an id
+    assert (status, err) == (0, "")
+    assert [json.loads(line)["game_id"] for line in out.splitlines()] == ["ka1a0001", "c0ffee02"]
+    status, out, err = run(capfd, "export", "c0ffee01", "--format", "pgn", "--db", db)
+    assert status == 0 and out.startswith('[Event "') and '[Result "0-1"]' in out
+    status, out, err = run(capfd, "export", "ka1a", "--format", "pgn", "--db", db)
+    assert (status, out) == (2, "")
+    assert "PGN is for chess games; use --format jsonl for kalah" in err
+    status, out, err = run(capfd, "export", "c0ffee", "--db", db)
+    assert (status, out) == (1, "") and "is the start of several games' ids: c0ffee01" in err
+    status, out, err = run(capfd, "export", "ka1a", "nosuch", "--db", db)
+    assert (status, out) == (1, "") and "no game 'nosuch' in " in err
+    status, out, err = run(capfd, "export", "ka1a", "--game", "kalah", "--db", db)
+    assert (status, out) == (2, "") and "by ID or select them with --game/--player" in err
+    status, out, err = run(capfd, "export", "ka1a", "--db", str(tmp_path / "missing.db"))
+    assert (status, out) == (1, "") and "does not exist" in err
+
+
+@pytest.mark.e2e
+def test_the_installed_command_exports_one_game(db: str) -> None:
+    done = subprocess.run(
+        [program("hub"), "games", "export", "c1ub5001", "--db", db],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert record_from_json(json.loads(done.stdout)) == clubs_record()
