@@ -70,7 +70,8 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         usage=f"hub serve {game.name} [OPTIONS]",
         description=f"{game.summary}. Serve {game.name} over TCP to clients speaking the "
         "JSON bot protocol (docs/bots.md): each client's hello asks for a partner (the next "
-        "client to arrive) or a built-in player (ai:N, random).",
+        "client to arrive) or a built-in player (ai:N, random). The port it listens on is "
+        "printed alone on the first line of stderr (with --web, the page's URL follows).",
     )
     parser.add_argument(
         "--port", default="0", help="the port to listen on (default 0: any free port)"
