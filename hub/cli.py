@@ -15,7 +15,14 @@ from collections.abc import Mapping, Sequence
 
 from hub import __version__
 from hub.core.output import Output
-from hub.core.plugin import Command, GamePlugin, PluginFailure, discover, plugin_failures
+from hub.core.plugin import (
+    Command,
+    GamePlugin,
+    PluginFailure,
+    discover,
+    load_failure,
+    plugin_failures,
+)
 from hub.core.running import exit_status_on_interrupt
 from hub.core.usage import formatter
 
@@ -97,7 +104,7 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
     if verb == "games":
         return _games(plugins, rest, out, plugin_failures() if not rest else ())
     if verb in GAME_VERBS:
-        return _game_verb(plugins, verb, rest, out)
+        return _game_verb(plugins, verb, rest, out, err)
     tool = _tools(plugins).get(verb)
     if tool is None:
         raise UsageError(f"hub: unknown command {verb!r}")
@@ -132,8 +139,11 @@ def _games(
     return 0
 
 
-def _game_verb(plugins: Mapping[str, GamePlugin], verb: str, rest: list[str], out: Output) -> int:
-    """``hub play|serve GAME ARGS...`` and ``hub demo [GAME]``."""
+def _game_verb(
+    plugins: Mapping[str, GamePlugin], verb: str, rest: list[str], out: Output, err: Output
+) -> int:
+    """``hub play|serve GAME ARGS...`` and ``hub demo [GAME]``; a game whose plug-in fails
+    to load is said so, with why (as ``hub games`` lists it), exit status 1."""
     offering = _offering(plugins, verb)
     where = f"hub {verb}"
     names = ", ".join(offering) or "none installed"
@@ -156,6 +166,10 @@ def _game_verb(plugins: Mapping[str, GamePlugin], verb: str, rest: list[str], ou
     if rest[0].startswith("-"):
         raise UsageError(f"hub {verb}: unknown option {rest[0]!r}; name a game first", where)
     command = offering.get(rest[0])
+    failure = load_failure(rest[0]) if rest[0] not in plugins else None
+    if failure is not None:
+        err.line(f"hub {verb}: {failure.words()}")
+        return 1
     if command is None:
         raise UsageError(
             f"hub {verb}: no game {rest[0]!r} offers '{verb}'; games that do: {names}", where

@@ -225,6 +225,11 @@ class PluginFailure:
     target: str
     error: str
 
+    def words(self) -> str:
+        """``the game 'nim' failed to load (nimgame:Nim): NameError: ...``: what a verb that
+        names the game says (``hub play|serve|match|demo GAME``), as ``hub games`` lists it."""
+        return f"the game {self.name!r} failed to load ({self.target}): {self.error}"
+
 
 def discover(failures: list[PluginFailure] | None = None) -> dict[str, GamePlugin]:
     """Every installed game plug-in by name. An entry point that fails to load is left out
@@ -247,6 +252,13 @@ def plugin_failures() -> list[PluginFailure]:
     failures: list[PluginFailure] = []
     discover(failures)
     return failures
+
+
+def load_failure(name: str) -> PluginFailure | None:
+    """Why the installed plug-in ``name`` (its entry point's name) fails to load; None if no
+    plug-in of that name fails. A verb that names a game it cannot find asks this, so that a
+    broken plug-in is reported as broken, not as a game that is not there."""
+    return next((failure for failure in plugin_failures() if failure.name == name), None)
 
 
 def error_line(exc: BaseException) -> str:

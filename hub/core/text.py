@@ -45,10 +45,11 @@ def result_words(
     detail: str | None = None,
     fault: str | None = None,
 ) -> str:
-    """A finished game's result in words, the one wording of the terminal and the pages:
-    ``stopped (undo)`` when the host stopped it; else who won by ``who(seat)`` (``South wins
-    37-11``, ``Red and Yellow win``, ``a draw``, ``nobody wins``; scores are said when they
-    are more than a win's points: stores, card points), then ``fault`` as the caller says
+    """A finished game's result in words, the one wording of the terminal, the pages and the
+    records: ``stopped (undo)`` when the host stopped it; else who won by ``who(seat)``
+    (``South wins 37-11``, ``Red and Yellow win``, ``a draw``, ``nobody wins``; scores are
+    said when they are more than a win's points: stores, card points, the winner's first,
+    then the others' in seat order: ``North wins 41-7``), then ``fault`` as the caller says
     how a seat lost (``on time``, ``(Red (you): resignation)``), or else ``(detail)``."""
     if stopped:
         return "stopped" + (f" ({detail})" if detail else "")
@@ -61,7 +62,8 @@ def result_words(
         words = " and ".join(who(seat) for seat in ordered)
         words += " wins" if len(ordered) == 1 else " win"
         if scores and max(scores) > 2:
-            words += " " + "-".join(f"{score:g}" for score in scores)
+            order = [*ordered, *(seat for seat in range(len(scores)) if seat not in ordered)]
+            words += " " + "-".join(f"{scores[seat]:g}" for seat in order if seat < len(scores))
     if fault:
         return f"{words} {fault}"
     return f"{words} ({detail})" if detail else words

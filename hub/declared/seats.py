@@ -177,11 +177,24 @@ async def bot_seat(
         hello = await handshake(lines, game.name)
     except BadHello as exc:
         player = PlayerInfo(name, kind, spec, identity)
-        return FailedSeat(player, Termination.MALFORMED, str(exc))
+        return FailedSeat(player, Termination.MALFORMED, str(exc) + own_kind_hint(game, kind, spec))
     except LineError as exc:
-        return FailedSeat(PlayerInfo(name, kind, spec, identity), Termination.DISCONNECT, str(exc))
+        player = PlayerInfo(name, kind, spec, identity)
+        return FailedSeat(
+            player, Termination.DISCONNECT, str(exc) + own_kind_hint(game, kind, spec)
+        )
     who = identity or remote_identity(hello.name)
     return LineSeat(lines, JsonCodec(game), PlayerInfo(hello.name, kind, spec, who))
+
+
+def own_kind_hint(game: Game[Any, Any], kind: str, spec: str) -> str:
+    """For a program that did not answer the welcome, in a game whose programs speak its
+    own protocol (`hub.core.game.Game.program_kind`: ``clubber`` in clubs): how to seat it
+    (``; not a JSON bot? a clubs program is seated as clubs:clubber``); else nothing."""
+    own = type(game).program_kind
+    if kind != "program" or own == "program" or own not in type(game).seat_kinds:
+        return ""
+    return f"; not a JSON bot? a {game.name} program is seated as {own}:{spec}"
 
 
 class SeatKind(Protocol):

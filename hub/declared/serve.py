@@ -86,7 +86,9 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         usage=f"hub serve {game.name} [OPTIONS]",
         description=f"{game.summary}. Serve {game.name} over TCP to clients speaking the "
         "JSON bot protocol (docs/bots.md): each client's hello asks for a partner (the next "
-        "client to arrive) or a built-in player (ai:N, random). With --web, people play "
+        "client to arrive) or a built-in player (ai:N, random). The port it listens on is "
+        "printed alone on the first line of stderr (with --web, the page's URL follows). "
+        "With --web, people play "
         "from its lobby page too: a game with people in browsers starts its clocks once each "
         f"has opened their page (else it is called off after {ARRIVAL:g} s), a waiting page "
         f"closed for {GRACE:g} s leaves the queue, and each client address may start "
@@ -191,14 +193,15 @@ class Lobby:
             try:
                 hello = await handshake(lines, self.game.name, welcome=welcome)
                 welcome = False
-            except BadHello as exc:
+                opponent = self._opponent(hello)
+            except BadHello as exc:  # docs/bots.md: an error, and the connection closes
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
             except LineError:
                 return
             connection.busy = lambda: True
             try:
-                await self._one_game(connection, hello)
+                await self._one_game(connection, hello, opponent)
             finally:
                 connection.busy = lambda: False
 
@@ -212,15 +215,22 @@ class Lobby:
             raise SeatSpecError(ASK_FOR)
         return spec
 
-    async def _one_game(self, connection: Connection, hello: Hello) -> None:
+    def _opponent(self, hello: Hello) -> SeatSpec | None:
+        """The built-in player ``hello`` asks for, None for the next client; an opponent
+        that is not offered makes it a bad hello (`BadHello`)."""
+        if hello.opponent == OPPONENTS_ANY:
+            return None
+        try:
+            return self._built(hello.opponent)
+        except SeatSpecError as exc:
+            raise BadHello(str(exc)) from None
+
+    async def _one_game(
+        self, connection: Connection, hello: Hello, opponent: SeatSpec | None
+    ) -> None:
         seat = self._seat(connection, hello)
-        if hello.opponent != OPPONENTS_ANY:
-            try:
-                spec = self._built(hello.opponent)
-            except SeatSpecError as exc:
-                await connection.lines.send_line(dumps({"type": "error", "error": str(exc)}))
-                return
-            await self._against(seat, spec)
+        if opponent is not None:
+            await self._against(seat, opponent)
             return
         while True:  # again if its table is called off (a person did not come)
             me = pairing.Waiting(seat)

@@ -88,9 +88,9 @@ def result_words(
 
 
 class Narrator:
-    """Prints a game as it goes: the first picture, each move and the picture after it, the
-    result. ``seat`` is whose view to draw (the one person at the terminal), None for the
-    spectator's."""
+    """Prints a game as it goes: the first picture, each move and the picture after it (once:
+    not before the person's own next turn, whose prompt draws it), the result. ``seat`` is
+    whose view to draw (the one person at the terminal), None for the spectator's."""
 
     def __init__(
         self, game: Game[Any, Any], out: Output, players: Sequence[PlayerInfo], seat: int | None
@@ -114,9 +114,13 @@ class Narrator:
         self.out.flush()
 
     def moved(self, moved: Moved[Any, Any]) -> None:
+        """The move, then the picture after it: always for a spectator and at the end; for
+        the person at the terminal after their own move, unless their turn goes on (their
+        next prompt draws it: `PersonWords.turn_lines`); another's move is drawn by that."""
         who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
         self.out.line(f"{who} plays {moved.text}")
-        if self.seat is None or moved.seat == self.seat or moved.over:
+        own = moved.seat == self.seat and moved.to_move != self.seat
+        if self.seat is None or own or moved.over:
             self._picture(moved.after)
         self.out.flush()
 

@@ -14,7 +14,7 @@ import pathlib
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from hub.core.output import Output, write_all
@@ -23,7 +23,7 @@ from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
 from hub.records.rating import player_stats
-from hub.records.render import header_lines, replay_lines, table, when
+from hub.records.render import header_lines, replay_lines, summary_words, table, when
 from hub.records.store import GameSummary, RecordStore, StoredGame
 
 if TYPE_CHECKING:
@@ -123,10 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export",
         help="write games as JSON lines" + "".join(f" or {name.upper()}" for name in formats),
-        description="Write recorded games, oldest first: JSON lines (one record per line, "
-        "every game)"
+        description="Write recorded games, oldest first (or the games ID ... in that order): "
+        "JSON lines (one record per line, every game)"
         + "".join(f" or {name.upper()} ({_games_text(games)})" for name, games in formats.items())
         + ".",
+    )
+    export.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="only these games, each its id or the start of it, as `hub games show` takes "
+        "it (default: every game, or those --game and --player select)",
     )
     _game_option(export)
     _player_option(export)
@@ -239,7 +246,7 @@ def history(store: RecordStore, options: argparse.Namespace, out: Output, err: O
             when(summary.ended_at)[:16],
             summary.game,
             " vs ".join(summary.players),
-            summary.result,
+            summary_words(summary),
             summary.termination,
             summary.moves,
             summary.game_id,
@@ -253,18 +260,26 @@ def history(store: RecordStore, options: argparse.Namespace, out: Output, err: O
     return 0
 
 
-def show(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
-    stored = store.stored(options.id)
+def _one_game(store: RecordStore, game_id: str, command: str, err: Output) -> StoredGame | None:
+    """The game whose id is or starts with ``game_id``; None, said on ``err``, if there is
+    no such game or several."""
+    stored = store.stored(game_id)
     if stored is None:
-        candidates = store.ids(options.id, limit=6)
+        candidates = store.ids(game_id, limit=6)
         if len(candidates) > 1:
             more = ", ..." if len(candidates) > 5 else ""
             err.line(
-                f"{PROG} show: {options.id!r} is the start of several games' ids: "
+                f"{PROG} {command}: {game_id!r} is the start of several games' ids: "
                 f"{', '.join(candidates[:5])}{more}"
             )
         else:
-            err.line(f"{PROG} show: no game {options.id!r} in {store.path}")
+            err.line(f"{PROG} {command}: no game {game_id!r} in {store.path}")
+    return stored
+
+
+def show(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
+    stored = _one_game(store, options.id, "show", err)
+    if stored is None:
         return 1
     for line in header_lines(stored.record, _match_text(stored)):
         out.line(line)
@@ -284,17 +299,26 @@ def show(store: RecordStore, options: argparse.Namespace, out: Output, err: Outp
 def export(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
     exporters: dict[str, Exporter] | None = None
     games: Iterable[StoredGame]
-    if options.format == JSONL:
+    if options.ids and (options.game is not None or options.player is not None):
+        err.line(f"{PROG} export: name games by ID or select them with --game/--player, not both")
+        return 2
+    if options.format != JSONL:
+        exporters = export_formats().get(options.format, {})
+    if options.ids:
+        chosen = [_one_game(store, game_id, "export", err) for game_id in options.ids]
+        found = [stored for stored in chosen if stored is not None]
+        if len(found) < len(chosen):
+            return 1
+        if exporters is not None:
+            for stored in found:
+                if stored.record.game not in exporters:
+                    return _not_for(options.format, exporters, stored.record.game, err)
+        games = found
+    elif exporters is None:
         games = store.records(game=options.game, player=options.player)
     else:
-        exporters = export_formats().get(options.format, {})
         if options.game is not None and options.game not in exporters:
-            offered = " and ".join(exporters)
-            err.line(
-                f"{PROG} export: {options.format.upper()} is for {offered} games; "
-                f"use --format {JSONL} for {options.game}"
-            )
-            return 2
+            return _not_for(options.format, exporters, options.game, err)
         games = _records_of(store, list(exporters), options.player)
     if options.output is None:
         _write_games(games, exporters, _FdWriter(1))
@@ -308,6 +332,15 @@ def export(store: RecordStore, options: argparse.Namespace, out: Output, err: Ou
         return 1
     err.line(f"{PROG} export: {count} game(s) written to {target}")
     return 0
+
+
+def _not_for(name: str, exporters: Mapping[str, Exporter], game: str, err: Output) -> int:
+    """Say that the format ``name`` is not one of ``game``'s; exit status 2."""
+    offered = " and ".join(exporters)
+    err.line(
+        f"{PROG} export: {name.upper()} is for {offered} games; use --format {JSONL} for {game}"
+    )
+    return 2
 
 
 class _FdWriter:
@@ -571,8 +604,8 @@ def main(argv: Sequence[str]) -> int:
     try:
         if not path.exists():
             missing = f"no games recorded: {path} does not exist"
-            if options.command == "show":
-                err.line(f"{PROG} show: {missing}")
+            if options.command == "show" or getattr(options, "ids", None):
+                err.line(f"{PROG} {options.command}: {missing}")
                 return 1
             quiet = options.command == "export" or getattr(options, "json", False)
             (err if quiet else out).line(missing)

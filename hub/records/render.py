@@ -12,10 +12,15 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from hub.core import text
 from hub.core.events import GameRecord, RecordedMove
+from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
+
+if TYPE_CHECKING:
+    from hub.records.store import GameSummary
 
 SETTING_WIDTH = 40
 """A setting whose JSON is longer than this is summarised (a clubs game's decks)."""
@@ -91,26 +96,96 @@ def setting_text(value: JSON) -> str:
     return text[: SETTING_WIDTH - 3] + "..."
 
 
-def result_text(record: GameRecord) -> str:
-    """``1-0 (normal: checkmate)``, ``0-1 (timeout by White alice: no move in 5 s)``."""
-    how = record.termination.value
+# -- results in words ------------------------------------------------------------------------
+
+
+FAULT_WORDS = {
+    Termination.TIMEOUT.value: "on time",
+    Termination.RESIGNATION.value: "by resignation",
+    Termination.ILLEGAL_MOVE.value: "by an illegal move",
+    Termination.MALFORMED.value: "by a move that was not one",
+    Termination.DISCONNECT.value: "as the other side left",
+}
+"""How a seat's fault ended the game, said after who won: ``Black wins on time``."""
+
+
+def seat_words(game: str, seat: int, view: JSON = None) -> str:
+    """How the results name a seat: a declared game's `hub.core.game.Game.seat_label` at
+    the final position (``White``, ``South``, ``North`` after Kalah's pie swap), else
+    ``Seat N`` (from 1), as the pages name it."""
+    from hub.core.plugin import pictures
+
+    declared = pictures(game)
+    return declared.seat_label(seat, view) if declared is not None else f"Seat {seat + 1}"
+
+
+def _words(
+    game: str,
+    seats: int,
+    winners: Sequence[int],
+    scores: Sequence[float],
+    termination: str,
+    fault: str | None,
+    detail: str,
+    final_state: JSON,
+) -> str:
+    return text.result_words(
+        lambda seat: seat_words(game, seat, final_state),
+        seats,
+        winners,
+        scores,
+        stopped=termination == Termination.ABORTED.value and fault is None,
+        detail=detail or None,
+        fault=FAULT_WORDS.get(fault) if fault is not None else None,
+    )
+
+
+def result_words(record: GameRecord) -> str:
+    """A finished game's result in words, the same on the pages, in ``hub games history``
+    and ``show`` as at the terminal (`hub.core.text.result_words`, the game's own seat
+    names and score, the winner's first): ``South wins 37-11``, ``Black wins on time``,
+    ``White wins (checkmate)``, ``a draw``, ``stopped (undo)``."""
     fault = record.fault
-    if fault is not None:
-        how += f" by {seat_text(record, fault.seat)}"
-        details = [fault.detail] + ([f"move {fault.move}"] if fault.move else [])
-        detail = "; ".join(part for part in details if part)
-    else:
-        detail = record.detail
-    return f"{winners_text(record)} ({how}{': ' + detail if detail else ''})"
+    return _words(
+        record.game,
+        len(record.players),
+        record.winners,
+        record.scores,
+        record.termination.value,
+        None if fault is None else fault.termination.value,
+        record.detail,
+        record.final_state,
+    )
 
 
-def winners_text(record: GameRecord) -> str:
-    """The record's result (``1-0``, ``1/2-1/2``), or with more than two seats who won, by
-    seat: ``winner: player C clubber``, ``winners: player A clubber, player C p3``."""
-    if len(record.players) == 2 or not record.winners:
-        return record.result_text()
-    noun = "winner" if len(record.winners) == 1 else "winners"
-    return f"{noun}: " + ", ".join(seat_text(record, seat) for seat in record.winners)
+def summary_words(summary: GameSummary) -> str:
+    """`result_words` of a stored game from its summary (``hub games history``, the lobby's
+    saved games), without reading its moves."""
+    return _words(
+        summary.game,
+        len(summary.players),
+        summary.winners,
+        summary.scores,
+        summary.termination,
+        summary.fault,
+        summary.detail,
+        summary.final_state,
+    )
+
+
+def result_text(record: GameRecord) -> str:
+    """`result_words`, with the fault's seat and details when a seat's fault ended it:
+    ``White wins (checkmate)``, ``South wins on time (North (alice): no move in 5 s)``."""
+    words = result_words(record)
+    fault = record.fault
+    if fault is None:
+        return words
+    who = seat_words(record.game, fault.seat, record.final_state)
+    if 0 <= fault.seat < len(record.players):
+        who += f" ({short_name(record.players[fault.seat].name)})"
+    details = [fault.detail] + ([f"move {fault.move}"] if fault.move else [])
+    detail = "; ".join(part for part in details if part)
+    return f"{words} ({who}{': ' + detail if detail else ''})"
 
 
 def header_lines(record: GameRecord, match: str | None = None) -> list[str]:

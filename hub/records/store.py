@@ -84,6 +84,14 @@ class GameSummary:
     identities: tuple[str, ...] = attrs.field(default=(), converter=_names)
     """Each seat's player identity, two seats of one identity told apart by their seat
     (`hub.core.identity.seat_identities`)."""
+    scores: tuple[float, ...] = attrs.field(default=(), converter=tuple)
+    """Each seat's score in the game's own points (`GameRecord.scores`: stores, cards)."""
+    detail: str = ""
+    """How the rules ended it (`GameRecord.detail`: ``checkmate``)."""
+    fault: str | None = None
+    """The `Termination` value of the seat's fault that ended it, if one did."""
+    final_state: JSON = None
+    """The record's final state view (what names the seats at the end: Kalah's pie)."""
 
 
 @attrs.frozen
@@ -187,7 +195,10 @@ _INSERT_PLAYER = (
 )
 _SUMMARY = """
     SELECT game_id, game, players, result, termination, moves, started_at, ended_at,
-           match_id, match_index, winners
+           match_id, match_index, winners,
+           json_extract(record, '$.scores'), json_extract(record, '$.detail'),
+           json_extract(fault, '$.termination'),
+           json_quote(json_extract(record, '$.final_state'))
     FROM games
 """
 
@@ -484,7 +495,11 @@ def _stored(row: Sequence[Any]) -> StoredGame:
 
 
 def _summary(row: Sequence[Any]) -> GameSummary:
-    (game_id, game, players, result, termination, moves, started, ended, match, index, won) = row
+    columns, from_record = row[:11], row[11:]  # the record's JSON (`_SUMMARY`)
+    (game_id, game, players, result, termination, moves, started, ended, match, index, won) = (
+        columns
+    )
+    scores, detail, fault, final_state = from_record
     infos = [_player_info(player) for player in json.loads(players)]
     return GameSummary(
         game_id=game_id,
@@ -499,4 +514,8 @@ def _summary(row: Sequence[Any]) -> GameSummary:
         index=index,
         winners=json.loads(won),
         identities=seat_identities(game, infos),
+        scores=json.loads(scores) if scores else (),
+        detail=detail or "",
+        fault=fault,
+        final_state=json.loads(final_state) if final_state else None,
     )

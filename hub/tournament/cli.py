@@ -44,7 +44,7 @@ from hub.tournament.schedule import (
     seed_of,
 )
 from hub.tournament.stats import Sprt, Tally, parse_sprt
-from hub.tournament.worker import KitError, describe_error, load_kit
+from hub.tournament.worker import KitError, KitLoadFailed, describe_error, load_kit
 from hub.web.options import add_web_option
 
 if TYPE_CHECKING:
@@ -482,6 +482,8 @@ def _main(args: list[str], out: Output, err: Output) -> int:
     if args and not args[0].startswith("-"):
         try:
             kit = load_kit(args[0])
+        except KitLoadFailed as exc:
+            raise Failure(str(exc)) from None
         except KitError as exc:
             raise UsageError(str(exc)) from None
     elif not {"-h", "--help"} & set(args):

@@ -28,7 +28,14 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import to_json
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import GameSpec, TournamentKit, discover, kit_session, lazy_object
+from hub.core.plugin import (
+    GameSpec,
+    TournamentKit,
+    discover,
+    kit_session,
+    lazy_object,
+    load_failure,
+)
 from hub.core.running import run_program
 
 MAX_LINE = 64 * 1024 * 1024
@@ -37,6 +44,10 @@ MAX_LINE = 64 * 1024 * 1024
 
 class KitError(Exception):
     """No match kit by that name."""
+
+
+class KitLoadFailed(KitError):
+    """The game's plug-in is installed but fails to load: the message says why."""
 
 
 def load_kit(ref: str) -> TournamentKit:
@@ -49,6 +60,9 @@ def load_kit(ref: str) -> TournamentKit:
         return kit
     plugins = discover()
     plugin = plugins.get(ref)
+    failure = load_failure(ref) if plugin is None else None
+    if failure is not None:
+        raise KitLoadFailed(failure.words())
     if plugin is None or plugin.match is None:
         offered = [name for name, plugin in plugins.items() if plugin.match is not None]
         raise KitError(

@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from hub.core import text
 from hub.core.events import GameRecord, GameStarted, MoveMade
-from hub.core.referee import Termination
 from hub.core.values import JSON, PlayerInfo
 from hub.records import GameSummary
+from hub.records.render import result_words, summary_words
 from hub.web.render import Position, render_position, seat_label, status_lines
 
 if TYPE_CHECKING:
@@ -122,31 +121,6 @@ def summary(game: Game) -> dict[str, JSON]:
     }
 
 
-FAULT_WORDS = {
-    Termination.TIMEOUT: "on time",
-    Termination.RESIGNATION: "by resignation",
-    Termination.ILLEGAL_MOVE: "by an illegal move",
-    Termination.MALFORMED: "by a move that was not one",
-    Termination.DISCONNECT: "as the other side left",
-}
-
-
-def result_words(record: GameRecord) -> str:
-    """A finished game's result in words, with the game's own seat names
-    (`hub.core.text.result_words`): ``South wins 37-11``, ``Black wins on time``, ``White wins
-    (checkmate)``, ``a draw``."""
-    fault = record.fault
-    return text.result_words(
-        lambda seat: seat_label(record.game, seat, record.final_state),
-        len(record.players),
-        record.winners,
-        record.scores,
-        stopped=record.termination is Termination.ABORTED and fault is None,
-        detail=record.detail,
-        fault=FAULT_WORDS.get(fault.termination) if fault is not None else None,
-    )
-
-
 def stored_summary(row: GameSummary) -> dict[str, JSON]:
     """A lobby row from the records store's summary of a game."""
     return {
@@ -162,7 +136,7 @@ def stored_summary(row: GameSummary) -> dict[str, JSON]:
         "result": row.result,
         "termination": row.termination,
         "how": row.termination,
-        "words": f"{row.result} ({row.termination})",
+        "words": summary_words(row),
     }
 
 

@@ -48,3 +48,31 @@ def test_one_connection_plays_two_games_with_one_welcome() -> None:
     finally:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 130
+
+
+def test_a_bad_hello_is_answered_with_an_error_and_the_connection_closes() -> None:
+    """docs/bots.md: a bad hello (not JSON, or asking for an opponent that is not offered)
+    gets ``{"type":"error",...}`` and the server closes; a second hello is never read."""
+    server = subprocess.Popen(
+        [program("hub"), "serve", "connect4", "--no-record"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stderr is not None
+        port = int(server.stderr.readline().strip())
+        hellos = {
+            "not json": "not JSON",
+            '{"type":"hello","name":"x","opponent":"nobody"}': "nobody",
+            '{"type":"hello","name":"x","opponent":"ai:99"}': "the AI levels of connect4",
+        }
+        for hello, why in hellos.items():
+            with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
+                stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+                assert json.loads(stream.readline())["type"] == "welcome"
+                stream.write(hello + "\n" + '{"type":"hello","name":"again"}\n')
+                stream.flush()
+                error = json.loads(stream.readline())
+                assert error["type"] == "error" and why in error["error"], error
+                assert stream.readline() == ""  # closed: the second hello was not taken
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 130

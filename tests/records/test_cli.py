@@ -93,7 +93,8 @@ def test_history(capfd: Capture, db: str) -> None:
     assert ids[1:] == ["c1ub5001", "ka1a0001", "c0ffee02", "c0ffee01"]  # newest first
     assert "xena vs otto" in lines[1]
     kalah = lines[3].split()
-    assert kalah[2:] == ["kalah", "south", "vs", "north", "1-0", "timeout", "2", "ka1a0001"]
+    # the result as the terminal and the pages say it (the winner's score first), not 1-0
+    assert " ".join(kalah[2:]) == ("kalah south vs north North wins 7-5 on time timeout 2 ka1a0001")
     _, out, _ = run(capfd, "history", "--game", "chess", "--db", db)
     assert [line.split()[-1] for line in out.splitlines()[1:]] == ["c0ffee02", "c0ffee01"]
     _, out, _ = run(capfd, "history", "--player", "NORTH", "--db", db)
@@ -114,7 +115,7 @@ def test_show_chess(capfd: Capture, db: str) -> None:
         "  Black: ai:4 (ai), time 300+5",
         "  settings: rules=console level=4",
         f"  started {when(T0)}, lasted 1 min 00 s, 4 moves",
-        "  result: 0-1 (normal: checkmate)",
+        "  result: Black wins (checkmate)",
     ]
     last = lines.index("4. Black ai:4: d8h4 (1.000 s)")
     assert lines[last + 1 : last + 12] == [
@@ -128,14 +129,15 @@ def test_show_chess(capfd: Capture, db: str) -> None:
         "    1 R N B Q K B N R",
         "      a b c d e f g h",
         "      White to move, checkmate",
-        "result: 0-1 (normal: checkmate)",
+        "result: Black wins (checkmate)",
     ]
     assert sum(line.startswith(("1. ", "2. ", "3. ", "4. ")) for line in lines) == 4
 
 
 def test_show_kalah_clubs_and_an_unknown_game(capfd: Capture, db: str) -> None:
     _, out, _ = run(capfd, "show", "ka1a", "--db", db)  # an id prefix
-    assert "  result: 1-0 (timeout by seat 1 north: no move in 200 ms)" in out
+    # seat 0 won; the pie swapped the sides, so it ends as North and the late seat as South
+    assert "  result: North wins 7-5 on time (South (north): no move in 200 ms)" in out
     assert (
         "2. seat 1 north: P (0.020 s)\n"
         "         2  2  3    seat 1 north (holes 3..1)\n"
@@ -318,7 +320,7 @@ def test_the_installed_command_reads_hub_db(db: str, tmp_path: Path) -> None:
         [program("hub"), "games", "show", "c1ub", "--db", db],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert shown.returncode == 0 and "result: winner: player A clubber (normal)" in shown.stdout
+    assert shown.returncode == 0 and "result: A wins 0-3-10\n" in shown.stdout
     head = subprocess.run(
         f"{program('hub')} games export --db {db} | head -c 10",
         shell=True, capture_output=True, text=True, timeout=60, check=False,
@@ -338,3 +340,32 @@ def test_record_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     assert record_path(parser.parse_args(["--db", "~/x.db"])) == Path.home() / "x.db"
     assert record_path(parser.parse_args(["--no-record"])) is None
     assert "--no-record" in parser.format_help() and "(default: $HUB_DB" in parser.format_help()
+
+
+def test_export_the_games_named_by_id(capfd: Capture, db: str, tmp_path: Path) -> None:
+    status, out, err = run(capfd, "export", "ka1a", "c0ffee02", "--db", db)  # a start, an id
+    assert (status, err) == (0, "")
+    assert [json.loads(line)["game_id"] for line in out.splitlines()] == ["ka1a0001", "c0ffee02"]
+    status, out, err = run(capfd, "export", "c0ffee01", "--format", "pgn", "--db", db)
+    assert status == 0 and out.startswith('[Event "') and '[Result "0-1"]' in out
+    status, out, err = run(capfd, "export", "ka1a", "--format", "pgn", "--db", db)
+    assert (status, out) == (2, "")
+    assert "PGN is for chess games; use --format jsonl for kalah" in err
+    status, out, err = run(capfd, "export", "c0ffee", "--db", db)
+    assert (status, out) == (1, "") and "is the start of several games' ids: c0ffee01" in err
+    status, out, err = run(capfd, "export", "ka1a", "nosuch", "--db", db)
+    assert (status, out) == (1, "") and "no game 'nosuch' in " in err
+    status, out, err = run(capfd, "export", "ka1a", "--game", "kalah", "--db", db)
+    assert (status, out) == (2, "") and "by ID or select them with --game/--player" in err
+    status, out, err = run(capfd, "export", "ka1a", "--db", str(tmp_path / "missing.db"))
+    assert (status, out) == (1, "") and "does not exist" in err
+
+
+@pytest.mark.e2e
+def test_the_installed_command_exports_one_game(db: str) -> None:
+    done = subprocess.run(
+        [program("hub"), "games", "export", "c1ub5001", "--db", db],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert record_from_json(json.loads(done.stdout)) == clubs_record()

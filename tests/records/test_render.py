@@ -78,7 +78,7 @@ def test_clubs_speaks_the_game_s_language() -> None:
         "  player B: p2 (program)",
         "  player C: ./bots/p3 (program)",
     ]
-    assert header[-1] == "  result: winner: player C p3 (normal)"
+    assert header[-1] == "  result: C wins 10-0-3"
     steps = replay_lines(record)
     assert steps[1] == [
         "1. player A clubber: 2C (0.001 s)",
@@ -88,9 +88,9 @@ def test_clubs_speaks_the_game_s_language() -> None:
         "       C p3        10  4C 10H",
         "      trick: 2C",
     ]
-    assert steps[-1] == ["result: winner: player C p3 (normal)"]
+    assert steps[-1] == ["result: C wins 10-0-3"]
     tie = attrs.evolve(record, winners=[0, 2])
-    assert header_lines(tie)[-1] == "  result: winners: player A clubber, player C p3 (normal)"
+    assert header_lines(tie)[-1] == "  result: A and C win 0-10-3"
 
 
 def test_a_fault_names_the_seat_and_the_short_name() -> None:
@@ -102,7 +102,7 @@ def test_a_fault_names_the_seat_and_the_short_name() -> None:
         fault=FaultInfo(0, Termination.TIMEOUT, "no card in 5 s"),
     )
     assert header_lines(record)[-1] == (
-        "  result: winners: player B p2, player C p3 (timeout by player A clubber: no card in 5 s)"
+        "  result: B and C win 3-10-0 on time (A (clubber): no card in 5 s)"
     )
 
 

@@ -17,6 +17,7 @@ import pytest
 from hub.core.events import to_json
 from hub.core.referee import Termination
 from hub.records import RecordStore, SchemaTooNew, default_db_path
+from hub.records.render import result_words, summary_words
 from hub.records.store import MIGRATIONS, SCHEMA_VERSION, connect, migrate, schema_version
 from tests.records.helpers import T0, chess_record, kalah_record, shapes, tictactoe
 
@@ -84,6 +85,10 @@ def test_summaries_newest_first_and_filters(store: RecordStore) -> None:
         "index": None,
         "winners": (0,),
         "identities": ("kalah/ai:2", "remote:anonymous"),
+        "scores": (7, 5),
+        "detail": "",
+        "fault": "timeout",
+        "final_state": to_json(kalah)["final_state"],
     }
     assert [game.game_id for game in store.games(game="chess")] == ["aaaa2222", "aaaa1111"]
     assert [game.game_id for game in store.games(player="bob")] == ["aaaa2222"]  # any case
@@ -257,3 +262,21 @@ def test_sigkill_loses_no_game_reported_written(tmp_path: Path) -> None:
         assert len(stored) - len(reported) <= 1  # at most the one committed, not yet printed
         for game_id in reported[-3:]:
             assert store.get(game_id) == chess_record(game_id=game_id, white="k")
+
+
+def test_a_summary_says_the_result_in_the_same_words_as_the_record(store: RecordStore) -> None:
+    """``hub games history`` (summaries) and ``show`` (records) say one result, the winner's
+    score first, with the seat names at the end (Kalah's pie swap)."""
+    won_by_north = attrs.evolve(
+        kalah_record(game_id="k2"),
+        scores=[7, 41],
+        winners=[1],
+        termination=Termination.NORMAL,
+        fault=None,
+    )
+    records = [*shapes(), won_by_north]
+    store.add_all(records)
+    said = {summary.game_id: summary_words(summary) for summary in store.games()}
+    assert said == {record.game_id: result_words(record) for record in records}
+    assert said["k2"] == "South wins 41-7"  # seat 1, after the pie swap in the south
+    assert said["c0ffee02"] == "a draw (insufficient material)"

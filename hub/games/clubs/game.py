@@ -27,6 +27,7 @@ from hub.core.referee import Outcome
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError, card_text, deal, parse_deck_file
 from hub.games.clubs.pictures import (
     LETTERS,
+    card_words,
     clubs_lines,
     clubs_table,
     concealed,
@@ -201,6 +202,10 @@ class ClubsGame(Game[ClubsState, Card]):
 
     def record_label(self, seat: int) -> str:
         return f"player {self.seat_name(seat)}"
+
+    def move_words(self, before: JSON, move: str) -> str:
+        """The card as the pages write it in the hands too: ``10\u2665`` for ``TH``."""
+        return card_words(move)
 
     def text(self, view: Any) -> str:
         return "\n".join(clubs_lines(view))

@@ -129,23 +129,29 @@ def clubs_lines(view: Mapping[str, Any], names: Sequence[str] = ()) -> list[str]
 # -- the HTML picture ----------------------------------------------------------------------
 
 
+def card_words(text: str) -> str:
+    """A card (its text in the protocol, ``TH``) as the pages write it everywhere, in the
+    hands, the trick and the move list: the rank as people say it and the suit's symbol
+    (``10\u2665``, ``A\u2660``). The wire, the terminal and the records keep ``TH``: it is
+    what a person types and what the programs read."""
+    rank, suit = text[:-1], text[-1:]
+    symbol = SUITS.get(suit, (suit, "black"))[0]
+    return ("10" if rank == "T" else rank) + symbol
+
+
 def card_html(text: str, move: bool = False, last: bool = False) -> str:
-    """A card as clubs prints it (``10H``, ``AS``; ``T`` shown as 10) with its suit symbol
-    and colour; a card the viewer may play carries ``data-move`` (its text) to be clicked,
-    the last card played the class ``last``."""
+    """A card as the pages write it (`card_words`) in its suit's colour; a card the viewer
+    may play carries ``data-move`` (its text) to be clicked, the last card played the class
+    ``last``."""
     from html import escape  # (here: html imports its entity table, which clubhub never needs)
 
-    rank, suit = text[:-1], text[-1:]
-    symbol, colour = SUITS.get(suit, (suit, "black"))
+    colour = SUITS.get(text[-1:], ("", "black"))[1]
     if last:
         colour += " last"
-    shown = "10" if rank == "T" else rank
+    shown = escape(card_words(text))
     if move:
-        return (
-            f'<span class="card {colour} move" data-move="{escape(text)}">'
-            f"{escape(shown)}{escape(symbol)}</span>"
-        )
-    return f'<span class="card {colour}">{escape(shown)}{escape(symbol)}</span>'
+        return f'<span class="card {colour} move" data-move="{escape(text)}">{shown}</span>'
+    return f'<span class="card {colour}">{shown}</span>'
 
 
 def playable(view: Mapping[str, Any], seat: int) -> set[str]:
