@@ -61,7 +61,7 @@ def test_a_bad_hello_is_answered_with_an_error_and_the_connection_closes() -> No
         port = int(server.stderr.readline().strip())
         hellos = {
             "not json": "not JSON",
-            '{"type":"hello","name":"x","opponent":"nobody"}': "nobody",
+            '{"type":"hello","name":"x","opponent":"nobody"}': "ask for any, random or ai:N",
             '{"type":"hello","name":"x","opponent":"ai:99"}': "the AI levels of connect4",
         }
         for hello, why in hellos.items():
