@@ -114,8 +114,11 @@ class Narrator:
         self.out.flush()
 
     def moved(self, moved: Moved[Any, Any]) -> None:
-        who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
-        self.out.line(f"{who} plays {moved.text}")
+        if moved.seat < 0:  # chance's outcome, as this terminal's person may see it
+            self.out.line(f"{self.game.seat_name(moved.seat)}: {moved.text_for(self.seat)}")
+        else:
+            who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
+            self.out.line(f"{who} plays {moved.text}")
         if self.seat is None or moved.seat == self.seat or moved.over:
             self._picture(moved.after)
         self.out.flush()
