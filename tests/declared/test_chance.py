@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import trio
 import trio.testing
@@ -30,8 +33,9 @@ from hub.core.game import Game
 from hub.core.lines import LineError, LineStream
 from hub.core.match import Match, MatchResult, Seat
 from hub.core.values import PlayerInfo
-from hub.declared.browser import BrowserSeat
+from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, SeatMaker, ai_seat, bot_seat, parse_seat
+from hub.web.server import WebServer, serve_web
 from tests.conftest import program
 from tests.declared.game_cards import HighCards
 from tests.declared.game_pig import Pig
@@ -402,7 +406,8 @@ async def test_spy_programs_over_pipes_and_tcp(name: str, tmp_path: Path) -> Non
 # -- a person at the terminal --------------------------------------------------------------------
 
 
-def test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own(tmp_path: Path) -> None:
+def hub_play(tmp_path: Path, *args: str, stdin: str) -> str:
+    """``hub play rps ARGS`` with Rock-Paper-Scissors installed as a plug-in; its stdout."""
     site = tmp_path / "site"
     info = site / "chancegames-0.1.dist-info"
     info.mkdir(parents=True)
@@ -412,8 +417,8 @@ def test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own(tmp_p
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     done = subprocess.run(
-        [program("hub"), "play", "rps", "random", "human", "--seed", "3"],
-        input="rock\npaper\nscissors\n",
+        [program("hub"), "play", "rps", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=env,
@@ -421,7 +426,11 @@ def test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own(tmp_p
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    out = done.stdout
+    return done.stdout
+
+
+def test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own(tmp_path: Path) -> None:
+    out = hub_play(tmp_path, "random", "human", "--seed", "3", stdin="rock\npaper\nscissors\n")
     plays = [index for index in range(len(out)) if out.startswith(" plays ", index)]
     prompts = [index for index in range(len(out)) if out.startswith("Seat 2 to move:", index)]
     assert (len(plays), len(prompts)) == (6, 3), out
@@ -429,3 +438,71 @@ def test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own(tmp_p
         assert prompt < plays[2 * round_] < plays[2 * round_ + 1]
         assert round_ == 2 or plays[2 * round_ + 1] < prompts[round_ + 1]
     assert "Seat 1 (random) plays" in out and "Seat 2 (you) plays" in out
+
+
+def test_two_people_at_one_keyboard_choose_one_after_the_other(tmp_path: Path) -> None:
+    out = hub_play(tmp_path, "human", "human", stdin="rock\n" * 6)
+    plays = [index for index in range(len(out)) if out.startswith(" plays rock", index)]
+    prompts = [index for index in range(len(out)) if out.startswith(" to move:", index)]
+    assert (len(plays), len(prompts)) == (6, 6), out
+    for round_ in range(3):  # both asked, then both told
+        assert max(prompts[2 * round_ : 2 * round_ + 2]) < plays[2 * round_]
+    assert "a draw" in out
+
+
+# -- over HTTP: the pages, the API and the event streams -------------------------------------------
+
+
+async def test_no_page_or_stream_shows_a_card_of_another_hand(nursery: trio.Nursery) -> None:
+    """High Cards between two browser seats, played over HTTP: after every move, each
+    seat's page and event stream names only the cards dealt or drawn to that seat, and the
+    spectators' pages, API and streams name none (``a card``), until the game is over."""
+    game, desk, bus = HighCards(), SeatDesk(), EventBus()
+    server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
+    seats = [desk.open(game), desk.open(game)]
+    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    match.chance_rng = random.Random(8)
+    nursery.start_soon(match.run)
+    rng, card = random.Random(2), re.compile(r"card \d")
+    async with httpx.AsyncClient(timeout=10) as client:
+
+        async def text(path: str) -> str:
+            return (await client.get(server.url(path))).text
+
+        async def first_frame(path: str) -> str:
+            async with client.stream("GET", server.url(path)) as reply:
+                async for line in reply.aiter_lines():
+                    if line.startswith("data:"):
+                        return line
+            return ""
+
+        checked = 0
+        while True:
+            await trio.testing.wait_all_tasks_blocked()
+            if match.finished:
+                break
+            owner, state = {}, game.start(random.Random(0))
+            for seat, move in match.moves:
+                if seat == CHANCE:
+                    owner[move] = state.owed[0]
+                state = game.apply(state, move)
+            every = f"/game/{match.game_id}"
+            for path in ["/", "/api/games", every, f"/api/game/{match.game_id}"]:
+                assert not card.search(await text(path)), path
+            for path in ["/events", f"{every}/events"]:
+                assert not card.search(await first_frame(path)), path
+            for number, seat in enumerate(seats):
+                named = card.findall(await text(f"/play/{seat.token}"))
+                named += card.findall(await first_frame(f"/play/{seat.token}/events"))
+                assert {owner[name] for name in named} <= {number}, (number, named)
+                checked += len(named)
+            mover = next(seat for seat in seats if seat.snapshot()["your_turn"])
+            move = rng.choice(mover.snapshot()["legal"])
+            reply = await client.post(
+                server.url(f"/play/{mover.token}/move"),
+                content=json.dumps({"move": move}),
+                headers={"content-type": "application/json"},
+            )
+            assert reply.status_code == 200
+    assert checked  # the pages did name their own cards
+    assert match.result is not None and match.result.fault is None
