@@ -416,6 +416,7 @@ class Match(Generic[S, M]):
 
     _chance: Chance[Any, Any] | None = None
     _joint: Simultaneous[Any] | None = None
+    _special = False
     chance_rng: random.Random | None = None
     """The game's generator of chance (`hub.core.chance`), made when chance first acts,
     seeded from ``os.urandom``; a test may set a seeded one before `run`."""
@@ -550,7 +551,7 @@ class Match(Generic[S, M]):
                 players=[seat.player for seat in self.seats],
                 time_controls=[control.describe() for control in self.clocks.controls],
                 state=self._initial_view(),
-                to_move=self.referee.to_move(self.initial),
+                to_move=self._first_to_move(),
                 at=self.started_at,
             )
         return self._started
@@ -573,6 +574,7 @@ class Match(Generic[S, M]):
         the game as ``ABORTED``.
         """
         history = self._history
+        self._special = self._take_facets()
         self.started_at = time.time() if history is None else history.started_at
         if self.events is not None and self.events.subscribers:
             self.events.publish(self.started_event())
@@ -646,7 +648,7 @@ class Match(Generic[S, M]):
         now = trio.lowlevel.current_clock().current_time
         inf = math.inf
         mover = to_move(self.state)
-        special = self._take_facets()  # chance or simultaneous moves: `_between`
+        special = self._special  # chance or simultaneous moves: `_between`
         if special:
             between = await self._between(mover, orders)
             if isinstance(between, Fault):
@@ -761,6 +763,17 @@ class Match(Generic[S, M]):
 
         self._chance, self._joint = facets(self.referee)
         return self._chance is not None or self._joint is not None
+
+    def _first_to_move(self) -> int | None:
+        """Who moves first: `GameStarted.to_move` (`hub.core.chance.CHANCE` for chance)."""
+        to_move = self.referee.to_move(self.initial)
+        if to_move is None:  # over before it began, or chance acts first (a deal)
+            from hub.core.chance import CHANCE, facets
+
+            chance = facets(self.referee)[0]
+            if chance is not None and chance.outcomes(self.initial) is not None:
+                return CHANCE
+        return to_move
 
     def _chance_next(self, state: S) -> int | None:
         """`hub.core.chance.CHANCE` if chance acts at ``state`` (nobody's turn), else None."""

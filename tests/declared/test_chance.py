@@ -235,6 +235,7 @@ async def test_a_card_drawn_is_told_only_to_its_hand(browser: bool) -> None:
     told = [json.loads(line[2:])["move"] for line in by(seen, "seat0") if "chance" in line[:20]]
     assert told == expected(0)
     events = [json.loads(what) for what in by(seen, "spectator")]
+    assert (events[0]["event"], events[0]["to_move"]) == ("started", CHANCE)  # the deal first
     assert [e["move"] for e in events if e.get("seat") == CHANCE] == expected(None)
     assert all(
         isinstance(hand, int) for e in events if e.get("state") for hand in e["state"]["hands"]
