@@ -509,3 +509,47 @@ async def test_no_page_or_stream_shows_a_card_of_another_hand(nursery: trio.Nurs
             assert reply.status_code == 200
     assert checked  # the pages did name their own cards
     assert match.result is not None and match.result.fault is None
+
+
+async def test_no_page_or_stream_shows_a_choice_before_both_are_in(nursery: trio.Nursery) -> None:
+    """Rock-Paper-Scissors between two browser seats over HTTP: once the first has chosen,
+    the second's page and event stream and every spectator's page, API and stream still
+    show no move, and the first's choice is shown nowhere; once both are in, both moves."""
+    game, desk, bus = RockPaperScissors({"rounds": 1}), SeatDesk(), EventBus()
+    server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
+    first, second = desk.open(game), desk.open(game)
+    match = Match(game, game.start(random.Random(0)), [first, second], notation=game, events=bus)
+    nursery.start_soon(match.run)
+    async with httpx.AsyncClient(timeout=10) as client:
+
+        async def frame(path: str) -> dict[str, Any]:
+            async with client.stream("GET", server.url(path)) as reply:
+                async for line in reply.aiter_lines():
+                    if line.startswith("data:"):
+                        return dict(json.loads(line.removeprefix("data:")))
+            raise AssertionError(f"no frame from {path}")
+
+        async def post(seat: BrowserSeat, move: str) -> None:
+            reply = await client.post(
+                server.url(f"/play/{seat.token}/move"),
+                content=json.dumps({"move": move}),
+                headers={"content-type": "application/json"},
+            )
+            assert reply.status_code == 200
+
+        await trio.testing.wait_all_tasks_blocked()
+        assert first.snapshot()["your_turn"] and second.snapshot()["your_turn"]  # both at once
+        await post(first, "scissors")
+        await trio.testing.wait_all_tasks_blocked()
+        assert match.moves == []
+        page = await frame(f"/play/{second.token}/events")
+        assert page["your_turn"] and page["moves"] == [] and "scissors" not in page["html"]
+        api = (await client.get(server.url(f"/api/game/{match.game_id}"))).json()
+        assert "scissors" not in json.dumps(api), api
+        for path in ["/", f"/game/{match.game_id}", f"/play/{second.token}"]:
+            assert "scissors" not in (await client.get(server.url(path))).text, path
+        await post(second, "rock")
+        await trio.testing.wait_all_tasks_blocked()
+        assert match.moves == [(0, "scissors"), (1, "rock")]
+        page = await frame(f"/play/{second.token}/events")
+        assert page["moves"] == ["Seat 1 scissors", "Seat 2 rock"] and page["over"]
