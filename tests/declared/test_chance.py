@@ -36,10 +36,11 @@ from hub.core.values import PlayerInfo
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, SeatMaker, ai_seat, bot_seat, parse_seat
 from hub.records.render import move_line
+from hub.testing import RefereeConformanceError, check_referee
 from hub.web.server import WebServer, serve_web
 from tests.conftest import program
 from tests.declared.game_cards import HighCards
-from tests.declared.game_pig import Pig
+from tests.declared.game_pig import Die, Pig
 from tests.declared.game_rps import RockPaperScissors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -553,3 +554,22 @@ async def test_no_page_or_stream_shows_a_choice_before_both_are_in(nursery: trio
         assert match.moves == [(0, "scissors"), (1, "rock")]
         page = await frame(f"/play/{second.token}/events")
         assert page["moves"] == ["Seat 1 scissors", "Seat 2 rock"] and page["over"]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_conformance_suite_plays_chance_and_simultaneous_moves(name: str) -> None:
+    outcomes = check_referee(lambda rng: (game := GAMES[name](), game.start(rng)), playouts=10)
+    assert len(outcomes) == 10
+
+
+def test_the_conformance_suite_refuses_an_outcome_of_chance_the_rules_refuse() -> None:
+    class LoadedDie(Die):
+        def outcomes(self, state: Any) -> list[tuple[str, float]] | None:
+            faces = super().outcomes(state)
+            return None if faces is None else [*faces, ("7", 1 / 6)]
+
+    class Loaded(Pig):
+        chance = LoadedDie()
+
+    with pytest.raises(RefereeConformanceError, match="chance's outcome '7' rejected"):
+        check_referee(lambda rng: (game := Loaded({"target": 20}), game.start(rng)), playouts=1)
