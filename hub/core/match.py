@@ -33,6 +33,11 @@ A seat with ``late_grace > 0`` (a local AI) keeps thinking after its deadline: e
 told ``time_up`` at the deadline, and a move that still arrives within the grace is shown in
 the record as the late move. A seat with ``waits_for_input`` (a client's commands, a
 person) marks the points where the loop rests, which `Match.settle` waits for.
+
+A declared game's chance and simultaneous moves (`hub.core.chance`) are played between
+ordinary turns by `_between`, only for a game that has them: chance's outcomes drawn with
+the match's own generator and told as each seat may see them (`Moved.text_for`), and
+simultaneous turns whose movers are asked at once and told only once all are in.
 """
 
 from __future__ import annotations
