@@ -46,8 +46,6 @@ S_contra = TypeVar("S_contra", contravariant=True)
 CHANCE = -1
 """The seat of a chance outcome in `hub.core.match.Moved`, `hub.core.events.MoveMade` and
 `hub.core.events.RecordedMove` (OpenSpiel's ``kChancePlayerId``)."""
-HIDDEN = "?"
-"""What `Chance.told` says by default of an outcome that a seat may not see: nothing."""
 
 
 class Chance(Protocol[S_contra, M]):

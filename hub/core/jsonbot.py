@@ -12,7 +12,7 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
 * ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too); the
   moves of a simultaneous turn are told only once every mover's move is in;
 * ``{"type":"chance","move":"5"}``: chance acted (a die, a card drawn), as this seat may
-  see it (``?`` or the game's words for a card drawn into another's hand);
+  see it (the game's words, such as ``a card``, for a card drawn into another's hand);
 * ``{"type":"time_up","seat":1}``: that seat's time ran out;
 * ``{"type":"end","scores":[2,0],"winners":[0],"result":"win","termination":"normal",
   "detail":""}``: the game is over.
