@@ -8,7 +8,12 @@ contract of `hub.core.referee.Referee`:
 * every legal move is accepted, every candidate move that is not legal raises `IllegalMove`,
   and neither call changes the state it was given (states are values);
 * the same seed gives the same game, and replaying the recorded moves gives equal states;
-* every playout ends within ``max_plies`` with an outcome that names its seats.
+* every playout ends within ``max_plies`` with an outcome that names its seats;
+* a game with chance during play (`hub.core.game.Game.chance`): at a chance point nobody
+  is to move, there is no outcome and no legal move, the outcomes have positive
+  probabilities and each applies; the playout draws one from the same seeded generator;
+* a game with simultaneous moves (`Game.simultaneous`): where several seats move at once,
+  each one's `for_seat` state has that seat to move and a legal move.
 
 ``make_game(rng)`` returns ``(referee, initial_state)``; any randomness of the set-up (a
 shuffled deck, a random layout) must come from ``rng``. The function raises
@@ -19,9 +24,10 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from hub.core.chance import Simultaneous, draw, facets
 from hub.core.referee import IllegalMove, Outcome, Referee
 
 
@@ -67,11 +73,19 @@ def _playout(
     seats = referee.seats(state)
     if seats < 1:
         _fail(seed, 0, f"seats() returned {seats}")
+    chance, joint = facets(referee)
     moves: list[Any] = []
     for ply in range(max_plies + 1):
         mover = referee.to_move(state)
         legal = list(referee.legal_moves(state))
         outcome = referee.outcome(state)
+        outcomes = chance.outcomes(state) if chance is not None and mover is None else None
+        if outcomes is not None:
+            _check_chance(referee, state, outcomes, legal, outcome, seed, ply)
+            drawn = draw(choice_rng, outcomes)
+            state = referee.apply(state, drawn)
+            moves.append(drawn)  # the record keeps chance's outcomes: a replay applies them
+            continue
         if mover is None:
             if outcome is None:
                 _fail(seed, ply, "no seat to move but no outcome")
@@ -84,6 +98,8 @@ def _playout(
             _fail(seed, ply, f"to_move returned {mover} for {seats} seats")
         if outcome is not None:
             _fail(seed, ply, "an outcome while a seat is still to move")
+        if joint is not None:
+            _check_movers(referee, joint, state, seats, seed, ply)
         if not legal:
             _fail(seed, ply, "a seat to move but no legal move")
         if illegal_checks:
@@ -129,6 +145,48 @@ def _check_rejections(
             _fail(seed, ply, f"legal move {move!r} rejected: {exc}")
         if state != snapshot:
             _fail(seed, ply, f"applying {move!r} changed the state it was given")
+
+
+def _check_chance(
+    referee: Referee[Any, Any],
+    state: Any,
+    outcomes: Sequence[tuple[Any, float]],
+    legal: list[Any],
+    outcome: Outcome | None,
+    seed: int,
+    ply: int,
+) -> None:
+    if outcome is not None or legal:
+        _fail(seed, ply, "a chance point with an outcome or legal moves")
+    if not outcomes or any(not weight > 0 for _, weight in outcomes):
+        _fail(seed, ply, f"chance's outcomes need positive probabilities: {outcomes!r}")
+    snapshot = copy.deepcopy(state)
+    for move, _ in outcomes:
+        try:
+            referee.apply(state, move)
+        except IllegalMove as exc:
+            _fail(seed, ply, f"chance's outcome {move!r} rejected: {exc}")
+    if state != snapshot:
+        _fail(seed, ply, "applying chance's outcomes changed the state")
+
+
+def _check_movers(
+    referee: Referee[Any, Any],
+    joint: Simultaneous[Any],
+    state: Any,
+    seats: int,
+    seed: int,
+    ply: int,
+) -> None:
+    movers = list(joint.movers(state))
+    if len(movers) < 2:
+        return
+    if referee.to_move(state) not in movers or any(not 0 <= m < seats for m in movers):
+        _fail(seed, ply, f"movers {movers} do not include to_move or name no seat")
+    for mover in movers:
+        own = joint.for_seat(state, mover)
+        if referee.to_move(own) != mover or not referee.legal_moves(own):
+            _fail(seed, ply, f"for_seat(state, {mover}) is not that seat's turn with a move")
 
 
 def _check_outcome(seed: int, ply: int, outcome: Outcome, seats: int) -> None:

@@ -41,6 +41,7 @@ from hub.core.referee import Outcome
 from hub.core.values import JSON
 
 if TYPE_CHECKING:
+    from hub.core.chance import Chance, Simultaneous
     from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
@@ -195,6 +196,12 @@ class Game(Generic[S, M]):
     exports: ClassVar[Mapping[str, Exporter]] = {}
     """Formats of the game's own for its records (``{"pgn": ...}``), beyond the JSON lines
     every game has: ``hub games export --format NAME`` writes them."""
+    chance: Chance[Any, Any] | None = None
+    """The chance facet (`hub.core.chance.Chance`): where chance acts during play (dice,
+    a draw), drawn by the match loop. None: chance acts only in `start`."""
+    simultaneous: Simultaneous[Any] | None = None
+    """The simultaneous-move facet (`hub.core.chance.Simultaneous`): where several seats
+    choose at once. None: one seat moves at a time."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         self.settings: dict[str, Any] = validate_settings(self.options, settings or {})
@@ -277,7 +284,9 @@ class Game(Generic[S, M]):
 
     def record_label(self, seat: int) -> str:
         """How ``hub games show`` names a seat: its `seat_names` entry (``White``), else
-        ``seat N`` counted from 0; clubs says ``player A``."""
+        ``seat N`` counted from 0; clubs says ``player A``; ``chance`` for chance's outcomes."""
+        if seat < 0:
+            return "chance"
         return self.seat_names[seat] if seat < len(self.seat_names) else f"seat {seat}"
 
     def picture_text(self, view: JSON, names: Sequence[str]) -> str:
@@ -318,6 +327,8 @@ class Game(Generic[S, M]):
         return None
 
     def seat_name(self, seat: int) -> str:
+        if seat < 0:  # `hub.core.chance.CHANCE`
+            return "Chance"
         if seat < len(self.seat_names):
             return self.seat_names[seat]
         return f"Seat {seat + 1}"

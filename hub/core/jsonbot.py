@@ -9,7 +9,10 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
   "settings":{...},"time_control":"none"}``: the game begins;
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
   the bot's move is wanted; it answers ``{"move":"4"}`` before its clock runs out;
-* ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too);
+* ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too); the
+  moves of a simultaneous turn are told only once every mover's move is in;
+* ``{"type":"chance","move":"5"}``: chance acted (a die, a card drawn), as this seat may
+  see it (the game's words, such as ``a card``, for a card drawn into another's hand);
 * ``{"type":"time_up","seat":1}``: that seat's time ran out;
 * ``{"type":"end","scores":[2,0],"winners":[0],"result":"win","termination":"normal",
   "detail":""}``: the game is over.
@@ -149,6 +152,8 @@ class JsonCodec:
             raise BadMoveLine(str(exc)) from None
 
     def moved_lines(self, seat: int, moved: Moved[Any, Any]) -> Sequence[str]:
+        if moved.seat < 0:  # chance's outcome, as this seat may see it (hub.core.chance)
+            return [dumps({"type": "chance", "move": moved.text_for(seat)})]
         return [dumps({"type": "moved", "seat": moved.seat, "move": moved.text})]
 
     def expects_ack(self, seat: int, moved: Moved[Any, Any]) -> bool:

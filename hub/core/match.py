@@ -33,6 +33,11 @@ A seat with ``late_grace > 0`` (a local AI) keeps thinking after its deadline: e
 told ``time_up`` at the deadline, and a move that still arrives within the grace is shown in
 the record as the late move. A seat with ``waits_for_input`` (a client's commands, a
 person) marks the points where the loop rests, which `Match.settle` waits for.
+
+A declared game's chance and simultaneous moves (`hub.core.chance`) are played between
+ordinary turns by `_between`, only for a game that has them: chance's outcomes drawn with
+the match's own generator and told as each seat may see them (`Moved.text_for`), and
+simultaneous turns whose movers are asked at once and told only once all are in.
 """
 
 from __future__ import annotations
@@ -54,7 +59,10 @@ from hub.core.values import JSON, PlayerInfo
 if TYPE_CHECKING:
     # hub.core.events is imported where an event or a record is made, not here: a game that
     # nobody watches or records builds none of its classes (clubhub's start-up).
+    import random
+
     from hub.core.bus import EventBus
+    from hub.core.chance import Chance, Simultaneous
     from hub.core.events import GameRecord, GameStarted, MoveMade
 
 S = TypeVar("S")
@@ -167,7 +175,7 @@ class Moved(Generic[S, M]):
     None when the game's event bus has no subscriber (its state view is built only for
     someone who reads it)."""
 
-    __slots__ = ("after", "before", "clocks", "event", "move", "seat", "text", "to_move")
+    __slots__ = ("after", "before", "clocks", "event", "move", "seat", "text", "to_move", "told")
 
     def __init__(
         self,
@@ -179,6 +187,7 @@ class Moved(Generic[S, M]):
         to_move: int | None,
         clocks: tuple[float | None, ...],
         event: MoveMade | None = None,
+        told: tuple[str, ...] | None = None,
     ) -> None:
         self.seat = seat
         self.move = move
@@ -188,10 +197,21 @@ class Moved(Generic[S, M]):
         self.to_move = to_move
         self.clocks = clocks
         self.event = event
+        self.told = told
+        """A chance outcome that not everyone may see: what each seat, then a spectator,
+        is told of it (`text_for`); None: everyone is told ``text``."""
 
     @property
     def over(self) -> bool:
         return self.to_move is None
+
+    def text_for(self, seat: int | None) -> str:
+        """The move's text as ``seat`` (None: a spectator) is told it: ``text``, unless it
+        is a chance outcome hidden from that seat (`hub.core.chance.Chance.told`)."""
+        told = self.told
+        if told is None:
+            return self.text
+        return told[-1] if seat is None or not 0 <= seat < len(told) - 1 else told[seat]
 
 
 @attrs.frozen
@@ -399,6 +419,13 @@ class Match(Generic[S, M]):
     start afresh (a console's games have none).
     """
 
+    _chance: Chance[Any, Any] | None = None
+    _joint: Simultaneous[Any] | None = None
+    _special = False
+    chance_rng: random.Random | None = None
+    """The game's generator of chance (`hub.core.chance`), made when chance first acts,
+    seeded from ``os.urandom``; a test may set a seeded one before `run`."""
+
     def __init__(
         self,
         referee: Referee[S, M],
@@ -529,7 +556,7 @@ class Match(Generic[S, M]):
                 players=[seat.player for seat in self.seats],
                 time_controls=[control.describe() for control in self.clocks.controls],
                 state=self._initial_view(),
-                to_move=self.referee.to_move(self.initial),
+                to_move=self._first_to_move(),
                 at=self.started_at,
             )
         return self._started
@@ -552,6 +579,7 @@ class Match(Generic[S, M]):
         the game as ``ABORTED``.
         """
         history = self._history
+        self._special = self._take_facets()
         self.started_at = time.time() if history is None else history.started_at
         if self.events is not None and self.events.subscribers:
             self.events.publish(self.started_event())
@@ -625,6 +653,12 @@ class Match(Generic[S, M]):
         now = trio.lowlevel.current_clock().current_time
         inf = math.inf
         mover = to_move(self.state)
+        special = self._special  # chance or simultaneous moves: `_between`
+        if special:
+            between = await self._between(mover, orders)
+            if isinstance(between, Fault):
+                return between
+            mover = between
         while mover is not None:
             seat = self.seats[mover]
             clock = clocks[mover]
@@ -669,6 +703,11 @@ class Match(Generic[S, M]):
                     if exc.termination is Termination.TIMEOUT:
                         await self._time_up(index)  # its acknowledgement's deadline passed
                     return Fault(index, exc.termination, exc.detail, error=exc)
+            if special:
+                between = await self._between(mover, orders)
+                if isinstance(between, Fault):
+                    return between
+                mover = between
         return None
 
     async def _ask(self, mover: int, seat: Seat[S, M], turn: Turn[S]) -> tuple[M] | Fault:
@@ -720,13 +759,195 @@ class Match(Generic[S, M]):
             with contextlib.suppress(SeatFailure):  # ``mover`` has lost anyway
                 await self.seats[index].time_up(mover)
 
+    # -- chance and simultaneous moves (hub.core.chance) ----------------------------------------
+
+    def _take_facets(self) -> bool:
+        """Read the game's chance and simultaneous facets, once per game; True if it has one
+        (only then does the loop call `_between` after each move)."""
+        from hub.core.chance import facets
+
+        self._chance, self._joint = facets(self.referee)
+        return self._chance is not None or self._joint is not None
+
+    def _first_to_move(self) -> int | None:
+        """Who moves first: `GameStarted.to_move` (`hub.core.chance.CHANCE` for chance)."""
+        to_move = self.referee.to_move(self.initial)
+        if to_move is None:  # over before it began, or chance acts first (a deal)
+            from hub.core.chance import CHANCE, facets
+
+            chance = facets(self.referee)[0]
+            if chance is not None and chance.outcomes(self.initial) is not None:
+                return CHANCE
+        return to_move
+
+    def _chance_next(self, state: S) -> int | None:
+        """`hub.core.chance.CHANCE` if chance acts at ``state`` (nobody's turn), else None."""
+        from hub.core.chance import CHANCE
+
+        chance = self._chance
+        return CHANCE if chance is not None and chance.outcomes(state) is not None else None
+
+    async def _between(
+        self, mover: int | None, orders: list[list[tuple[int, Seat[S, M]]]]
+    ) -> int | Fault | None:
+        """Play what comes before the next ordinary turn: chance's outcomes and simultaneous
+        turns, in any number. Returns the seat of the next ordinary turn (None: the game is
+        over) or the fault that ended a simultaneous turn."""
+        from hub.core.chance import CHANCE
+
+        while True:
+            if mover is None or mover == CHANCE:
+                chance = self._chance
+                outcomes = chance.outcomes(self.state) if chance is not None else None
+                if chance is None or outcomes is None:
+                    return None
+                fault = await self._chance_event(chance, outcomes)
+            else:
+                joint = self._joint
+                movers = tuple(joint.movers(self.state)) if joint is not None else ()
+                if joint is None or len(movers) < 2:
+                    return mover
+                fault = await self._joint_turn(joint, movers, orders)
+            if fault is not None:
+                return fault
+            mover = self.referee.to_move(self.state)
+
+    async def _chance_event(
+        self, chance: Chance[S, M], outcomes: Sequence[tuple[M, float]]
+    ) -> Fault | None:
+        """Draw one of ``outcomes`` with the game's generator, apply and record it (seat
+        `hub.core.chance.CHANCE`) and tell every seat as its view allows."""
+        from hub.core.chance import CHANCE, draw, new_rng, told_texts
+
+        if self.chance_rng is None:
+            self.chance_rng = new_rng()
+        outcome = draw(self.chance_rng, outcomes)
+        before = self.state
+        after = self.referee.apply(before, outcome)  # an IllegalMove here is the game's bug
+        text = self.notation.move_text(before, outcome)
+        told = told_texts(chance, before, outcome, text, len(self.seats))
+        now = trio.lowlevel.current_clock().current_time()
+        moved = self._record(CHANCE, outcome, after, 0.0, now, told)
+        return await self._tell(moved, list(enumerate(self.seats)))
+
+    async def _tell(
+        self, moved: Moved[S, M], observers: list[tuple[int, Seat[S, M]]]
+    ) -> Fault | None:
+        for index, observer in observers:
+            try:
+                await observer.observe(moved)
+            except SeatFailure as exc:
+                if exc.termination is Termination.TIMEOUT:
+                    await self._time_up(index)
+                return Fault(index, exc.termination, exc.detail, error=exc)
+        return None
+
+    async def _joint_turn(
+        self,
+        joint: Simultaneous[S],
+        movers: tuple[int, ...],
+        orders: list[list[tuple[int, Seat[S, M]]]],
+    ) -> Fault | None:
+        """A simultaneous turn: every mover asked at once, each on its own clock, with its
+        own state (``joint.for_seat``); once all are in, the moves are applied in the order
+        of ``movers`` and only then recorded and told."""
+        now = trio.lowlevel.current_clock().current_time
+        clocks = self.clocks.seats
+        first = len(self.moves) + 1
+        turns = []
+        for number, mover in enumerate(movers):
+            clock = clocks[mover]
+            state = joint.for_seat(self.state, mover)
+            turns.append(Turn(mover, state, clock.start(now()), clock, first + number))
+        chosen: dict[int, tuple[M, float]] = {}
+        faults: list[Fault] = []
+        waiting = any(self.seats[mover].waits_for_input for mover in movers)
+        self.mover = movers[0]
+        if waiting:
+            self._rest.set()
+        async with trio.open_nursery() as nursery:
+            for turn in turns:
+                nursery.start_soon(self._joint_ask, turn, chosen, faults, nursery.cancel_scope)
+        self.mover = None
+        if waiting:
+            self._rest = trio.Event()
+        if faults:
+            return faults[0]
+        for mover in movers:
+            move, elapsed = chosen[mover]
+            try:
+                after = self.referee.apply(self.state, move)
+            except IllegalMove as exc:  # the game's for_seat let through what apply refuses
+                return Fault(mover, Termination.ILLEGAL_MOVE, str(exc), move, exc)
+            moved = self._record(mover, move, after, elapsed, now())
+            fault = await self._tell(moved, orders[mover])
+            if fault is not None:
+                return fault
+        return None
+
+    async def _joint_ask(
+        self,
+        turn: Turn[S],
+        chosen: dict[int, tuple[M, float]],
+        faults: list[Fault],
+        scope: trio.CancelScope,
+    ) -> None:
+        """One mover's part of a simultaneous turn: its move, checked against its own state
+        (asked again if its seat says so), or its fault, which ends the turn for all."""
+        mover, seat = turn.seat, self.seats[turn.seat]
+        while True:
+            got: tuple[M] | SeatFailure | None = None
+            with trio.move_on_at(turn.deadline + seat.late_grace):
+                try:
+                    got = (await seat.choose(turn),)
+                except SeatFailure as exc:
+                    got = exc
+            if isinstance(got, SeatFailure):
+                fault = Fault(mover, got.termination, got.detail, error=got)
+            elif got is None or trio.current_time() >= turn.deadline:
+                late = None if got is None else got[0]
+                detail = "no move in time"
+                if late is not None:
+                    detail = f"{self.notation.move_text(turn.state, late)} came too late"
+                fault = Fault(mover, Termination.TIMEOUT, detail, late)
+                faults.append(fault)
+                scope.cancel()
+                with trio.CancelScope(shield=True):
+                    await self._time_up(mover)
+                return
+            else:
+                try:
+                    self.referee.apply(turn.state, got[0])
+                except IllegalMove as exc:
+                    if await seat.rejected(turn, got[0], exc):
+                        continue
+                    fault = Fault(mover, Termination.ILLEGAL_MOVE, str(exc), got[0], exc)
+                else:
+                    chosen[mover] = (got[0], turn.clock.stop(trio.current_time()))
+                    return
+            faults.append(fault)
+            scope.cancel()
+            return
+
     # -- records ----------------------------------------------------------------------------
 
-    def _record(self, mover: int, move: M, after: S, elapsed: float, now: float) -> Moved[S, M]:
-        """Note the move; publish `MoveMade` (with the state view) only if someone listens."""
+    def _record(
+        self,
+        mover: int,
+        move: M,
+        after: S,
+        elapsed: float,
+        now: float,
+        told: tuple[str, ...] | None = None,
+    ) -> Moved[S, M]:
+        """Note the move; publish `MoveMade` (with the state view) only if someone listens.
+        ``told``: a chance outcome's texts as each seat and a spectator are told it (the
+        event has the spectator's; the record keeps the whole text)."""
         before = self.state
         text = self.notation.move_text(before, move)
         to_move = self.referee.to_move(after)
+        if to_move is None and self._chance is not None:
+            to_move = self._chance_next(after)
         clocks = self.clocks.left(now) if self._timed else self._no_clocks
         self.moves.append((mover, move))
         self.state = after
@@ -736,11 +957,12 @@ class Match(Generic[S, M]):
 
             view = self.notation.state_view(after)
             ply = len(self.moves)
+            shown = text if told is None else told[-1]
             event = MoveMade(
-                self.game_id, ply, mover, text, view, to_move, elapsed, clocks, time.time()
+                self.game_id, ply, mover, shown, view, to_move, elapsed, clocks, time.time()
             )
         self._recorded.append((mover, text, elapsed, after, view))
-        moved = Moved(mover, move, text, before, after, to_move, clocks, event)
+        moved = Moved(mover, move, text, before, after, to_move, clocks, event, told)
         for spectator in self.spectators:
             spectator.moved(moved)
         if event is not None and events is not None:

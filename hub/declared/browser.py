@@ -137,9 +137,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if moved.seat == self.seat:
             self.turn = None
         self.state = moved.after
-        self.last = (moved.text, moved.before)
+        text = moved.text_for(self.seat)  # a card drawn into another's hand: not its name
+        self.last = (text, moved.before)
         before = self.game.view(moved.before, None)
-        words = self.game.move_words(before, moved.text)
+        words = self.game.move_words(before, text)
         number = self.game.move_number(before)
         head = self.game.seat_name(moved.seat) if number is None else number
         self.numbered = number is not None

@@ -36,7 +36,7 @@ from hub.declared.options import (
     time_control,
 )
 from hub.declared.seats import SeatMaker, SeatSpec, bot_seat, parse_seat
-from hub.declared.terminal import Narrator, PersonWords
+from hub.declared.terminal import KeyboardPerson, Narrator, PersonWords
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option, web_address
 
@@ -168,6 +168,7 @@ class Host:
         self.err = err
         self.address: tuple[str, int] = options.port
         self.keyboard: Any = None
+        self.keyboard_turns = trio.Lock()  # people at one keyboard choose one at a time
         self.listener: trio.SocketListener | None = None
         from hub.declared.browser import SeatDesk
 
@@ -240,18 +241,18 @@ class Host:
 
     @contextlib.asynccontextmanager
     async def human(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
-        from hub.core.local_seats import PersonSeat
         from hub.core.stdin import open_line_input
         from hub.core.values import PlayerInfo
 
         async with contextlib.AsyncExitStack() as stack:
             if self.keyboard is None:
                 self.keyboard = await stack.enter_async_context(open_line_input())
-            yield PersonSeat(
+            yield KeyboardPerson(
                 self.keyboard,
                 self.out,
                 PersonWords(self.game),
                 PlayerInfo("you", "person", "human"),
+                turns=self.keyboard_turns,
             )
 
     @contextlib.asynccontextmanager

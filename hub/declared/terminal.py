@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+import trio
+
 from hub.core import text
 from hub.core.game import BadMove, Game
-from hub.core.local_seats import AskAgain
-from hub.core.match import MatchResult, Moved, SeatFailure
+from hub.core.local_seats import AskAgain, PersonSeat
+from hub.core.match import MatchResult, Moved, SeatFailure, Turn
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
@@ -117,8 +120,11 @@ class Narrator:
         """The move, then the picture after it: always for a spectator and at the end; for
         the person at the terminal after their own move, unless their turn goes on (their
         next prompt draws it: `PersonWords.turn_lines`); another's move is drawn by that."""
-        who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
-        self.out.line(f"{who} plays {moved.text}")
+        if moved.seat < 0:  # chance's outcome, as this terminal's person may see it
+            self.out.line(f"{self.game.seat_name(moved.seat)}: {moved.text_for(self.seat)}")
+        else:
+            who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
+            self.out.line(f"{who} plays {moved.text}")
         own = moved.seat == self.seat and moved.to_move != self.seat
         if self.seat is None or own or moved.over:
             self._picture(moved.after)
@@ -127,3 +133,16 @@ class Narrator:
     def ended(self, result: MatchResult[Any, Any]) -> None:
         self.out.line(result_words(self.game, self.players, result))
         self.out.flush()
+
+
+@attrs.define(eq=False)
+class KeyboardPerson(PersonSeat[Any, Any]):
+    """A person at a keyboard that other people's seats share (``hub play GAME human
+    human``): ``turns``, one lock per keyboard, makes them choose one after the other, also
+    in a simultaneous turn, where the loop asks every mover at once."""
+
+    turns: trio.Lock = attrs.field(factory=trio.Lock)
+
+    async def choose(self, turn: Turn[Any]) -> Any:
+        async with self.turns:
+            return await super().choose(turn)

@@ -50,7 +50,10 @@ def seconds(value: float) -> str:
 
 def seat_label(game: str, seat: int) -> str:
     """A declared game's own label (`hub.core.game.Game.record_label`: White/Black in
-    chess, ``player A`` in clubs), ``seat N`` otherwise."""
+    chess, ``player A`` in clubs), ``seat N`` otherwise; ``chance`` for chance's outcomes
+    (seat -1, `hub.core.chance.CHANCE`)."""
+    if seat < 0:
+        return "chance"
     from hub.core.plugin import pictures
 
     declared = pictures(game)
