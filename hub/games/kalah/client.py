@@ -482,7 +482,7 @@ async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = 
         out.flush()
     events = EventBus()
     events.listen(view)
-    match = new_match(setup.state, players, limits, events=events)
+    match = new_match(setup.game, setup.state, players, limits, events=events)
     async with recording(events, options.record, prog="hub play kalah"):
         result = await match.run()
     return result.record
