@@ -29,6 +29,7 @@ from hub.games.chess.console import Console, ConsoleOptions
 from hub.games.clubs import player as clubber
 from hub.games.clubs.cards import CARD_TEXT, DeckError, parse_card_list, parse_deck_file
 from hub.games.clubs.codec import ClubsCodec
+from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.protocol import (
     BadMessage,
     HubMessage,
@@ -37,7 +38,6 @@ from hub.games.clubs.protocol import (
     parse_play,
     parse_player_args,
 )
-from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.rules import new_game
 from hub.games.kalah import protocol as kp
 from hub.games.kalah.codec import KalahCodec

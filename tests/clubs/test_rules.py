@@ -1,4 +1,4 @@
-"""The clubs rules (the declaration, `ClubsGame`): conformance suite, dealing, tricks, scoring, rounds and decks."""
+"""The clubs rules (the declaration, `ClubsGame`): conformance, dealing, tricks, scores, decks."""
 
 from __future__ import annotations
 
