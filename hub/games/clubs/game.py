@@ -49,6 +49,7 @@ DEFAULT_DECK = "ex.decks"
 SHUFFLED_DECKS = 16
 """Shuffled decks dealt for a game without a deck file (rounds cycle through them)."""
 
+
 @functools.lru_cache(maxsize=16)
 def read_decks(path: str) -> tuple[tuple[Card, ...], ...]:
     """Every deck of the file at ``path``; raises `SettingsError` saying what is wrong."""

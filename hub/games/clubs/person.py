@@ -239,7 +239,7 @@ class PersonNarrator:
             )
             return
         fault = result.fault
-        if fault is None:
+        if fault is None or fault.seat is None:  # the host stopped it
             self._say("", "The game was stopped.")
         elif fault.seat == self.person:
             self._say("", "You left the game, so the others win.")
