@@ -11,7 +11,7 @@ import pytest
 
 from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
-from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.rules import ChessState, Draws
 from hub.core.game import BadMove, SettingsError
 from hub.core.local_seats import StopFlag
 from hub.core.plugin import discover, pictures
@@ -91,7 +91,7 @@ def test_fide_automatic_draws_end_every_game() -> None:
     game = ChessGame({"fen": "8/8/8/4k3/8/8/8/4K3 w - - 0 1"})
     outcome = game.outcome(game.start(random.Random(0)))
     assert outcome is not None and outcome.detail == "insufficient material"
-    assert game.rules == ChessReferee(automatic_draws=True)
+    assert game.draws is Draws.FIDE and game.max_plies == 0
 
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4])

@@ -6,13 +6,14 @@ import json
 
 import chess
 
+from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
-from hub.chess.rules import ChessReferee
+from hub.chess.rules import initial
 
 
 def test_start_view_and_move_text() -> None:
     notation = ChessNotation()
-    state = ChessReferee().initial()
+    state = initial()
     assert notation.game == "chess"
     assert notation.state_view(state) == {
         "fen": chess.STARTING_FEN,
@@ -24,8 +25,8 @@ def test_start_view_and_move_text() -> None:
 
 
 def test_view_after_a_check_and_a_promotion_letter_in_lower_case() -> None:
-    notation, referee = ChessNotation(), ChessReferee()
-    state = referee.initial("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    notation, referee = ChessNotation(), ChessGame()
+    state = initial("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
     assert notation.move_text(state, "a7a8Q") == "a7a8q"
     after = referee.apply(state, "a7a8Q")
     view = notation.state_view(after)

@@ -44,13 +44,13 @@ from hub.chess.engine_client import (
     EngineTerminated,
     find_engine,
 )
-from hub.chess.notation import ChessNotation
+from hub.chess.game import ChessGame
 from hub.chess.rules import (
     BLACK_SEAT,
     WHITE_SEAT,
-    ChessReferee,
     ChessState,
-    Ending,
+    Draws,
+    initial,
     position_command,
     render_board,
 )
@@ -322,14 +322,14 @@ class Game:
         return colour_of(self.state.turn_seat)
 
 
-def after_move_lines(referee: ChessReferee, moved: Moved[ChessState, str]) -> list[str]:
-    """``check`` or ``gameover ...`` after a move, or nothing."""
-    ending = referee.ending(moved.after)
-    if ending is Ending.CHECKMATE:
-        return [p.format_gameover(p.GameOverHow.CHECKMATE, colour_of(moved.seat))]
-    if ending is not None:
+def after_move_lines(game: ChessGame, moved: Moved[ChessState, str]) -> list[str]:
+    """``check`` or ``gameover ...`` after a move, or nothing (``game``: the rules)."""
+    outcome = game.outcome(moved.after)
+    if outcome is not None:
+        if outcome.detail == "checkmate":
+            return [p.format_gameover(p.GameOverHow.CHECKMATE, colour_of(moved.seat))]
         return [p.format_gameover(p.GameOverHow.STALEMATE)]
-    if referee.in_check(moved.after):
+    if moved.after.board.is_check():
         return [p.CHECK]
     return []
 
@@ -343,13 +343,14 @@ class ClientSeat(FedSeat[ChessState, str]):
     client that has gone)."""
 
     client: Player = attrs.field(kw_only=True)
-    referee: ChessReferee = attrs.field(kw_only=True)
+    rules: ChessGame = attrs.field(kw_only=True)
+    """The game's declaration (its ending after a move)."""
 
     async def observe(self, moved: Moved[ChessState, str]) -> None:
         await super().observe(moved)
         # The move as it was sent (a client's own spelling, the engine's answer), as today.
         first = p.OK if moved.seat == self.seat else p.format_moved(moved.move)
-        self.client.send([first, *after_move_lines(self.referee, moved)])
+        self.client.send([first, *after_move_lines(self.rules, moved)])
 
     async def end(self, result: MatchResult[ChessState, str]) -> None:
         fault = result.fault
@@ -404,7 +405,7 @@ class ChessService:
         self,
         engine: Engine,
         nursery: trio.Nursery,
-        referee: ChessReferee | None = None,
+        game: ChessGame | None = None,
         events: EventBus | None = None,
     ) -> None:
         self.engine = engine
@@ -412,9 +413,10 @@ class ChessService:
         identity = engine.identity if isinstance(engine, EnginePool) else ""
         self.computer = PlayerInfo("computer", "engine", "", identity)
         self.nursery = nursery
-        self.referee = referee or ChessReferee(automatic_draws=False)
+        self.game = ChessGame(draws=Draws.NONE) if game is None else game
+        """Chess as the spec plays it: the declaration, without automatic draws (the spec
+        knows no ending but checkmate, stalemate and resignation)."""
         self.events = EventBus() if events is None else events
-        self.notation = ChessNotation()
         self.lobby = new_lobby()
         self.players: dict[int, Player] = {}
         self.failed = False
@@ -511,7 +513,7 @@ class ChessService:
     def _new_game(self, clients: dict[p.Colour, Player | None]) -> Game:
         """A game's `Match`, started in the service's nursery; ``started`` sent to each
         client at once (so a resignation before the loop's first step still follows it)."""
-        game = Game(next(self._game_ids), self.referee.initial())
+        game = Game(next(self._game_ids), initial())
         seats: list[Seat[ChessState, str]] = []
         for colour in p.COLOURS:
             client = clients[colour]
@@ -524,17 +526,18 @@ class ChessService:
                 player=PlayerInfo(client.name, "remote", "", remote_identity()),
                 seat=SEAT_OF[colour],
                 client=client,
-                referee=self.referee,
+                rules=self.game,
             )
             game.seats[colour] = seat
             seats.append(seat)
             client.game = game
             client.colour = colour
         game.match = Match(
-            self.referee,
+            self.game,
             game.last,
             seats,
-            notation=self.notation,
+            notation=self.game,
+            forfeit=self.game.forfeit,
             events=self.events,
             settings=SETTINGS,
         )
