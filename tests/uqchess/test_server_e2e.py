@@ -400,7 +400,7 @@ async def test_hub_serve_uqchess_limit_and_log_options() -> None:
         ["-v", "-v"],
     ):
         assert await run_program([hub, "serve", "uqchess", *bad]) == (8, b"", usage), bad
-    from hub.games.uqchess.server import ServerOptions, parse_args
+    from hub.games.uqchess.options import ServerOptions, parse_args
 
     options = parse_args(
         ["--max-per-address", "0", "--idle-timeout", "0", "--max-output", "4096", "-v"],
