@@ -3,7 +3,7 @@
 The rules are this class's own methods over `hub.chess.rules`' pure functions; its draw
 policy is a setting (``draws``: by default the FIDE automatic draws, so that every game ends;
 none for UQChess and the console; an arbiter's for matches) with a ply cap (``max_plies``).
-The notation and the view are `hub.chess.notation.ChessNotation`'s (UCI move
+The notation and the view are `hub.chess.notation`'s (UCI move
 texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the web view and
 UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
 `hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
@@ -70,13 +70,12 @@ class ChessGame(Game["ChessState", str]):
         """``draws``: the draw policy (None: `Draws.FIDE`); ``max_plies``: adjudicate a
         draw after that many plies (0: never)."""
         super().__init__(settings, seats)
-        from hub.chess import rules
-        from hub.chess.notation import ChessNotation
+        from hub.chess import notation, rules
 
         self._rules = rules
         self.draws = rules.Draws.FIDE if draws is None else draws
         self.max_plies = max_plies
-        self.notation = ChessNotation()
+        self._notation = notation
         try:
             self.first = rules.initial(str(self.settings["fen"]).strip())
         except ValueError as exc:
@@ -113,14 +112,14 @@ class ChessGame(Game["ChessState", str]):
     # -- notation and views --------------------------------------------------------------------
 
     def move_text(self, state: ChessState, move: str) -> str:
-        return self.notation.move_text(state, move)
+        return self._notation.move_text(state, move)
 
     def parse_move(self, state: ChessState, text: str) -> str:
         """Any move in UCI's shape (``e2e4``, ``e7e8q``): the rules refuse an illegal one."""
         move = text.strip()
         if not UCI_MOVE.fullmatch(move):
             raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
-        return self.notation.move_text(state, move)
+        return self._notation.move_text(state, move)
 
     def move_words(self, before: JSON, move: str) -> str:
         """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
@@ -137,7 +136,7 @@ class ChessGame(Game["ChessState", str]):
         return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
 
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
-        return self.notation.state_view(state)
+        return self._notation.state_view(state)
 
     def text(self, view: JSON) -> str:
         from hub.chess.pictures import text_lines
