@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from hub.core.identity import program_identity
 from hub.core.lines import LineStream
@@ -47,10 +47,19 @@ from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import Info, max_line
 from hub.games.kalah.rules import KalahState, Move
 from hub.games.kalah.seats import KalahSeat, greet, welcome
+from hub.games.kalah.settings import KalahSettings
 
 if TYPE_CHECKING:
     from hub.core.bus import EventBus
-    from hub.games.kalah.game import KalahGame
+
+
+class MatchGame(Protocol):
+    """What the seats of a match need of its game (`hub.games.kalah.game.KalahGame`, which
+    names this module's seats: typed here without importing it back)."""
+
+    match: KalahSettings | None
+    match_layout: tuple[int, ...] | None
+
 
 HUMAN = "human"
 START_TIMEOUT = 10.0
@@ -76,7 +85,7 @@ class KalahAgent(ProgramSeat[KalahState, Move]):
 
 
 def program_seat(
-    game: KalahGame, command: str, *, seat: int, spec: str, seed: int = 0
+    game: MatchGame, command: str, *, seat: int, spec: str, seed: int = 0
 ) -> KalahAgent:
     """The Kalah seat kind (`hub.games.kalah.game.KalahGame.program_kind`): the agent
     program ``command`` names, told the game's settings and layout; seat 0 moves first."""
@@ -89,7 +98,7 @@ def program_seat(
 
 @contextlib.asynccontextmanager
 async def person_seat(
-    game: KalahGame, spec: GameSpec, events: EventBus
+    game: MatchGame, spec: GameSpec, events: EventBus
 ) -> AsyncIterator[KalahSeat]:
     """``human``: the person at this terminal, reading `open_keyboard` and seeing the game as
     ``hub play kalah`` shows it (`GameView`)."""

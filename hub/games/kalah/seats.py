@@ -24,13 +24,13 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
+from hub.core.game import Game
 from hub.core.lines import LineError, LineStream, LineTooLong
 from hub.core.match import Match, Seat, SeatFailure
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
 from hub.games.kalah.codec import KalahCodec
-from hub.games.kalah.game import KalahGame
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahState, Move
 
@@ -71,7 +71,7 @@ async def greet(
 
 
 def new_match(
-    game: KalahGame,
+    game: Game[KalahState, Move],
     state: KalahState,
     seats: Sequence[KalahSeat],
     limits_ms: Sequence[int],
@@ -80,8 +80,9 @@ def new_match(
     settings: Mapping[str, JSON] | None = None,
     game_id: str | None = None,
 ) -> Match[KalahState, Move]:
-    """A Kalah game of the declaration ``game`` between ``seats`` (seat 0 moves first), from
-    ``state``, ``limits_ms`` per move each."""
+    """A Kalah game of the declaration ``game`` (`hub.games.kalah.game.KalahGame`, which
+    this module does not import: it names this package's seats) between ``seats`` (seat 0
+    moves first), from ``state``, ``limits_ms`` per move each."""
     return Match(
         game,
         state,
