@@ -29,6 +29,7 @@ from hub.games.chess.match import (
     DEFAULT_MAX_PLIES,
     DEFAULT_TC,
     SHELF,
+    ChessSettings,
     parse_player,
     resolve_command,
 )
@@ -37,6 +38,7 @@ from hub.games.chess.openings import (
     OPENINGS,
     OpeningError,
     builtin_openings,
+    opening,
     opening_state,
     parse_opening_line,
     pick_openings,
@@ -59,7 +61,7 @@ def settings(*args: str) -> dict[str, Any]:
 def replay(record: GameRecord) -> ChessState:
     """The record's game replayed from its opening: every move legal, the views right."""
     referee = ChessGame()
-    state = opening_state(record.settings["opening"], referee)
+    state = opening_state(record.settings["opening"], Draws.FIDE)
     assert record.initial_state["fen"] == state.board.fen()
     for move in record.moves:
         assert move.seat == state.turn_seat
@@ -167,7 +169,7 @@ def test_the_builtin_openings_are_legal_distinct_and_unfinished() -> None:
     referee = ChessGame()
     positions = set()
     for value in builtin_openings():
-        state = opening_state(value, referee)  # raises for an illegal move
+        state = opening_state(value, Draws.FIDE)  # raises for an illegal move
         assert referee.to_move(state) is not None
         assert 8 <= len(state.moves) <= 12
         positions.add(state.board.epd())
@@ -260,6 +262,17 @@ def test_match_endings(state: ChessState, winners: tuple[int, ...], detail: str)
     assert (tuple(sorted(outcome.winners)), outcome.detail) == (winners, detail)
     assert sum(outcome.scores) == 2  # half points: a win is 2, a draw 1 each
     assert rules.legal_moves(state) == []
+
+
+def test_an_opening_longer_than_the_ply_cap_is_played_then_adjudicated() -> None:
+    """The cap counts the opening's plies but does not stop them (the rules alone play an
+    opening): the game starts after all of them and ends at once."""
+    game = ChessMatchGame.for_match(ChessSettings("none", "builtin", 4).to_json(), 2)
+    moves = ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4", "e5d4", "f3d4", "g8f6"]
+    state = game.match_start(opening("Scotch Game", moves), "g1")
+    assert state.moves == tuple(moves)
+    outcome = game.outcome(state)
+    assert outcome is not None and outcome.detail == "adjudicated: 4 plies"
 
 
 def test_checkmate_on_the_hundredth_quiet_ply_is_still_checkmate() -> None:

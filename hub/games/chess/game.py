@@ -92,7 +92,7 @@ class ChessMatchGame(ChessGame):
     def match_start(self, opening: Any, game_id: str) -> ChessState:
         from hub.games.chess.openings import opening_state
 
-        return opening_state(opening, self)
+        return opening_state(opening)
 
     def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
         return self._match().control
