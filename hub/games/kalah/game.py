@@ -48,13 +48,6 @@ if TYPE_CHECKING:
     from hub.core.match import Fault
 
 
-def _layout(text: str) -> tuple[int, ...] | None:
-    try:
-        return parse_layout(text)
-    except ValueError as exc:
-        raise SettingsError(str(exc)) from None
-
-
 class KalahGame(Game[KalahState, Move]):
     name = "kalah"
     summary = "Kalah (mancala) over TCP: server, AI and human clients, pie rule, random layouts"
@@ -85,12 +78,16 @@ class KalahGame(Game[KalahState, Move]):
         self.chosen: KalahSettings
         """The game's settings as Kalah's one settings value (`KalahSettings.given`)."""
         try:
+            layout = parse_layout(str(chosen["layout"]))
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+        try:
             self.chosen = KalahSettings.given(
                 chosen["holes"] if "holes" in given else None,
                 chosen["seeds"] if "seeds" in given else None,
                 pie=bool(chosen["pie"]),
                 random=bool(chosen["random"]),
-                layout=_layout(str(chosen["layout"])),
+                layout=layout,
             )
         except ValueError as exc:
             raise SettingsError(f"layout: {exc}") from None
@@ -116,7 +113,7 @@ class KalahGame(Game[KalahState, Move]):
             pie=bool(given.get("pie", False)),
             time_ms=int(given.get("time_ms", DEFAULT_TIME_MS)),
             random=bool(given.get("random", False)),
-            layout=_layout(str(given.get("layout", ""))),
+            layout=parse_layout(str(given.get("layout", ""))),
         )
         return chosen.to_json()
 

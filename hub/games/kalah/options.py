@@ -119,7 +119,8 @@ def _milliseconds(name: str) -> Callable[[str], int]:
     return _ranged(name, 0, MAX_TIME_MS, " ms (0: no limit)")
 
 
-def _layout(text: str) -> tuple[int, ...]:
+def _layout_argument(text: str) -> tuple[int, ...]:
+    """``--layout``: `parse_layout`, its error as argparse's."""
     try:
         layout = parse_layout(text)
     except ValueError as exc:
@@ -158,7 +159,7 @@ def add_board_options(
     parser.add_argument(
         "--layout",
         metavar="C,C,..",
-        type=_layout,
+        type=_layout_argument,
         help="the seeds in each hole of a side, e.g. 6,4,7,6,5,8, the same on both sides "
         "(default: S seeds in every hole)",
     )
