@@ -122,7 +122,7 @@ class KalahGame(Game[KalahState, Move]):
         chosen = KalahSettings.from_json(settings)
         game = cls(chosen.declared(chosen.layout), seats=seats)
         game.settings["random"] = chosen.random
-        game.match = chosen
+        game.chosen = game.match = chosen
         return game
 
     @classmethod
