@@ -103,6 +103,12 @@ def kalah(limit):
         from hub.core.match import BaseSeat
         from hub.core.values import PlayerInfo
         from hub.games.kalah.seats import new_match
+        try:  # the match played by the declaration (new_match's first argument)
+            import inspect
+            from hub.games.kalah.game import KalahGame
+            rules = (KalahGame(),) if "game" in inspect.signature(new_match).parameters else ()
+        except ImportError:
+            rules = ()
         class Seat(BaseSeat):
             def __init__(self, seat):
                 self.player = PlayerInfo("scripted", "ai")
@@ -112,7 +118,7 @@ def kalah(limit):
                 return await self.scripted.choose(turn.state, 0)
         async def one(state):
             seats = [Seat(0), Seat(1)]
-            result = await new_match(state, seats, [limit] * 2).run()
+            result = await new_match(*rules, state, seats, [limit] * 2).run()
             assert result.fault is None
             return len(result.moves)
     except ImportError:  # before the core match loop: Kalah's own run_game

@@ -28,7 +28,7 @@ from hub.games.clubs import player as clubber
 from hub.games.clubs.game import ClubsGame
 from hub.games.kalah import options as kalah
 from hub.games.uqchess import client as uqclient
-from hub.games.uqchess import server as uqserver
+from hub.games.uqchess import options as uqoptions
 from hub.records import cli as records
 from hub.tournament import cli as tournament
 from tests.conftest import program
@@ -74,7 +74,7 @@ OUR_PARSERS: dict[tuple[str, ...], Factory] = {
     ("hub", "play", "chess"): console.help_parser,
     ("hub", "play", "clubs"): lambda: clubhub.help_parser(play=True),
     ("hub", "serve", "clubs"): lambda: declared_serve.parser_for(ClubsGame),
-    ("hub", "serve", "uqchess"): lambda: uqserver.help_parser(hub_options=True),
+    ("hub", "serve", "uqchess"): lambda: uqoptions.help_parser(hub_options=True),
     ("hub", "engine"): engine_server.build_parser,
 }
 """The commands of our own plug-ins (every one must be here; other plug-ins' are run only)."""
@@ -89,7 +89,7 @@ def cases() -> list[Case]:
         Case(("hub", "games"), records.build_parser),
         Case(("clubhub",), clubhub.help_parser),
         Case(("clubber",), clubber.help_parser),
-        Case(("uqchessserver",), uqserver.help_parser),
+        Case(("uqchessserver",), uqoptions.help_parser),
         Case(("uqchessclient",), uqclient.help_parser),
     ]
     found += [Case(("hub", "games", name), _records_parser(name)) for name in records.COMMANDS]
@@ -233,11 +233,11 @@ def sample(parser: argparse.ArgumentParser, option: str) -> list[str]:
 
 @pytest.mark.parametrize("hub_options", [False, True])
 def test_the_uqchess_server_accepts_every_option_its_help_lists(hub_options: bool) -> None:
-    parser = uqserver.help_parser(hub_options=hub_options)
+    parser = uqoptions.help_parser(hub_options=hub_options)
     assert value_options(parser) | flag_options(parser) >= {"--listenOn", "--engines"}
     for option in value_options(parser) | flag_options(parser):
-        assert uqserver.parse_args(sample(parser, option), hub_options=hub_options), option
-    assert uqserver.parse_args(["--unlisted", "1"], hub_options=hub_options) is None
+        assert uqoptions.parse_args(sample(parser, option), hub_options=hub_options), option
+    assert uqoptions.parse_args(["--unlisted", "1"], hub_options=hub_options) is None
 
 
 def test_the_console_and_the_uqchess_client_accept_every_option_their_help_lists() -> None:

@@ -29,6 +29,7 @@ from hub.games.chess.console import Console, ConsoleOptions
 from hub.games.clubs import player as clubber
 from hub.games.clubs.cards import CARD_TEXT, DeckError, parse_card_list, parse_deck_file
 from hub.games.clubs.codec import ClubsCodec
+from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.protocol import (
     BadMessage,
     HubMessage,
@@ -37,7 +38,7 @@ from hub.games.clubs.protocol import (
     parse_play,
     parse_player_args,
 )
-from hub.games.clubs.rules import ClubsReferee, new_game
+from hub.games.clubs.rules import new_game
 from hub.games.kalah import protocol as kp
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.rules import new_game as new_kalah
@@ -185,7 +186,7 @@ def test_plays_are_a_card_or_bad_move_line(line: str) -> None:
     state = new_game([tuple(range(52))], 2, 10)
     with only(BadMoveLine):
         assert ClubsCodec().parse_move(0, line, state) == card
-    assert ClubsReferee().to_move(state) == 0
+    assert ClubsGame().to_move(state) == 0
     assert parse_card_list(line) is None or all(0 <= c < 52 for c in parse_card_list(line) or ())
 
 

@@ -1,7 +1,9 @@
 """Chess, declared: the game of the chess plug-in as one `hub.core.game.Game`.
 
-The rules are `hub.chess.rules.ChessReferee` (with the FIDE automatic draws, so that every
-game ends), the notation and the view are `hub.chess.notation.ChessNotation`'s (UCI move
+The rules are this class's own methods over `hub.chess.rules`' pure functions; its draw
+policy is a setting (``draws``: by default the FIDE automatic draws, so that every game ends;
+none for UQChess and the console; an arbiter's for matches) with a ply cap (``max_plies``).
+The notation and the view are `hub.chess.notation`'s (UCI move
 texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the web view and
 UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
 `hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
@@ -23,11 +25,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hub.core.game import BadMove, Exporter, Game, Option, SettingsError
-from hub.core.referee import Outcome
+from hub.core.referee import IllegalMove, Outcome
 from hub.core.values import JSON
 
 if TYPE_CHECKING:
-    from hub.chess.rules import ChessState
+    from hub.chess.rules import ChessState, Draws
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
 
@@ -57,15 +59,25 @@ class ChessGame(Game["ChessState", str]):
     ai_levels = range(1, 5)
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
 
-    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
+    def __init__(
+        self,
+        settings: Mapping[str, object] | None = None,
+        seats: int = 0,
+        *,
+        draws: Draws | None = None,
+        max_plies: int = 0,
+    ) -> None:
+        """``draws``: the draw policy (None: `Draws.FIDE`); ``max_plies``: adjudicate a
+        draw after that many plies (0: never)."""
         super().__init__(settings, seats)
-        from hub.chess.notation import ChessNotation
-        from hub.chess.rules import ChessReferee
+        from hub.chess import notation, rules
 
-        self.rules = ChessReferee()
-        self.notation = ChessNotation()
+        self._rules = rules
+        self.draws = rules.Draws.FIDE if draws is None else draws
+        self.max_plies = max_plies
+        self._notation = notation
         try:
-            self.first = self.rules.initial(str(self.settings["fen"]).strip())
+            self.first = rules.initial(str(self.settings["fen"]).strip())
         except ValueError as exc:
             raise SettingsError(f"fen: {exc}") from None
         if not self.first.board.is_valid():
@@ -76,32 +88,38 @@ class ChessGame(Game["ChessState", str]):
     def start(self, rng: random.Random) -> ChessState:
         return self.first
 
+    def seats(self, state: ChessState) -> int:
+        return 2
+
     def to_move(self, state: ChessState) -> int | None:
-        return self.rules.to_move(state)
+        return None if self.outcome(state) is not None else state.turn_seat
 
     def legal_moves(self, state: ChessState) -> Sequence[str]:
-        return self.rules.legal_moves(state)
+        return [] if self.outcome(state) is not None else self._rules.legal_moves(state)
 
     def candidate_moves(self, state: ChessState) -> Iterable[str]:
-        return self.rules.candidate_moves(state)
+        """Legal moves, pseudo-legal ones for either side, and malformed-but-parsable ones."""
+        return self._rules.candidate_moves(state)
 
     def apply(self, state: ChessState, move: str) -> ChessState:
-        return self.rules.apply(state, move)
+        if self.outcome(state) is not None:
+            raise IllegalMove("the game is over")
+        return self._rules.play(state, move)
 
     def outcome(self, state: ChessState) -> Outcome | None:
-        return self.rules.outcome(state)
+        return self._rules.outcome(state, self.draws, self.max_plies)
 
     # -- notation and views --------------------------------------------------------------------
 
     def move_text(self, state: ChessState, move: str) -> str:
-        return self.notation.move_text(state, move)
+        return self._notation.move_text(state, move)
 
     def parse_move(self, state: ChessState, text: str) -> str:
         """Any move in UCI's shape (``e2e4``, ``e7e8q``): the rules refuse an illegal one."""
         move = text.strip()
         if not UCI_MOVE.fullmatch(move):
             raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
-        return self.notation.move_text(state, move)
+        return self._notation.move_text(state, move)
 
     def move_words(self, before: JSON, move: str) -> str:
         """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
@@ -118,7 +136,7 @@ class ChessGame(Game["ChessState", str]):
         return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
 
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
-        return self.notation.state_view(state)
+        return self._notation.state_view(state)
 
     def text(self, view: JSON) -> str:
         from hub.chess.pictures import text_lines

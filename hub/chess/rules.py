@@ -1,4 +1,4 @@
-"""Chess rules for UQChess: python-chess behind the `Referee` interface.
+"""The rules of chess as pure functions over `ChessState`, on python-chess.
 
 Legality, check, checkmate and stalemate are decided here, in-process; the engine is asked
 only for what needs it (a best move, the perft move list). Moves are long-algebraic strings
@@ -10,17 +10,19 @@ exactly as Stockfish would ignore it.
 `ChessState` is an immutable value: the starting FEN and the moves played (``==`` compares
 those); the python-chess board is a derived cache that is never mutated.
 
-UQChess games end only by checkmate or stalemate (or resignation, which the server decides):
-the spec knows no other ending, so the server uses ``ChessReferee(automatic_draws=False)``.
-The default ``automatic_draws=True`` adds the FIDE automatic draws (insufficient material,
-the 75-move rule, fivefold repetition) so that every game ends, as the `Referee` contract and
-`hub.testing.check_referee` require.
+The one rules object of chess is the declaration, `hub.chess.game.ChessGame`, which calls
+these; its draw policy (`Draws`) and ply cap are its settings. UQChess games and the
+console's end only by checkmate or stalemate (or resignation, which the server decides):
+their specs know no other ending (`Draws.NONE`). The declared game's default adds the FIDE
+automatic draws (`Draws.FIDE`) so that every game ends, as the `Referee` contract and
+`hub.testing.check_referee` require; ``hub match chess`` adds an arbiter's (`Draws.ARBITER`)
+and a ply cap.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import attrs
 import chess
@@ -38,18 +40,24 @@ MAX_TAIL_MOVES = 100
 """Plies kept after the FEN (Stockfish needs no more for repetitions or the 50-move rule)."""
 
 WIN, DRAW = 2, 1
-"""`ChessReferee.outcome`'s scores, in half points: a win 2, a draw 1 for each side."""
+"""`outcome`'s scores, in half points: a win 2, a draw 1 for each side."""
 
 MAX_STACK = 150
 """Plies of history a board keeps: enough for fivefold repetition under the 75-move rule."""
 
 
-class Ending(enum.Enum):
-    """How a UQChess game can end on the board."""
+class Draws(enum.Enum):
+    """A chess game's draw policy (a setting of the one rules object,
+    `hub.chess.game.ChessGame`); checkmate and stalemate end every game."""
 
-    CHECKMATE = "checkmate"
-    STALEMATE = "stalemate"
-    DRAW = "draw"  # FIDE automatic draws, only with automatic_draws=True
+    FIDE = "fide"
+    """The FIDE automatic draws (insufficient material, the seventy-five-move rule,
+    fivefold repetition), so that every game ends: the declared game's."""
+    NONE = "none"
+    """No other ending: UQChess and the chess console (their specs know none)."""
+    ARBITER = "arbiter"
+    """The draws an arbiter declares in engine matches (insufficient material, the
+    fifty-move rule, threefold repetition), as cutechess and fastchess do."""
 
 
 @attrs.define(eq=False)
@@ -59,14 +67,14 @@ class _Lazy:
     board: chess.Board | None = None
     parent: ChessState | None = None
     move: chess.Move | None = None
-    endings: dict[bool, Ending | None] = attrs.Factory(dict)
+    endings: dict[tuple[Draws, int], Outcome | None] = attrs.Factory(dict)
 
 
 @attrs.frozen
 class ChessState:
     """A position as the start FEN plus the moves played (``==`` compares these).
 
-    ``board`` is derived (from the parent state when the state came from `ChessReferee.apply`,
+    ``board`` is derived (from the parent state when the state came from `play`,
     so a referee's checks do not replay the game) and must be treated as read-only.
     """
 
@@ -109,112 +117,109 @@ def normalise(text: str) -> str:
     return text[:4] + text[4:].lower()
 
 
-@attrs.frozen
-class ChessReferee:
-    """The rules of chess over `ChessState`; seat 0 plays white, seat 1 black."""
+def initial(fen: str = chess.STARTING_FEN) -> ChessState:
+    """The position ``fen`` (default the usual start); raises `ValueError` for a bad FEN."""
+    chess.Board(fen)
+    return ChessState(fen)
 
-    automatic_draws: bool = True
 
-    def initial(self, fen: str = chess.STARTING_FEN) -> ChessState:
-        chess.Board(fen)  # raises ValueError for a bad FEN
-        return ChessState(fen)
+def outcome(state: ChessState, draws: Draws = Draws.FIDE, max_plies: int = 0) -> Outcome | None:
+    """The outcome of ``state`` under the draw policy ``draws`` and the ply cap
+    ``max_plies`` (0: none), None while the game goes on; worked out once per state and
+    policy (the match loop asks several times a move).
 
-    def seats(self, state: ChessState) -> int:
-        return 2
+    In half points, as the core records a draw: checkmate scores the winner `WIN`; a draw
+    scores `DRAW` each and names both seats winners (``1/2-1/2``). ``detail`` says how it
+    ended (``checkmate``, ``stalemate``, ``insufficient material``, ``seventy-five-move
+    rule``, ``fivefold repetition``, ``fifty-move rule``, ``threefold repetition``,
+    ``adjudicated: N plies``)."""
+    endings = state._lazy.endings
+    key = (draws, max_plies)
+    if key not in endings:
+        endings[key] = _outcome(state, draws, max_plies)
+    return endings[key]
 
-    def ending(self, state: ChessState) -> Ending | None:
-        endings = state._lazy.endings
-        if self.automatic_draws not in endings:
-            endings[self.automatic_draws] = self._ending(state.board)
-        return endings[self.automatic_draws]
 
-    def _ending(self, board: chess.Board) -> Ending | None:
-        if not any(board.generate_legal_moves()):
-            return Ending.CHECKMATE if board.is_check() else Ending.STALEMATE
-        if self.automatic_draws and (
-            board.is_insufficient_material()
-            or board.is_seventyfive_moves()
-            or board.is_fivefold_repetition()
-        ):
-            return Ending.DRAW
-        return None
-
-    def to_move(self, state: ChessState) -> int | None:
-        return None if self.ending(state) is not None else state.turn_seat
-
-    def legal_moves(self, state: ChessState) -> Sequence[str]:
-        if self.ending(state) is not None:
-            return []
-        return [move.uci() for move in state.board.generate_legal_moves()]
-
-    def candidate_moves(self, state: ChessState) -> Iterable[str]:
-        """Legal moves, pseudo-legal ones for either side, and malformed-but-parsable ones."""
-        board = state.board
-        seen: dict[str, None] = {}
-        for move in board.generate_pseudo_legal_moves():
-            seen[move.uci()] = None
-        other = board.copy(stack=False)
-        other.turn = not other.turn
-        for move in other.generate_pseudo_legal_moves():
-            seen[move.uci()] = None
-        for extra in ("0000", "e1h1", "e8h8", "e1c1", "e2e4", "a7a8k", "a2a1q", "E2E4", "h7h8Q"):
-            seen[extra] = None
-        return list(seen)
-
-    def parse(self, state: ChessState, text: str) -> chess.Move:
-        """The legal move ``text`` names (Stockfish's reading), or raise `IllegalMove`.
-
-        The legal move whose UCI text is ``text`` normalised: only the moves of the piece
-        on the square it names are generated (a whole position's legal moves cost every
-        move of every game about 60 µs), and a text that is not a move's own UCI spelling
-        names none."""
-        wanted = normalise(text)
-        try:
-            move = chess.Move.from_uci(wanted)
-        except ValueError:
-            move = chess.Move.null()
-        if move and move.uci() == wanted:
-            # from its square only: python-chess generates castling as the king's move to
-            # its rook's square, so a mask on the target square would miss it
-            for legal in state.board.generate_legal_moves(chess.BB_SQUARES[move.from_square]):
-                if legal == move:
-                    return legal
-        raise IllegalMove(f"{text!r} is not a legal move")
-
-    def apply(self, state: ChessState, move: str) -> ChessState:
-        if self.ending(state) is not None:
-            raise IllegalMove("the game is over")
-        parsed = self.parse(state, move)
-        lazy = _Lazy(parent=state, move=parsed)
-        return ChessState(state.start_fen, (*state.moves, parsed.uci()), lazy)
-
-    def outcome(self, state: ChessState) -> Outcome | None:
-        """In half points, as the core records a draw: checkmate scores the winner
-        `WIN`; a draw scores `DRAW` each and names both seats winners (``1/2-1/2``).
-        ``detail`` says how it ended (``checkmate``, ``stalemate``, ``insufficient
-        material``, ``seventy-five-move rule``, ``fivefold repetition``)."""
-        ending = self.ending(state)
-        if ending is None:
-            return None
-        if ending is Ending.CHECKMATE:
+def _outcome(state: ChessState, draws: Draws, max_plies: int) -> Outcome | None:
+    board = state.board
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
             winner = BLACK_SEAT if state.turn_seat == WHITE_SEAT else WHITE_SEAT
             scores = [0, 0]
             scores[winner] = WIN
             return Outcome(scores, {winner}, detail="checkmate")
-        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail=_draw_reason(state.board))
+        return _draw("stalemate")
+    if draws is Draws.FIDE:
+        if board.is_insufficient_material():
+            return _draw("insufficient material")
+        if board.is_seventyfive_moves():
+            return _draw("seventy-five-move rule")
+        if board.is_fivefold_repetition():
+            return _draw("fivefold repetition")
+    elif draws is Draws.ARBITER:
+        if board.is_insufficient_material():
+            return _draw("insufficient material")
+        if board.halfmove_clock >= 100:
+            return _draw("fifty-move rule")
+        if board.is_repetition(3):
+            return _draw("threefold repetition")
+    if max_plies and len(state.moves) >= max_plies:
+        return _draw(f"adjudicated: {max_plies} plies")
+    return None
 
-    def in_check(self, state: ChessState) -> bool:
-        return state.board.is_check()
+
+def _draw(detail: str) -> Outcome:
+    return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail=detail)
 
 
-def _draw_reason(board: chess.Board) -> str:
-    if not any(board.generate_legal_moves()):
-        return "stalemate"
-    if board.is_insufficient_material():
-        return "insufficient material"
-    if board.is_seventyfive_moves():
-        return "seventy-five-move rule"
-    return "fivefold repetition"
+def legal_moves(state: ChessState) -> list[str]:
+    """Every legal move of the side to move, by the board alone (the caller checks that
+    the game goes on)."""
+    return [move.uci() for move in state.board.generate_legal_moves()]
+
+
+def candidate_moves(state: ChessState) -> list[str]:
+    """Legal moves, pseudo-legal ones for either side, and malformed-but-parsable ones."""
+    board = state.board
+    seen: dict[str, None] = {}
+    for move in board.generate_pseudo_legal_moves():
+        seen[move.uci()] = None
+    other = board.copy(stack=False)
+    other.turn = not other.turn
+    for move in other.generate_pseudo_legal_moves():
+        seen[move.uci()] = None
+    for extra in ("0000", "e1h1", "e8h8", "e1c1", "e2e4", "a7a8k", "a2a1q", "E2E4", "h7h8Q"):
+        seen[extra] = None
+    return list(seen)
+
+
+def parse(state: ChessState, text: str) -> chess.Move:
+    """The legal move ``text`` names (Stockfish's reading), or raise `IllegalMove`.
+
+    The legal move whose UCI text is ``text`` normalised: only the moves of the piece
+    on the square it names are generated (a whole position's legal moves cost every
+    move of every game about 60 µs), and a text that is not a move's own UCI spelling
+    names none."""
+    wanted = normalise(text)
+    try:
+        move = chess.Move.from_uci(wanted)
+    except ValueError:
+        move = chess.Move.null()
+    if move and move.uci() == wanted:
+        # from its square only: python-chess generates castling as the king's move to
+        # its rook's square, so a mask on the target square would miss it
+        for legal in state.board.generate_legal_moves(chess.BB_SQUARES[move.from_square]):
+            if legal == move:
+                return legal
+    raise IllegalMove(f"{text!r} is not a legal move")
+
+
+def play(state: ChessState, move: str) -> ChessState:
+    """The state after the legal ``move`` (the caller checks that the game goes on);
+    raises `IllegalMove`."""
+    parsed = parse(state, move)
+    lazy = _Lazy(parent=state, move=parsed)
+    return ChessState(state.start_fen, (*state.moves, parsed.uci()), lazy)
 
 
 def colour_name(seat: int) -> str:

@@ -29,7 +29,6 @@ listing the installed games stays cheap.
 
 from __future__ import annotations
 
-import html as _html
 import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -266,7 +265,9 @@ class Game(Generic[S, M]):
         """The web board's picture of a view: an HTML or SVG fragment, text escaped. Every
         move a person may click carries ``data-move="TEXT"`` (see docs/web.md); the default
         draws the text picture."""
-        return f'<pre class="picture">{_html.escape(self.text(view))}</pre>'
+        import html  # (when drawn: its entity table costs clubhub's start-up several ms)
+
+        return f'<pre class="picture">{html.escape(self.text(view))}</pre>'
 
     # -- hidden information and named pictures (records, the web view) ---------------------------
 

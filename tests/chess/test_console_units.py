@@ -7,7 +7,8 @@ import random
 import chess
 import pytest
 
-from hub.chess.rules import ChessReferee
+from hub.chess.game import ChessGame
+from hub.chess.rules import Draws, initial
 from hub.games.chess.console import (
     SEEDED_NODES,
     Console,
@@ -171,8 +172,8 @@ def test_repetition_count_from_the_stack_agrees_with_replaying_the_game() -> Non
         "n3k3/8/8/8/8/8/8/N3K3 w - - 0 1",
     ]
     for start in starts * 4:
-        state = ChessReferee(automatic_draws=False).initial(start)
-        referee = ChessReferee(automatic_draws=False)
+        state = initial(start)
+        referee = ChessGame(draws=Draws.NONE)
         for _ in range(220):
             if referee.to_move(state) is None:
                 break

@@ -16,7 +16,8 @@ import chess
 import pytest
 import trio
 
-from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.game import ChessGame
+from hub.chess.rules import ChessState, Draws, initial
 from hub.chess.seats import EngineShelf
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
@@ -28,7 +29,7 @@ from hub.games.chess.match import (
     DEFAULT_MAX_PLIES,
     DEFAULT_TC,
     SHELF,
-    MatchRules,
+    ChessSettings,
     parse_player,
     resolve_command,
 )
@@ -37,6 +38,7 @@ from hub.games.chess.openings import (
     OPENINGS,
     OpeningError,
     builtin_openings,
+    opening,
     opening_state,
     parse_opening_line,
     pick_openings,
@@ -58,8 +60,8 @@ def settings(*args: str) -> dict[str, Any]:
 
 def replay(record: GameRecord) -> ChessState:
     """The record's game replayed from its opening: every move legal, the views right."""
-    referee = ChessReferee()
-    state = opening_state(record.settings["opening"], referee)
+    referee = ChessGame()
+    state = opening_state(record.settings["opening"], Draws.FIDE)
     assert record.initial_state["fen"] == state.board.fen()
     for move in record.moves:
         assert move.seat == state.turn_seat
@@ -164,10 +166,10 @@ def test_hub_engine_is_found_beside_hub() -> None:
 def test_the_builtin_openings_are_legal_distinct_and_unfinished() -> None:
     assert 20 <= len(OPENINGS) <= 40
     assert len({name for name, _ in OPENINGS}) == len(OPENINGS)
-    referee = ChessReferee()
+    referee = ChessGame()
     positions = set()
     for value in builtin_openings():
-        state = opening_state(value, referee)  # raises for an illegal move
+        state = opening_state(value, Draws.FIDE)  # raises for an illegal move
         assert referee.to_move(state) is not None
         assert 8 <= len(state.moves) <= 12
         positions.add(state.board.epd())
@@ -223,15 +225,20 @@ def test_openings_are_drawn_from_the_seed_without_repeats() -> None:
 # -- the rules of a match game --------------------------------------------------------------
 
 
+def arbiter(max_plies: int = DEFAULT_MAX_PLIES) -> ChessGame:
+    """Chess as a match plays it (`ChessMatchGame.for_match`): an arbiter's draws, a cap."""
+    return ChessGame(draws=Draws.ARBITER, max_plies=max_plies)
+
+
 def test_match_rules_keep_the_referee_contract() -> None:
-    rules = MatchRules(max_plies=80)
-    outcomes = check_referee(lambda rng: (rules, rules.rules.initial()), playouts=3)
+    rules = arbiter(max_plies=80)
+    outcomes = check_referee(lambda rng: (rules, initial()), playouts=3)
     assert all(outcome.termination is Termination.NORMAL and outcome.detail for outcome in outcomes)
 
 
 def after(moves: str, fen: str = chess.STARTING_FEN) -> ChessState:
-    referee = ChessReferee()
-    state = referee.initial(fen)
+    referee = ChessGame()
+    state = initial(fen)
     for move in moves.split():
         state = referee.apply(state, move)
     return state
@@ -249,7 +256,7 @@ def after(moves: str, fen: str = chess.STARTING_FEN) -> ChessState:
     ],
 )
 def test_match_endings(state: ChessState, winners: tuple[int, ...], detail: str) -> None:
-    rules = MatchRules(max_plies=4)
+    rules = arbiter(max_plies=4)
     outcome = rules.outcome(state)
     assert outcome is not None and rules.to_move(state) is None
     assert (tuple(sorted(outcome.winners)), outcome.detail) == (winners, detail)
@@ -257,16 +264,32 @@ def test_match_endings(state: ChessState, winners: tuple[int, ...], detail: str)
     assert rules.legal_moves(state) == []
 
 
+def test_an_opening_longer_than_the_ply_cap_is_played_then_adjudicated() -> None:
+    """The cap counts the opening's plies but does not stop them (the rules alone play an
+    opening): the game starts after all of them and ends at once."""
+    game = ChessMatchGame.for_match(ChessSettings("none", "builtin", 4).to_json(), 2)
+    moves = ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4", "e5d4", "f3d4", "g8f6"]
+    state = game.match_start(opening("Scotch Game", moves), "g1")
+    assert state.moves == tuple(moves)
+    outcome = game.outcome(state)
+    assert outcome is not None and outcome.detail == "adjudicated: 4 plies"
+
+
 def test_checkmate_on_the_hundredth_quiet_ply_is_still_checkmate() -> None:
     state = after("a1a8", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80")
-    assert MatchRules().ending(state) == (0, "checkmate")
+    outcome = arbiter().outcome(state)
+    assert outcome is not None and (outcome.winners, outcome.detail) == ({0}, "checkmate")
 
 
 def test_a_repetition_counts_the_opening_moves() -> None:
-    rules = MatchRules()
+    rules = arbiter()
     state = after("g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1")
     assert rules.to_move(state) == 1
-    assert rules.ending(rules.apply(state, "f6g8")) == (None, "threefold repetition")
+    outcome = rules.outcome(rules.apply(state, "f6g8"))
+    assert outcome is not None and (outcome.winners, outcome.detail) == (
+        {0, 1},
+        "threefold repetition",
+    )
 
 
 # -- whole games ------------------------------------------------------------------------------

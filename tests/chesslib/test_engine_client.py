@@ -22,7 +22,8 @@ from hub.chess.engine_client import (
     EngineStartError,
     EngineTerminated,
 )
-from hub.chess.rules import ChessReferee, position_command, render_board
+from hub.chess.game import ChessGame
+from hub.chess.rules import initial, position_command, render_board
 from hub.chess.uci import parse_bestmove, parse_board, parse_perft
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv
 from tests.conftest import need_stockfish
@@ -90,7 +91,7 @@ def test_board_reader() -> None:
     assert art[1] == " +---+---+---+---+---+---+---+---+"
     assert art[2] == " |   |   |   |   |   |   |   | k | 8"
     assert art[18] == "   a   b   c   d   e   f   g   h"
-    state = ChessReferee().initial("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    state = initial("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     assert render_board(state) == art
     with pytest.raises(EngineProtocolError):
         parse_board(SF_D.splitlines()[:6])
@@ -114,7 +115,7 @@ async def test_handshake_and_requests_with_a_fake_engine(tmp_path: Path) -> None
         assert moves == [move.uci() for move in board.legal_moves]
         assert await engine.execute(1, position, _kind("search")) == moves[0]
         assert await engine.execute(2, "position startpos", _kind("board")) == render_board(
-            ChessReferee().initial()
+            initial()
         )
     finally:
         await engine.stop()
@@ -276,23 +277,23 @@ async def test_waiting_requests_fail_when_the_engine_dies() -> None:
 async def test_stockfish_answers_like_the_spec_says() -> None:
     argv = [need_stockfish()]
     pool = await EnginePool.start(argv, search_command="go movetime 50 depth 5")
-    referee = ChessReferee()
+    referee = ChessGame()
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
-        state = referee.initial()
+        state = initial()
         for move in ("e2e4", "f7f6", "d1h5"):  # check
             state = referee.apply(state, move)
         position = position_command(state)
         moves = await pool.legal_moves(1, position)
         assert sorted(moves) == sorted(referee.legal_moves(state))
         assert await pool.board(1, position) == render_board(state)
-        promotion = referee.initial("8/6P1/8/8/8/8/k7/7K w - - 0 1")
+        promotion = initial("8/6P1/8/8/8/8/k7/7K w - - 0 1")
         moves = await pool.legal_moves(2, position_command(promotion))
         assert {"g7g8q", "g7g8r", "g7g8b", "g7g8n"} <= set(moves)
         best = await pool.best_move(2, position_command(promotion))
         assert best is not None
         referee.apply(promotion, best)  # legal
-        mate = referee.initial("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+        mate = initial("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
         assert await pool.legal_moves(3, position_command(mate)) == []
         assert await pool.best_move(3, position_command(mate)) is None
         nursery.cancel_scope.cancel()
@@ -302,14 +303,14 @@ async def test_local_board_is_byte_identical_to_stockfish() -> None:
     """The server renders `board` itself: compare with Stockfish's `d` on random games."""
     argv = [need_stockfish()]
     pool = await EnginePool.start(argv)
-    referee = ChessReferee()
+    referee = ChessGame()
     import random
 
     rng = random.Random(7)
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
         for game in range(6):
-            state = referee.initial()
+            state = initial()
             for _ in range(rng.randrange(5, 80)):
                 legal = referee.legal_moves(state)
                 if not legal:

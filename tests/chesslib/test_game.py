@@ -10,8 +10,8 @@ import chess
 import pytest
 
 from hub.chess.game import ChessGame
-from hub.chess.notation import ChessNotation
-from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.notation import state_view
+from hub.chess.rules import ChessState, Draws
 from hub.core.game import BadMove, SettingsError
 from hub.core.local_seats import StopFlag
 from hub.core.plugin import discover, pictures
@@ -45,16 +45,16 @@ def test_the_plugin_is_the_declared_game_with_the_seats_white_and_black() -> Non
 
 
 def test_the_view_and_move_texts_are_the_chess_notation_s() -> None:
-    game, notation = ChessGame(), ChessNotation()
+    game = ChessGame()
     state = played(game, "e2e4", "e7e5", "d1h5", "b8c6", "h5f7")
-    assert game.view(state) == notation.state_view(state) == game.view(state, 1)
+    assert game.view(state) == state_view(state) == game.view(state, 1)
     assert game.view(state) == {
         "fen": "r1bqkbnr/pppp1Qpp/2n5/4p3/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 0 3",
         "lastmove": "h5f7",
         "check": True,
         "turn": "black",
     }
-    assert game.game == notation.game == "chess"
+    assert game.game == "chess"
     promoting = ChessGame({"fen": "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"})
     first = promoting.start(random.Random(0))
     assert promoting.parse_move(first, " e7e8Q ") == "e7e8q"
@@ -91,7 +91,7 @@ def test_fide_automatic_draws_end_every_game() -> None:
     game = ChessGame({"fen": "8/8/8/4k3/8/8/8/4K3 w - - 0 1"})
     outcome = game.outcome(game.start(random.Random(0)))
     assert outcome is not None and outcome.detail == "insufficient material"
-    assert game.rules == ChessReferee(automatic_draws=True)
+    assert game.draws is Draws.FIDE and game.max_plies == 0
 
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4])

@@ -6,29 +6,29 @@ import json
 
 import chess
 
-from hub.chess.notation import ChessNotation
-from hub.chess.rules import ChessReferee
+from hub.chess.game import ChessGame
+from hub.chess.notation import move_text, state_view
+from hub.chess.rules import initial
 
 
 def test_start_view_and_move_text() -> None:
-    notation = ChessNotation()
-    state = ChessReferee().initial()
-    assert notation.game == "chess"
-    assert notation.state_view(state) == {
+    state = initial()
+    assert ChessGame().game == "chess"
+    assert state_view(state) == {
         "fen": chess.STARTING_FEN,
         "lastmove": None,
         "check": False,
         "turn": "white",
     }
-    assert notation.move_text(state, "e2e4") == "e2e4"
+    assert move_text(state, "e2e4") == "e2e4"
 
 
 def test_view_after_a_check_and_a_promotion_letter_in_lower_case() -> None:
-    notation, referee = ChessNotation(), ChessReferee()
-    state = referee.initial("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
-    assert notation.move_text(state, "a7a8Q") == "a7a8q"
+    referee = ChessGame()
+    state = initial("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    assert move_text(state, "a7a8Q") == "a7a8q"
     after = referee.apply(state, "a7a8Q")
-    view = notation.state_view(after)
+    view = state_view(after)
     assert view == {
         "fen": "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1",
         "lastmove": "a7a8q",

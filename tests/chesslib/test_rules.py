@@ -1,4 +1,5 @@
-"""The chess referee: the conformance suite, Stockfish's reading of moves, endings."""
+"""The chess rules (the declaration, `ChessGame`, over hub.chess.rules): the conformance
+suite, Stockfish's reading of moves, endings under each draw policy."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import random
 import chess
 import pytest
 
+from hub.chess.game import ChessGame
 from hub.chess.rules import (
-    ChessReferee,
     ChessState,
-    Ending,
+    Draws,
+    initial,
     normalise,
+    parse,
     position_command,
     render_board,
 )
@@ -26,50 +29,48 @@ LOYD_STALEMATE = [
 ]
 
 
-def play(moves: list[str], referee: ChessReferee | None = None):  # type: ignore[no-untyped-def]
-    referee = referee or ChessReferee()
-    state = referee.initial()
+def play(moves: list[str], referee: ChessGame | None = None):  # type: ignore[no-untyped-def]
+    referee = referee or ChessGame()
+    state = initial()
     for move in moves:
         state = referee.apply(state, move)
     return referee, state
 
 
 def test_conformance() -> None:
-    referee = ChessReferee()
-    outcomes = check_referee(lambda rng: (referee, referee.initial()), playouts=4)
+    referee = ChessGame()
+    outcomes = check_referee(lambda rng: (referee, initial()), playouts=4)
     assert len(outcomes) == 4
 
 
 def test_checkmate_and_stalemate() -> None:
     referee, state = play(FOOLS_MATE)
-    assert referee.ending(state) is Ending.CHECKMATE
     outcome = referee.outcome(state)
     assert outcome == Outcome((0, 2), {1}, detail="checkmate")  # half points
     assert referee.to_move(state) is None
     referee, state = play(LOYD_STALEMATE)
-    assert referee.ending(state) is Ending.STALEMATE
     outcome = referee.outcome(state)
     # A draw as the core records one: both seats share it (GameRecord.result_text 1/2-1/2).
     assert outcome == Outcome((1, 1), {0, 1}, detail="stalemate")
 
 
 def test_automatic_draws_say_which() -> None:
-    referee = ChessReferee()
-    bare = referee.initial("8/8/4k3/8/8/4K3/8/8 w - - 0 1")
+    referee = ChessGame()
+    bare = initial("8/8/4k3/8/8/4K3/8/8 w - - 0 1")
     assert referee.outcome(bare) == Outcome((1, 1), {0, 1}, detail="insufficient material")
-    rooks = referee.initial("r3k3/8/8/8/8/8/8/R3K3 w - - 150 90")
+    rooks = initial("r3k3/8/8/8/8/8/8/R3K3 w - - 150 90")
     assert referee.outcome(rooks) == Outcome((1, 1), {0, 1}, detail="seventy-five-move rule")
-    assert ChessReferee(automatic_draws=False).outcome(rooks) is None
+    assert ChessGame(draws=Draws.NONE).outcome(rooks) is None
 
 
 def test_moves_read_as_stockfish_reads_them() -> None:
-    referee = ChessReferee()
-    promotion = referee.initial("8/6P1/8/8/8/8/k7/7K w - - 0 1")
+    referee = ChessGame()
+    promotion = initial("8/6P1/8/8/8/8/k7/7K w - - 0 1")
     assert referee.apply(promotion, "g7g8Q").moves == ("g7g8q",)  # upper-case promotion ok
     for bad in ("g7g8", "G7G8q", "g7g8k", "0000", "g7g8qq"):
         with pytest.raises(IllegalMove):
             referee.apply(promotion, bad)
-    castle = referee.initial("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    castle = initial("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     referee.apply(castle, "e1g1")
     with pytest.raises(IllegalMove):
         referee.apply(castle, "e1h1")  # python-chess would take it as castling; Stockfish not
@@ -77,15 +78,33 @@ def test_moves_read_as_stockfish_reads_them() -> None:
 
 def test_no_automatic_draws_for_uqchess() -> None:
     bare = "8/8/8/4k3/8/8/8/4K3 w - - 0 1"
-    assert ChessReferee().ending(ChessReferee().initial(bare)) is Ending.DRAW
-    uq = ChessReferee(automatic_draws=False)
-    assert uq.ending(uq.initial(bare)) is None
-    assert uq.to_move(uq.initial(bare)) == 0
+    drawn = Outcome((1, 1), {0, 1}, detail="insufficient material")
+    assert ChessGame().outcome(initial(bare)) == drawn
+    uq = ChessGame(draws=Draws.NONE)
+    assert uq.outcome(initial(bare)) is None
+    assert uq.to_move(initial(bare)) == 0
+
+
+def test_the_arbiters_draws_and_the_ply_cap() -> None:
+    arbiter = ChessGame(draws=Draws.ARBITER)
+    fifty = initial("r3k3/8/8/8/8/8/8/R3K3 w - - 100 60")
+    assert arbiter.outcome(fifty) is not None and arbiter.outcome(fifty).detail == "fifty-move rule"
+    assert ChessGame().outcome(fifty) is None  # FIDE: 75 moves, not 50
+    _, state = play(["g1f3", "g8f6", "f3g1", "f6g8"] * 2, arbiter)
+    assert arbiter.outcome(state) is not None
+    assert arbiter.outcome(state).detail == "threefold repetition"
+    assert ChessGame().outcome(state) is None
+    capped = ChessGame(draws=Draws.NONE, max_plies=2)
+    _, state = play(["e2e4", "e7e5"], capped)
+    assert capped.outcome(state) == Outcome((1, 1), {0, 1}, detail="adjudicated: 2 plies")
+    assert capped.to_move(state) is None and capped.legal_moves(state) == []
+    with pytest.raises(IllegalMove, match="over"):
+        capped.apply(state, "g1f3")
 
 
 def test_states_are_values() -> None:
     referee, state = play(["e2e4"])
-    again = ChessReferee().apply(ChessReferee().initial(), "e2e4")
+    again = ChessGame().apply(initial(), "e2e4")
     assert state == again
     assert hash(state) == hash(again)
     with pytest.raises(IllegalMove):
@@ -96,9 +115,9 @@ def test_states_are_values() -> None:
 def test_position_command_is_bounded() -> None:
     _, state = play(["e2e4", "e7e5"])
     assert position_command(state) == "position startpos moves e2e4 e7e5"
-    assert position_command(ChessReferee().initial()) == "position startpos"
-    referee = ChessReferee(automatic_draws=False)
-    state = referee.initial()
+    assert position_command(initial()) == "position startpos"
+    referee = ChessGame(draws=Draws.NONE)
+    state = initial()
     shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
     for index in range(700):
         state = referee.apply(state, shuffle[index % 4])
@@ -112,14 +131,14 @@ def test_position_command_is_bounded() -> None:
 
 
 def test_render_board_startpos() -> None:
-    art = render_board(ChessReferee().initial())
+    art = render_board(initial())
     assert art[2] == " | r | n | b | q | k | b | n | r | 8"
     assert art[16] == " | R | N | B | Q | K | B | N | R | 1"
     assert len(art) == 20
 
 
 def _reading_of_every_legal_move(state: ChessState, text: str) -> chess.Move | None:
-    """The plain reading `ChessReferee.parse` must agree with: the legal move whose UCI text
+    """The plain reading `hub.chess.rules.parse` must agree with: the legal move whose UCI text
     is ``text`` normalised, out of all of the position's legal moves."""
     wanted = normalise(text)
     return next((m for m in state.board.generate_legal_moves() if m.uci() == wanted), None)
@@ -128,18 +147,18 @@ def _reading_of_every_legal_move(state: ChessState, text: str) -> chess.Move | N
 def test_parse_agrees_with_reading_every_legal_move() -> None:
     """parse generates only the named piece's moves; over random games (castling either
     way, promotions, checks), every candidate text and some odd ones read the same."""
-    referee = ChessReferee()
+    referee = ChessGame()
     rng = random.Random(7)
     odd = ["e1g1", "e1c1", "e8g8", "e8c8", "e1h1", "e8a8", "e7e8Q", "b2b1n", "E2e4", "0000", ""]
     compared = 0
     for _ in range(12):
-        state = referee.initial()
+        state = initial()
         for _ in range(100):
             if referee.to_move(state) is None:
                 break
             for text in [*referee.candidate_moves(state), *odd]:
                 try:
-                    parsed: chess.Move | None = referee.parse(state, text)
+                    parsed: chess.Move | None = parse(state, text)
                 except IllegalMove:
                     parsed = None
                 assert parsed == _reading_of_every_legal_move(state, text), (state, text)

@@ -17,8 +17,8 @@ import pytest
 import trio
 
 from hub.chess import seats as seats_module
-from hub.chess.notation import ChessNotation
-from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.game import ChessGame
+from hub.chess.rules import ChessState, initial
 from hub.chess.search import CHECK_EVERY, Limits
 from hub.chess.seats import (
     LEVEL_MARGIN,
@@ -37,7 +37,7 @@ from hub.core.bus import EventBus
 from hub.core.clock import SeatClock, TimeControl
 from hub.core.events import GameEnded
 from hub.core.match import Match, MatchResult, Seat, Turn
-from hub.core.referee import Outcome, Termination
+from hub.core.referee import Termination
 from hub.core.seats import StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
@@ -46,34 +46,24 @@ from tests.conftest import need_stockfish
 KQK = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
 
 
-@attrs.frozen
-class CappedReferee(ChessReferee):
+def capped(cap: int = 4) -> ChessGame:
     """Chess that ends in a draw after ``cap`` plies (so that a test game is short)."""
-
-    cap: int = 4
-
-    def to_move(self, state: ChessState) -> int | None:
-        return None if len(state.moves) >= self.cap else super().to_move(state)
-
-    def outcome(self, state: ChessState) -> Outcome | None:
-        if super().to_move(state) is not None and len(state.moves) >= self.cap:
-            return Outcome((1, 1), (0, 1), detail="capped")
-        return super().outcome(state)
+    return ChessGame(max_plies=cap)
 
 
 async def play(
     seats: Sequence[Seat[ChessState, str]],
     control: TimeControl,
     *,
-    referee: ChessReferee | None = None,
+    referee: ChessGame | None = None,
     fen: str = chess.STARTING_FEN,
 ) -> MatchResult[ChessState, str]:
-    referee = referee or CappedReferee()
+    referee = referee or capped()
     match = Match(
         referee,
-        referee.initial(fen),
+        initial(fen),
         seats,
-        notation=ChessNotation(),
+        notation=referee,
         time_control=control,
     )
     try:
@@ -171,7 +161,7 @@ def test_level_four_plans_with_its_slowest_recent_speed() -> None:
 
 async def test_level_four_mates_a_lone_king_in_time_against_level_one() -> None:
     result = await play(
-        [level(4), level(1)], TimeControl.parse("3+0.05"), referee=ChessReferee(), fen=KQK
+        [level(4), level(1)], TimeControl.parse("3+0.05"), referee=ChessGame(), fen=KQK
     )
     assert result.fault is None
     assert result.record.winners == (0,)
@@ -179,12 +169,10 @@ async def test_level_four_mates_a_lone_king_in_time_against_level_one() -> None:
 
 
 async def test_levels_play_legal_moves_under_a_game_clock() -> None:
-    result = await play(
-        [level(3), level(2)], TimeControl.parse("5+0.1"), referee=CappedReferee(cap=30)
-    )
+    result = await play([level(3), level(2)], TimeControl.parse("5+0.1"), referee=capped(30))
     assert result.fault is None
     assert len(result.moves) == 30
-    assert result.record.detail == "capped"
+    assert result.record.detail == "adjudicated: 30 plies"
 
 
 @attrs.define(eq=False)
@@ -209,7 +197,7 @@ async def test_a_cancelled_level_four_returns_at_once() -> None:
     held = HeldLevel(level=4, rng=random.Random(1))
     seat = ThreadSeat(held, PlayerInfo("ai:4", "ai"))
     clock = SeatClock(TimeControl())
-    state = ChessReferee().initial()
+    state = initial()
     turn = Turn(0, state, clock.start(trio.current_time()), clock, 1)
 
     async def choose() -> None:
@@ -230,8 +218,8 @@ async def test_a_cancelled_level_four_returns_at_once() -> None:
 
 
 async def test_the_same_seed_plays_the_same_moves() -> None:
-    first = await play([level(2, 7), level(3, 8)], TimeControl(), referee=CappedReferee(cap=12))
-    again = await play([level(2, 7), level(3, 8)], TimeControl(), referee=CappedReferee(cap=12))
+    first = await play([level(2, 7), level(3, 8)], TimeControl(), referee=capped(12))
+    again = await play([level(2, 7), level(3, 8)], TimeControl(), referee=capped(12))
     assert first.moves == again.moves
 
 
@@ -343,8 +331,8 @@ async def test_cancelling_a_game_stops_its_engine(tmp_path: Path) -> None:
     bus.listen(lambda event: ended.append(event) if isinstance(event, GameEnded) else None)
     log = tmp_path / "log"
     seat = engine("--delay", "60", "--log", str(log))
-    referee = ChessReferee()
-    match = Match(referee, referee.initial(), [seat, level(1)], events=bus)
+    referee = ChessGame()
+    match = Match(referee, initial(), [seat, level(1)], events=bus)
 
     async def run() -> None:
         try:
@@ -368,9 +356,7 @@ async def test_a_real_stockfish_with_a_skill_level_plays_legal_moves() -> None:
         options=(("Skill Level", "0"), ("Threads", "1")),
         player=PlayerInfo("stockfish", "engine"),
     )
-    result = await play(
-        [level(1), stockfish], TimeControl.parse("2+0.05"), referee=CappedReferee(cap=8)
-    )
+    result = await play([level(1), stockfish], TimeControl.parse("2+0.05"), referee=capped(8))
     assert result.fault is None and len(result.moves) == 8
 
 
@@ -405,9 +391,7 @@ def test_a_person_types_uci_or_san() -> None:
 async def test_a_person_is_asked_again_until_a_legal_move_and_sees_the_replies() -> None:
     terminal = Terminal(["", "zz", "e2e5", "e4", "Nf3", "resign"])
     person = PersonSeat(terminal.read_line, terminal.write, player=PlayerInfo("me", "person"))
-    result = await play(
-        [person, level(1)], TimeControl.parse("60+0"), referee=CappedReferee(cap=10)
-    )
+    result = await play([person, level(1)], TimeControl.parse("60+0"), referee=capped(10))
     assert [move for _, move in result.moves][0::2] == ["e2e4", "g1f3"]
     assert (result.fault and result.fault.termination) is Termination.RESIGNATION
     shown = "\n".join(terminal.shown)

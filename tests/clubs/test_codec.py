@@ -1,5 +1,5 @@
 """How clubs appears to the core (hub.games.clubs.codec): the state view contract, the
-codec's lines (the prompt rides with the move before it) and the notation."""
+codec's lines (the prompt rides with the move before it) and the declaration's notation."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from hub.core.match import NO_LIMIT, Fault, Moved, Start
 from hub.core.referee import Termination
 from hub.core.seats import BadMoveLine
 from hub.games.clubs.cards import parse_card
-from hub.games.clubs.codec import ClubsCodec, ClubsNotation, clubs_forfeit, state_view
+from hub.games.clubs.codec import ClubsCodec
+from hub.games.clubs.game import ClubsGame
+from hub.games.clubs.pictures import state_view
 from hub.games.clubs.rules import ClubsState, legal_cards, new_game, play
 
 SORTED_DECK = tuple(range(52))
@@ -49,8 +51,9 @@ def test_state_view_shape() -> None:
     assert hands[1][:4] == ["3S", "5S", "7S", "9S"]
     assert "2D" not in hands[0]
     assert [len(hand) for hand in hands] == [25, 26]
-    notation = ClubsNotation()
-    assert (notation.game, notation.move_text(state, card("TH"))) == ("clubs", "TH")
+    game = ClubsGame()
+    assert (game.game, game.move_text(state, card("TH"))) == ("clubs", "TH")
+    assert game.record_view(state) == {**view, "hands": hands}  # a record shows every hand
 
 
 def test_the_first_prompt_goes_with_the_first_newround() -> None:
@@ -97,7 +100,7 @@ def test_a_line_that_is_not_a_card_is_malformed(line: str) -> None:
 
 def test_forfeit_keeps_the_scores() -> None:
     state = attrs.evolve(new_game([SORTED_DECK], 3, 10), scores=(4, 1, 2))
-    outcome = clubs_forfeit(state, Fault(1, Termination.TIMEOUT))
+    outcome = ClubsGame(seats=3).forfeit(state, Fault(1, Termination.TIMEOUT))
     assert (outcome.scores, outcome.winners, outcome.termination) == (
         (4, 1, 2),
         frozenset({0, 2}),

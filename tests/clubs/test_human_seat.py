@@ -1,6 +1,6 @@
 """The person's seat at the clubs table without a terminal: the pure codec (what the person
 is shown, how typing is read, why a card is refused) and a whole game through the core
-match loop with a `PersonSeat` typed into over a memory stream, the narrator listening."""
+match loop with a `PersonSeat` typed into over a memory stream, the narrator watching."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain, PersonSeat, ThreadSeat
 from hub.core.stdin import LineInput
 from hub.games.clubs.cards import CARD_TEXT, Card, parse_card
-from hub.games.clubs.codec import ClubsNotation, clubs_forfeit
+from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.person import ClubsPersonCodec, PersonNarrator, hand_text, read_card
-from hub.games.clubs.rules import ClubsReferee, ClubsState, legal_cards, new_game, play
+from hub.games.clubs.rules import ClubsState, legal_cards, new_game, play
 
 SORTED = tuple(range(52))
 """The spec's worked example deck: 2S..AS, 2C..AC, 2D..AD, 2H..AH."""
@@ -148,14 +148,16 @@ async def play_typed(
     keyboard = LineInput(receive)
     person = PersonSeat(keyboard, out, ClubsPersonCodec())
     bus = EventBus()
-    bus.listen(PersonNarrator(out, 0))
+    seats = [person, ThreadSeat(first_legal, threaded=False)]
+    game = ClubsGame()
     match = Match(
-        ClubsReferee(),
+        game,
         new_game([SORTED], 2, 1),
-        [person, ThreadSeat(first_legal, threaded=False)],
-        notation=ClubsNotation(),
+        seats,
+        notation=game,
         events=bus,
-        forfeit=clubs_forfeit,
+        forfeit=game.forfeit,
+        spectators=[PersonNarrator(out, 0, [seat.player for seat in seats])],
     )
     result: list[MatchResult[ClubsState, Card]] = []
 

@@ -1,4 +1,4 @@
-"""The clubs referee: conformance suite, dealing, tricks, scoring, rounds and decks."""
+"""The clubs rules (the declaration, `ClubsGame`): conformance, dealing, tricks, scores, decks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from hub.core.referee import IllegalMove
 from hub.games.clubs.cards import DECK_SIZE, TWO_OF_DIAMONDS, deal, parse_card
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game, play, trick_winner
+from hub.games.clubs.game import ClubsGame
+from hub.games.clubs.rules import ClubsState, new_game, play, trick_winner
 from hub.testing import check_referee
 
 
@@ -28,9 +29,9 @@ def shuffled(rng: random.Random) -> list[int]:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_referee_passes_the_conformance_suite(players: int) -> None:
-    def make(rng: random.Random) -> tuple[ClubsReferee, ClubsState]:
+    def make(rng: random.Random) -> tuple[ClubsGame, ClubsState]:
         decks = [shuffled(rng) for _ in range(rng.randint(1, 3))]
-        return ClubsReferee(), new_game(decks, players, rng.randint(1, 30))
+        return ClubsGame(seats=players), new_game(decks, players, rng.randint(1, 30))
 
     outcomes = check_referee(make, playouts=8)
     for outcome in outcomes:
@@ -39,9 +40,10 @@ def test_referee_passes_the_conformance_suite(players: int) -> None:
 
 
 def test_conformance_with_duplicate_cards() -> None:
-    def make(rng: random.Random) -> tuple[ClubsReferee, ClubsState]:
+    def make(rng: random.Random) -> tuple[ClubsGame, ClubsState]:
         deck = [rng.randrange(DECK_SIZE) for _ in range(DECK_SIZE)]
-        return ClubsReferee(), new_game([deck], rng.choice([2, 3, 4]), 5)
+        players = rng.choice([2, 3, 4])
+        return ClubsGame(seats=players), new_game([deck], players, 5)
 
     check_referee(make, playouts=8)
 
@@ -97,7 +99,7 @@ def test_must_follow_suit_and_hold_the_card() -> None:
 
 
 def test_clubs_score_to_the_trick_winner_and_the_game_ends_at_winscore() -> None:
-    referee = ClubsReferee()
+    referee = ClubsGame()
     state = sorted_deck_game(winscore=10)
     state = play(state, card("2D"))
     state = play(state, card("3D"))
@@ -117,7 +119,7 @@ def test_clubs_score_to_the_trick_winner_and_the_game_ends_at_winscore() -> None
 
 def test_rounds_cycle_through_the_decks_and_the_last_winner_leads() -> None:
     decks = [list(range(DECK_SIZE)), list(reversed(range(DECK_SIZE)))]
-    referee = ClubsReferee()
+    referee = ClubsGame()
     state = new_game(decks, 2, 100)
     rounds = [state]
     while len(rounds) < 4:

@@ -31,10 +31,10 @@ from hub.games.kalah.client import (
     ServerGone,
     ServerTooSlow,
     _report,
-    play_local,
     play_remote,
     server_wait,
 )
+from hub.games.kalah.local import play_local
 from hub.games.kalah.options import (
     GameOptions,
     OptionsError,

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import pytest
 
+from hub.core.game import SettingsError
 from hub.core.usage import HelpRequested
+from hub.games.kalah.game import KalahGame
 from hub.games.kalah.options import OptionsError, parse_play, parse_serve
+from hub.games.kalah.settings import KalahSettings, parse_layout
 
 
 def test_serve_defaults_and_values() -> None:
@@ -96,3 +100,41 @@ def test_the_plugin_is_installed_and_lazy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['hub.games.kalah', 'hub.games.kalah.plugin']"
+
+
+def test_settings_are_decided_and_checked_in_one_place() -> None:
+    assert parse_layout(" 6, 4 7") == (6, 4, 7) and parse_layout("  ") is None
+    with pytest.raises(ValueError, match="seed counts"):
+        parse_layout("1,x")
+    assert KalahSettings.given() == KalahSettings(6, 4)
+    chosen = KalahSettings.given(layout=(6, 4, 7, 6, 5, 8))
+    assert (chosen.holes, chosen.seeds) == (6, 6)
+    for holes, seeds, randomly, layout, problem in [
+        (6, None, False, (1, 2, 3), "the layout has 3 counts for 6 holes"),
+        (None, None, False, (1, 2, 3, 1), "multiple of 4"),
+        (None, 2, False, (1, 2, 3, 0), "a layout must hold 8 seeds, not 6"),
+        (None, None, True, (4, 4), "exclude each other"),
+    ]:
+        with pytest.raises(ValueError, match=problem):
+            KalahSettings.given(holes, seeds, random=randomly, layout=layout)
+        # the command line and the declaration say the same
+        argv = [
+            *(["--holes", str(holes)] if holes else []),
+            *(["--seeds", str(seeds)] if seeds else []),
+        ]
+        argv += ["--layout", ",".join(map(str, layout)), *(["--random"] if randomly else [])]
+        with pytest.raises(OptionsError, match=problem):
+            parse_serve(argv)
+        declared: dict[str, object] = {"layout": ",".join(map(str, layout)), "random": randomly}
+        declared.update({"holes": holes} if holes else {})
+        declared.update({"seeds": seeds} if seeds else {})
+        with pytest.raises(SettingsError, match=problem):
+            KalahGame(declared)
+    # given, random or the standard start: decided once
+    assert chosen.layout_for(random.Random(1)) == (6, 4, 7, 6, 5, 8)
+    assert KalahSettings.given().layout_for(random.Random(1)) is None
+    drawn = KalahSettings.given(4, 3, random=True).layout_for(random.Random(5))
+    assert drawn is not None and len(drawn) == 4 and sum(drawn) == 12
+    assert (
+        KalahGame({"holes": 4, "seeds": 3, "random": True}).start(random.Random(5)).side(0) == drawn
+    )

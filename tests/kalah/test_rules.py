@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hub.core.referee import IllegalMove, Outcome
+from hub.games.kalah.game import KalahGame
 from hub.games.kalah.rules import (
     PIE,
-    KalahReferee,
     KalahState,
     Move,
     display_state,
@@ -83,9 +83,9 @@ def naive_turn(state: KalahState, holes: tuple[int, ...]) -> tuple[KalahState | 
     ],
 )
 def test_check_referee(holes: int, seeds: int, pie: bool, layout: bool) -> None:
-    def make(rng: random.Random) -> tuple[KalahReferee, KalahState]:
+    def make(rng: random.Random) -> tuple[KalahGame, KalahState]:
         counts = random_layout(holes, seeds, rng) if layout else None
-        return KalahReferee(), new_game(holes, seeds, pie=pie, layout=counts)
+        return KalahGame(), new_game(holes, seeds, pie=pie, layout=counts)
 
     outcomes = check_referee(make, playouts=6 if holes * seeds > 40 else 12)
     for result in outcomes:
@@ -271,7 +271,7 @@ def test_turns_go_on_exactly_while_sowings_end_in_the_store(
             assert result != "illegal", move
             assert play(state, move) == expected
         # Cut short, run on, or random sequences: the oracle and the referee agree.
-        candidates = list(KalahReferee().candidate_moves(state))
+        candidates = list(KalahGame().candidate_moves(state))
         candidates += [Move(tuple(rng.randint(1, state.holes) for _ in range(3)))]
         for move in candidates:
             if move.pie or move in legal:

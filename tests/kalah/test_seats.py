@@ -15,14 +15,8 @@ from hub.core.lines import LineStream
 from hub.core.match import Fault, MatchResult
 from hub.core.referee import Outcome, Termination
 from hub.core.values import PlayerInfo
-from hub.games.kalah.codec import (
-    KalahNotation,
-    end_lines,
-    kalah_forfeit,
-    result_word,
-    state_from_view,
-    state_view,
-)
+from hub.games.kalah.codec import end_lines, result_word, state_from_view, state_view
+from hub.games.kalah.game import KalahGame
 from hub.games.kalah.players import scripted_seat
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play, turn
 from hub.games.kalah.seats import KalahSeat, client_seat, new_match
@@ -67,16 +61,16 @@ def test_notation_view_and_forfeit() -> None:
                     "swapped": True}  # fmt: skip
     assert state_from_view(view).board == state.board
     assert state_from_view(view).swapped and state_from_view(view).mover == 0
-    notation = KalahNotation()
-    assert notation.game == "kalah"
-    assert [notation.move_text(state, move) for move in (turn(4, 3), PIE)] == ["4 3", "P"]
-    outcome = kalah_forfeit(state, Fault(0, Termination.TIMEOUT))
+    game = KalahGame()
+    assert game.game == "kalah" and game.state_view(state) == view
+    assert [game.move_text(state, move) for move in (turn(4, 3), PIE)] == ["4 3", "P"]
+    outcome = game.forfeit(state, Fault(0, Termination.TIMEOUT))
     assert (outcome.scores, outcome.winners, outcome.termination) == (
         (0, 3),
         {1},
         Termination.TIMEOUT,
     )
-    assert kalah_forfeit(state, Fault(None, Termination.ABORTED)).winners == frozenset()
+    assert game.forfeit(state, Fault(None, Termination.ABORTED)).winners == frozenset()
 
 
 # -- timing through the core's clocks ----------------------------------------------------------
@@ -101,7 +95,7 @@ async def game_with_a_client(
     results: list[MatchResult[KalahState, Move]] = []
 
     async def referee() -> None:
-        results.append(await new_match(state, seats, limits).run())
+        results.append(await new_match(KalahGame(), state, seats, limits).run())
         await trio.aclose_forcefully(server_end)
 
     with trio.fail_after(DEADLOCK_SECONDS):

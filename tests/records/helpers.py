@@ -8,7 +8,7 @@ import attrs
 import chess
 import trio
 
-from hub.chess.notation import ChessNotation
+from hub.chess.notation import state_view
 from hub.chess.rules import ChessState
 from hub.core.bus import EventBus
 from hub.core.events import FaultInfo, GameRecord, RecordedMove
@@ -22,7 +22,7 @@ T0 = 1_700_000_000.0
 
 def chess_view(fen: str, moves: Sequence[str]) -> object:
     """The chess view the chess games publish (hub/chess/notation.py)."""
-    return ChessNotation().state_view(ChessState(fen, tuple(moves)))
+    return state_view(ChessState(fen, tuple(moves)))
 
 
 def chess_record(

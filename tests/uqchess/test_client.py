@@ -15,7 +15,8 @@ import trio
 import trio.testing
 
 from hub.chess.board_art import BoardStyle, board_lines
-from hub.chess.rules import ChessReferee, render_board
+from hub.chess.game import ChessGame
+from hub.chess.rules import initial, render_board
 from hub.core.lines import LineStream, PeerClosed
 from hub.core.output import Output
 from hub.core.serve import bound_port, open_listeners
@@ -284,7 +285,7 @@ async def test_usage_and_connection_errors() -> None:
 
 async def test_two_clients_on_the_real_server() -> None:
     need_stockfish()
-    referee = ChessReferee()
+    referee = ChessGame()
     async with running_server() as server:
         port = str(server.port)
         async with (
@@ -294,7 +295,7 @@ async def test_two_clients_on_the_real_server() -> None:
             await white.expect_out(WELCOME)
             await black.expect_out(WELCOME, "started black")
             await white.expect_out("started white")
-            state = referee.initial()
+            state = initial()
             for index, move in enumerate(["f2f3", "e7e5", "g2g4", "d8h4"]):
                 mover, other = (white, black) if index % 2 == 0 else (black, white)
                 await mover.type(f"move {move}")

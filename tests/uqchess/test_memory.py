@@ -20,18 +20,13 @@ from hub.chess.engine_client import EnginePool, _Job
 from hub.core.match import Match
 from hub.core.outbox import Outbox
 from hub.core.serve import ServerStats, bound_port, open_listeners
-from hub.games.uqchess.server import (
-    ChessService,
-    ClientSeat,
-    ComputerSeat,
-    Game,
-    Player,
-    serve,
-)
+from hub.games.uqchess.seats import ClientSeat, ComputerSeat, Player, ServedGame
+from hub.games.uqchess.service import ChessService
+from hub.games.uqchess.sockets import serve
 from tests.chesslib.helpers import fake_engine_argv
 from tests.uqchess.helpers import TIMEOUT, Talker, connect
 
-PER_CLIENT = (Player, Game, Outbox, Match, ClientSeat, ComputerSeat)
+PER_CLIENT = (Player, ServedGame, Outbox, Match, ClientSeat, ComputerSeat)
 
 
 @asynccontextmanager

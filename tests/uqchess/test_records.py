@@ -14,7 +14,7 @@ import pytest
 import trio
 
 from hub.core.referee import Termination
-from hub.games.uqchess.server import ServerOptions, parse_args
+from hub.games.uqchess.options import ServerOptions, parse_args
 from tests.conftest import need_stockfish, program
 from tests.records.stored import stored_records
 from tests.uqchess.helpers import TIMEOUT, connect, running_server

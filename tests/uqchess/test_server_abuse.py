@@ -15,7 +15,8 @@ import trio.testing
 
 from hub.core.lines import LineStream, PeerClosed
 from hub.core.serve import Connection, ServerLimits, ServerStats, serve_lines
-from hub.games.uqchess.server import MAX_LINE, ChessService, handle_connection
+from hub.games.uqchess.service import ChessService
+from hub.games.uqchess.sockets import MAX_LINE, handle_connection
 from tests.core.memory_listener import MemoryListener
 from tests.uqchess.test_service import FakeEngine
 

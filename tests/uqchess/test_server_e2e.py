@@ -12,7 +12,8 @@ import chess
 import pytest
 import trio
 
-from hub.chess.rules import ChessReferee, render_board
+from hub.chess.game import ChessGame
+from hub.chess.rules import Draws, initial, render_board
 from hub.core.lines import LineStream, PeerClosed, TransportFailed
 from tests.chesslib.helpers import fake_engine_argv
 from tests.conftest import need_stockfish, program
@@ -41,8 +42,8 @@ def _stockfish() -> None:
 
 
 def board_after(*moves: str) -> list[str]:
-    referee = ChessReferee(automatic_draws=False)
-    state = referee.initial()
+    referee = ChessGame(draws=Draws.NONE)
+    state = initial()
     for move in moves:
         state = referee.apply(state, move)
     return render_board(state)
@@ -399,7 +400,7 @@ async def test_hub_serve_uqchess_limit_and_log_options() -> None:
         ["-v", "-v"],
     ):
         assert await run_program([hub, "serve", "uqchess", *bad]) == (8, b"", usage), bad
-    from hub.games.uqchess.server import ServerOptions, parse_args
+    from hub.games.uqchess.options import ServerOptions, parse_args
 
     options = parse_args(
         ["--max-per-address", "0", "--idle-timeout", "0", "--max-output", "4096", "-v"],

@@ -12,16 +12,11 @@ from hub.chess.engine_client import EngineTerminated
 from hub.core.events import GameEnded, GameRecord
 from hub.core.lobby import Lobby, Waiting
 from hub.core.referee import Termination
+from hub.games.uqchess.options import ServerOptions, parse_args
+from hub.games.uqchess.pairing import colours, new_lobby
 from hub.games.uqchess.protocol import ColourChoice
-from hub.games.uqchess.server import (
-    ChessService,
-    Player,
-    Seek,
-    ServerOptions,
-    colours,
-    new_lobby,
-    parse_args,
-)
+from hub.games.uqchess.seats import Player, Seek
+from hub.games.uqchess.service import ChessService
 
 
 def seek(lobby: Lobby[Seek], player: Player, choice: ColourChoice) -> tuple[int, int] | None:

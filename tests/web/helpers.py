@@ -12,7 +12,7 @@ import attrs
 import chess
 import trio
 
-from hub.chess.notation import ChessNotation
+from hub.chess.notation import state_view
 from hub.chess.rules import ChessState
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade, RecordedMove
@@ -62,9 +62,9 @@ async def play_tictactoe(bus: EventBus, **options: object) -> MatchResult[Board,
 
 
 def chess_view(board: chess.Board) -> Any:
-    """The chess state view, as the chess games publish it (hub.chess's `ChessNotation`)."""
+    """The chess state view, as the chess games publish it (`hub.chess.notation.state_view`)."""
     moves = tuple(move.uci() for move in board.move_stack)
-    return ChessNotation().state_view(ChessState(board.root().fen(), moves))
+    return state_view(ChessState(board.root().fen(), moves))
 
 
 @attrs.define

@@ -7,7 +7,9 @@ notation, views, pictures, levels, PGN) with what the plug-in adds, its seats an
   core `ThreadSeat` over `LevelAi`; level 4 budgets its search from both clocks);
   ``human`` reads UCI or SAN at the terminal;
 * options ``--tc``, ``--opening-file``, ``--max-plies`` recorded as `ChessSettings`; the
-  built-in (or a file's) openings; the arbiter's `MatchRules` and `chess_forfeit`.
+  built-in (or a file's) openings; the arbiter's draws and the ply cap (the declaration's
+  own draw policy, `hub.chess.rules.Draws.ARBITER`, and ``max_plies``) and the forfeit
+  rule (a fault loses the game).
 
 The hooks live here, not in the library, because the shared chess layer imports no game;
 they import the match's pieces when called, so that listing the installed games stays cheap.
@@ -20,13 +22,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from hub.chess.game import ChessGame
 from hub.core.game import Option
+from hub.core.referee import Outcome
 
 if TYPE_CHECKING:
     from hub.chess.rules import ChessState
     from hub.core.clock import TimeControl
     from hub.core.match import Fault
-    from hub.core.referee import Outcome
-    from hub.games.chess.match import ChessSettings, MatchRules
+    from hub.games.chess.match import ChessSettings
 
 
 class ChessMatchGame(ChessGame):
@@ -64,10 +66,12 @@ class ChessMatchGame(ChessGame):
 
     @classmethod
     def for_match(cls, settings: Mapping[str, Any], seats: int) -> ChessMatchGame:
+        from hub.chess.rules import Draws
         from hub.games.chess.match import ChessSettings
 
-        game = cls(seats=seats)
-        game.match = ChessSettings.from_json(settings)
+        chosen = ChessSettings.from_json(settings)
+        game = cls(seats=seats, draws=Draws.ARBITER, max_plies=chosen.max_plies)
+        game.match = chosen
         return game
 
     @classmethod
@@ -88,17 +92,18 @@ class ChessMatchGame(ChessGame):
     def match_start(self, opening: Any, game_id: str) -> ChessState:
         from hub.games.chess.openings import opening_state
 
-        return opening_state(opening, self.match_referee().rules)
+        return opening_state(opening)
 
     def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
         return self._match().control
 
-    def match_referee(self) -> MatchRules:
-        from hub.games.chess.match import MatchRules
-
-        return MatchRules(self._match().max_plies)
-
     def forfeit(self, state: ChessState, fault: Fault) -> Outcome:
-        from hub.games.chess.match import chess_forfeit
+        """A fault loses the game (the other side scores a win); an abort scores nothing."""
+        from hub.chess.rules import WIN
 
-        return chess_forfeit(state, fault)
+        if fault.seat is None:
+            return Outcome((0, 0), (), fault.termination)
+        winner = 1 - fault.seat
+        scores = [0, 0]
+        scores[winner] = WIN
+        return Outcome(scores, (winner,), fault.termination)

@@ -25,7 +25,9 @@ Options: ``--tc`` (`hub.core.clock.TimeControl.parse`: ``10+0.1`` a game clock o
 match --openings N`` says how many of them a match uses) and ``--max-plies N`` (default
 `DEFAULT_MAX_PLIES`; 0: no cap).
 
-Rules (`MatchRules`): chess as engine testers adjudicate it. Checkmate wins; stalemate,
+Rules (the declaration's, `hub.chess.game.ChessGame` with `Draws.ARBITER` and ``max_plies``,
+built by `hub.games.chess.game.ChessMatchGame.for_match`): chess as engine testers
+adjudicate it. Checkmate wins; stalemate,
 insufficient material, the fifty-move rule and threefold repetition draw at once (engines
 cannot claim a draw, so the arbiter does, as cutechess and fastchess do); a game that reaches
 ``max_plies`` plies (opening moves included) is adjudicated a draw. Each is
@@ -54,16 +56,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT, WIN, ChessReferee, ChessState
+from hub.chess.rules import ChessState
 from hub.chess.seats import START_TIMEOUT, EngineShelf, PersonSeat, UciSeat
 from hub.chess.seats import level_seat as chess_level_seat
 from hub.chess.uci import HandshakeReader
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity
-from hub.core.match import FailedSeat, Fault, Seat
+from hub.core.match import FailedSeat, Seat
 from hub.core.output import Output
 from hub.core.programs import which_program
-from hub.core.referee import IllegalMove, Outcome, Termination
+from hub.core.referee import Termination
 from hub.core.seats import ThreadSeat
 from hub.core.session import current as current_session
 from hub.core.stdin import open_line_input
@@ -72,7 +74,7 @@ from hub.core.values import PlayerInfo
 from hub.games.chess.openings import BUILTIN, load_openings
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    pass
 
 DEFAULT_TC = "10+0.1"
 DEFAULT_MAX_PLIES = 300
@@ -86,76 +88,6 @@ GAMES_DIR = "/usr/games"
 """Where Debian installs engines (``stockfish``), often not on a program's PATH."""
 SHELF = "chess-engines"
 """The name of the `EngineShelf` in a session's resources: the engines kept between games."""
-
-
-# -- the rules of a match game ---------------------------------------------------------------
-
-
-@attrs.frozen
-class MatchRules:
-    """Chess for matches (see the module's docstring): `ChessReferee` plus the draws an
-    arbiter declares and the ply cap. A `hub.core.referee.Referee` of `ChessState`."""
-
-    max_plies: int = DEFAULT_MAX_PLIES
-    rules: ChessReferee = attrs.field(factory=lambda: ChessReferee(automatic_draws=False))
-
-    def adjudicated(self, state: ChessState) -> str | None:
-        """Why the arbiter ends a game the rules alone would go on with, or None."""
-        board = state.board
-        if board.is_insufficient_material():
-            return "insufficient material"
-        if board.halfmove_clock >= 100:
-            return "fifty-move rule"
-        if board.is_repetition(3):
-            return "threefold repetition"
-        if self.max_plies and len(state.moves) >= self.max_plies:
-            return f"adjudicated: {self.max_plies} plies"
-        return None
-
-    def ending(self, state: ChessState) -> tuple[int | None, str] | None:
-        """(the winner's seat or None for a draw, the reason), or None while it goes on."""
-        outcome = self.outcome(state)
-        if outcome is None:
-            return None
-        winner = next(iter(outcome.winners)) if len(outcome.winners) == 1 else None
-        return winner, outcome.detail
-
-    def seats(self, state: ChessState) -> int:
-        return 2
-
-    def to_move(self, state: ChessState) -> int | None:
-        return None if self.outcome(state) is not None else state.turn_seat
-
-    def legal_moves(self, state: ChessState) -> Sequence[str]:
-        return [] if self.outcome(state) is not None else self.rules.legal_moves(state)
-
-    def candidate_moves(self, state: ChessState) -> Iterable[str]:
-        return self.rules.candidate_moves(state)
-
-    def apply(self, state: ChessState, move: str) -> ChessState:
-        if self.outcome(state) is not None:
-            raise IllegalMove("the game is over")
-        return self.rules.apply(state, move)
-
-    def outcome(self, state: ChessState) -> Outcome | None:
-        """Checkmate and stalemate as `ChessReferee` scores them (half points), else a draw
-        the arbiter declares (`adjudicated`)."""
-        if self.rules.ending(state) is not None:
-            return self.rules.outcome(state)
-        reason = self.adjudicated(state)
-        if reason is None:
-            return None
-        return Outcome((DRAW, DRAW), (WHITE_SEAT, BLACK_SEAT), detail=reason)
-
-
-def chess_forfeit(state: ChessState, fault: Fault) -> Outcome:
-    """A fault loses the game (the other side scores a win); an abort scores nothing."""
-    if fault.seat is None:
-        return Outcome((0, 0), (), fault.termination)
-    winner = 1 - fault.seat
-    scores = [0, 0]
-    scores[winner] = WIN
-    return Outcome(scores, (winner,), fault.termination)
 
 
 # -- players -------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 
 import chess
 
-from hub.chess.rules import ChessReferee, ChessState
+from hub.chess.rules import ChessState, Draws, initial, outcome, play
 from hub.core.referee import IllegalMove
 
 OPENINGS: tuple[tuple[str, str], ...] = (
@@ -82,16 +82,18 @@ def builtin_openings() -> list[dict[str, Any]]:
     return [opening(name, moves.split()) for name, moves in OPENINGS]
 
 
-def opening_state(value: Mapping[str, Any] | None, referee: ChessReferee) -> ChessState:
+def opening_state(value: Mapping[str, Any] | None, draws: Draws = Draws.NONE) -> ChessState:
     """The position an opening leads to (None: the starting position), its moves played
-    through ``referee`` (so that the game's history holds them); raises `OpeningError`."""
+    by the rules alone (so that the game's history holds them; a match's ply cap counts
+    them but does not stop them), and not already over under ``draws``; raises
+    `OpeningError`."""
     if value is None:
-        return referee.initial()
+        return initial()
     fen, moves = value.get("fen", chess.STARTING_FEN), value.get("moves", [])
     if not isinstance(fen, str) or not isinstance(moves, list):
         raise OpeningError("an opening is {'fen': FEN, 'moves': [UCI, ...]}")
     try:
-        state = referee.initial(fen)
+        state = initial(fen)
     except ValueError as exc:
         raise OpeningError(f"not a FEN: {fen!r} ({exc})") from None
     if not state.board.is_valid():
@@ -100,10 +102,10 @@ def opening_state(value: Mapping[str, Any] | None, referee: ChessReferee) -> Che
         if not isinstance(move, str) or len(move) > 5:
             raise OpeningError(f"move {ply} is not a UCI move: {move!r}")
         try:
-            state = referee.apply(state, move)
+            state = play(state, move)
         except IllegalMove:
             raise OpeningError(f"move {ply} ({move}) is not legal there") from None
-    if referee.to_move(state) is None:
+    if outcome(state, draws) is not None:
         raise OpeningError("the game is already over")
     return state
 
@@ -134,13 +136,12 @@ def read_openings(path: str) -> list[dict[str, Any]]:
             lines = file.read().splitlines()
     except OSError as exc:
         raise ValueError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
-    referee = ChessReferee()
     found = []
     for number, line in enumerate(lines, 1):
         try:
             value = parse_opening_line(line)
             if value is not None:
-                opening_state(value, referee)
+                opening_state(value, Draws.FIDE)
         except OpeningError as exc:
             raise ValueError(f"{path}:{number}: {exc}") from None
         if value is not None:

@@ -1,4 +1,4 @@
-"""How clubs appears to the core match loop: its `SeatCodec`, `Notation` and forfeit rule.
+"""How clubs players hear the core match loop: its `SeatCodec`, and the settings recorded.
 
 Pure functions over states, cards and lines, no I/O:
 
@@ -7,12 +7,10 @@ Pure functions over states, cards and lines, no I/O:
   lines of the move before it (or with its ``newround`` at the start), not as a separate
   turn message: each player then gets exactly one write per card, as the hub always sent it,
   and the bytes and their order are the spec's.
-* `ClubsNotation` writes a move as its card (``10H`` is ``TH``) and shows a state as the JSON
-  view fixed in docs/architecture.md ("State views"), which is all that subscribers (the
-  transcript printer, records, the web view) ever see of a clubs game.
-* `clubs_forfeit`: a player at fault loses; the points taken so far stay on the record.
 * `ClubsSettings`: a game's settings as the self-contained JSON recorded with it (the decks
   themselves, not a file name, so that the game can be replayed anywhere).
+
+The rules, a move's text and the forfeit rule are the declaration's (`ClubsGame`).
 """
 
 from __future__ import annotations
@@ -21,12 +19,10 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.match import Fault, MatchResult, Moved, Start, Turn, forfeit_outcome
-from hub.core.referee import Outcome
+from hub.core.match import MatchResult, Moved, Start, Turn
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
-from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, card_text, parse_card
-from hub.games.clubs.pictures import state_view
+from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, parse_card
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,
     NEWTRICK,
@@ -119,23 +115,6 @@ class ClubsCodec:
 
     def end_lines(self, seat: int, result: MatchResult[ClubsState, Card]) -> Sequence[str]:
         return ()  # ``end`` is sent by the shutdown (`table.end_players`), whatever happened
-
-
-class ClubsNotation:
-    """`hub.core.match.Notation` for clubs: a move is its card's text."""
-
-    game = GAME
-
-    def move_text(self, state: ClubsState, move: Card) -> str:
-        return card_text(move)
-
-    def state_view(self, state: ClubsState) -> JSON:
-        return state_view(state)
-
-
-def clubs_forfeit(state: ClubsState, fault: Fault) -> Outcome:
-    """The outcome when ``fault`` stops a game: everyone else wins, the scores stay."""
-    return attrs.evolve(forfeit_outcome(state.players, fault), scores=state.scores)
 
 
 def _is_int(value: object) -> bool:

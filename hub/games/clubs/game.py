@@ -1,6 +1,6 @@
 """Clubs, declared: the pure pieces of hub/games/clubs on `hub.core.game.Game`.
 
-The rules are `ClubsReferee` (rules.py), a move is a card's text (``TH``), the built-in AI
+The rules are rules.py's pure functions, a move is a card's text (``TH``), the built-in AI
 (``ai:1``) is the standard player's strategy (strategy.py, what ``clubber`` plays), the
 pictures are pictures.py's. From this declaration hub derives ``hub serve clubs`` (the JSON
 bot protocol's lobby), the seats of every spec, records and the web board; ``hub play clubs``
@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import attrs
+
 from hub.core.game import Game, Option, SettingsError
 from hub.core.referee import Outcome
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError, card_text, deal, parse_deck_file
@@ -34,7 +36,7 @@ from hub.games.clubs.pictures import (
     seat_view,
     state_view,
 )
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
+from hub.games.clubs.rules import ClubsState, clubs_outcome, legal_cards, new_game, play
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
@@ -47,8 +49,6 @@ DEFAULT_DECK = "ex.decks"
 """The deck file of ``hub match clubs`` without ``--deck`` (packaged with the game)."""
 SHUFFLED_DECKS = 16
 """Shuffled decks dealt for a game without a deck file (rounds cycle through them)."""
-
-_RULES = ClubsReferee()
 
 
 @functools.lru_cache(maxsize=16)
@@ -152,9 +152,10 @@ class ClubsGame(Game[ClubsState, Card]):
         return TimeControl.per_move_ms(ClubsSettings.from_json(settings).time_ms)
 
     def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
-        from hub.games.clubs.codec import clubs_forfeit
+        """A player at fault loses, everyone else wins; the points taken so far stay."""
+        from hub.core.match import forfeit_outcome
 
-        return clubs_forfeit(state, fault)
+        return attrs.evolve(forfeit_outcome(state.players, fault), scores=state.scores)
 
     # -- rules ---------------------------------------------------------------------------------
 
@@ -175,16 +176,16 @@ class ClubsGame(Game[ClubsState, Card]):
         return state.to_move
 
     def legal_moves(self, state: ClubsState) -> Sequence[Card]:
-        return _RULES.legal_moves(state)
+        return legal_cards(state)
 
     def candidate_moves(self, state: ClubsState) -> Sequence[Card]:
-        return _RULES.candidate_moves(state)
+        return range(DECK_SIZE)
 
     def apply(self, state: ClubsState, move: Card) -> ClubsState:
-        return _RULES.apply(state, move)
+        return play(state, move)
 
     def outcome(self, state: ClubsState) -> Outcome | None:
-        return _RULES.outcome(state)
+        return clubs_outcome(state)
 
     def move_text(self, state: ClubsState, move: Card) -> str:
         return card_text(move)

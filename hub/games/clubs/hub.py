@@ -2,7 +2,8 @@
 
 The thin I/O layer of clubs: it parses the command line and the deck file, starts the
 players as child processes (`hub.games.clubs.table`), and plays the game through the core
-match loop (`hub.core.match.Match`): the pure referee (`hub.games.clubs.rules`), one
+match loop (`hub.core.match.Match`): the game's declaration (`ClubsGame`: its rules, a
+card's text, its forfeit rule), one
 `LineSeat` speaking `ClubsCodec` per player, and a `Narrator` watching the game (a spectator)
 that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
 player is sent ``end`` and reaped within 2 seconds, then the exit reports and the hub's own
@@ -34,12 +35,8 @@ from hub.core.seats import LineSeat
 from hub.core.text import wants_help
 from hub.core.values import PlayerInfo
 from hub.games.clubs.cards import Card
-from hub.games.clubs.codec import (
-    ClubsCodec,
-    ClubsNotation,
-    ClubsSettings,
-    clubs_forfeit,
-)
+from hub.games.clubs.codec import ClubsCodec, ClubsSettings
+from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.launch import (
     MESSAGES,
     Arguments,
@@ -51,7 +48,7 @@ from hub.games.clubs.launch import (
 )
 from hub.games.clubs.pictures import hand_texts
 from hub.games.clubs.protocol import LABELS, scores_line
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
+from hub.games.clubs.rules import ClubsState, new_game
 from hub.games.clubs.table import (
     DEFAULT_START_TIMEOUT,
     END_GRACE,
@@ -244,21 +241,24 @@ class Session:
             return HubExit.START
         self.all_started = True
         bus = self.bus
+        seats = self.seats()
         spectators: list[Spectator[ClubsState, Card]] = []
         if config.person is None:
             spectators.append(Narrator(self.out))
         else:
             from hub.games.clubs.person import PersonNarrator
 
-            bus.listen(PersonNarrator(self.out, config.person))
+            players = [seat.player for seat in seats]
+            spectators.append(PersonNarrator(self.out, config.person, players))
+        game = ClubsGame(seats=len(programs))
         match = Match(
-            ClubsReferee(),
+            game,
             new_game(config.decks, len(programs), config.winscore),
-            self.seats(),
-            notation=ClubsNotation(),
+            seats,
+            notation=game,
             events=bus,
             settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
-            forfeit=clubs_forfeit,
+            forfeit=game.forfeit,
             spectators=spectators,
         )
         result = await match.run()

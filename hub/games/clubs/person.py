@@ -8,7 +8,7 @@ referee as ``clubhub``.
 * `ClubsPersonCodec` (a `PersonCodec`): at the person's turn their hand, the trick so far
   and what they may play; reads ``4d``, ``10H``, ``TH``; ``help``, ``hand`` and ``quit``;
   explains a refused card (not in the hand, not following suit) in words.
-* `PersonNarrator` (an `EventBus.listen` callback): what everyone at the table sees, in
+* `PersonNarrator` (a `hub.core.match.Spectator`): what everyone at the table sees, in
   words and from the person's side: each card played, who took each trick and its points,
   the scores after each round and the result. It never shows another player's hand.
 """
@@ -19,13 +19,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.events import Event, GameEnded, GameStarted, MoveMade
-from hub.core.match import SeatFailure
+from hub.core.match import MatchResult, Moved, SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain
 from hub.core.values import JSON, PlayerInfo
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
+from hub.games.clubs.pictures import seat_view
 from hub.games.clubs.protocol import LABELS
 from hub.games.clubs.rules import ClubsState, legal_cards
 from hub.games.clubs.table import HUMAN
@@ -146,21 +146,27 @@ def _points(count: int) -> str:
 
 @attrs.define(eq=False)
 class PersonNarrator:
-    """The table as the person in ``person`` sees it, printed from the game's events (an
-    `EventBus.listen` callback); one write per event, so nothing waits behind a prompt."""
+    """The table as the person in ``person`` sees it, printed from the typed states (a
+    `hub.core.match.Spectator`: it reads the person's own view, `seat_view`, which the
+    spectators' event stream does not carry); one write per event, so nothing waits behind
+    a prompt. ``players``: who sits where."""
 
     out: Output
     person: int
+    players: Sequence[PlayerInfo]
     scores: list[int] = attrs.Factory(list)
     round: int = 0
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, GameStarted):
-            self._started(event.state, event.players)
-        elif isinstance(event, MoveMade):
-            self._moved(event.seat, event.move, event.state)
-        elif isinstance(event, GameEnded):
-            self._ended(event)
+    def started(self, state: ClubsState) -> None:
+        self._started(seat_view(state, self.person), self.players)
+        self.out.flush()
+
+    def moved(self, moved: Moved[ClubsState, Card]) -> None:
+        self._moved(moved.seat, moved.text, seat_view(moved.after, self.person))
+        self.out.flush()
+
+    def ended(self, result: MatchResult[ClubsState, Card]) -> None:
+        self._ended(result)
         self.out.flush()
 
     def _say(self, *lines: str) -> None:
@@ -216,30 +222,29 @@ class PersonNarrator:
         if new_round and not view["finished"]:
             self._round_start(view)
 
-    def _ended(self, event: GameEnded) -> None:
-        record = event.record
-        final = record.final_state
-        if record.termination is Termination.NORMAL:
-            winners = sorted(record.winners)
+    def _ended(self, result: MatchResult[ClubsState, Card]) -> None:
+        outcome = result.outcome
+        if outcome.termination is Termination.NORMAL:
+            winners = sorted(outcome.winners)
             labels = " ".join(LABELS[seat] for seat in winners)
             if self.person in winners:
                 verdict = "You win!" if len(winners) == 1 else "You share the win."
             else:
                 verdict = "You lose."
-            scores = final["scores"] if isinstance(final, dict) else record.scores
+            scores = result.state.scores
             self._say(
                 "",
                 f"Game over. Scores: {scores_text(scores, self.person)}",
                 f"Lowest score wins. Winner(s): {labels}. {verdict}",
             )
             return
-        fault = record.fault
-        if fault is None:
+        fault = result.fault
+        if fault is None or fault.seat is None:  # the host stopped it
             self._say("", "The game was stopped.")
         elif fault.seat == self.person:
             self._say("", "You left the game, so the others win.")
         else:
-            player = record.players[fault.seat].name
+            player = self.players[fault.seat].name
             detail = f": {fault.detail}" if fault.detail else ""
             self._say(
                 "",

@@ -1,8 +1,9 @@
-"""The rules of clubs as a pure `Referee` (clubs.md, "Rules").
+"""The rules of clubs (clubs.md, "Rules") as pure functions over an immutable state.
 
-The state is an immutable value; `ClubsReferee.apply` plays one card and, when that card
-completes the last trick of a round, scores the round and either ends the game or deals
-the next round from the next deck (decks cycle). Nothing here does I/O.
+`hub.games.clubs.game.ClubsGame`, the game's one rules object, calls them: `play` plays one
+card and, when that card completes the last trick of a round, scores the round and either
+ends the game or deals the next round from the next deck (decks cycle). Nothing here does
+I/O.
 """
 
 from __future__ import annotations
@@ -91,29 +92,12 @@ def legal_cards(state: ClubsState) -> tuple[Card, ...]:
     return tuple(dict.fromkeys(hand))
 
 
-class ClubsReferee:
-    """`hub.core.referee.Referee` for clubs; moves are cards."""
-
-    def seats(self, state: ClubsState) -> int:
-        return state.players
-
-    def to_move(self, state: ClubsState) -> int | None:
-        return state.to_move
-
-    def legal_moves(self, state: ClubsState) -> Sequence[Card]:
-        return legal_cards(state)
-
-    def candidate_moves(self, state: ClubsState) -> Sequence[Card]:
-        return range(DECK_SIZE)
-
-    def outcome(self, state: ClubsState) -> Outcome | None:
-        if not state.finished:
-            return None
-        low = min(state.scores)
-        return Outcome(state.scores, [seat for seat, s in enumerate(state.scores) if s == low])
-
-    def apply(self, state: ClubsState, move: Card) -> ClubsState:
-        return play(state, move)
+def clubs_outcome(state: ClubsState) -> Outcome | None:
+    """The outcome of a finished game (None before the end): the lowest score wins."""
+    if not state.finished:
+        return None
+    low = min(state.scores)
+    return Outcome(state.scores, [seat for seat, s in enumerate(state.scores) if s == low])
 
 
 def play(state: ClubsState, card: Card) -> ClubsState:

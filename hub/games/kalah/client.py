@@ -1,4 +1,4 @@
-"""``hub play kalah``: a client for any server of kalah.md, or a local game at the terminal.
+"""``hub play kalah --connect``: a client for any server of kalah.md.
 
 `play_remote` speaks the client side of the protocol over a `LineStream`: ``WELCOME``,
 ``INFO`` (the client's seat, limit and layout), ``READY``, an optional ``BEGIN``, then moves
@@ -6,11 +6,11 @@ and acknowledgements until a result. It validates the server's moves with our re
 acknowledges only legal ones; a ``P`` from the server at the one moment it is allowed is
 accepted even without ``--pie`` (the server knows its rules), but our client plays ``P``
 only with ``--pie``. Its own time starts when it sends its ``OK`` (or receives ``BEGIN``,
-or sends ``READY`` when the server omits ``BEGIN`` and we move first).
-
-A local game at the terminal (`play_local`) is refereed by the core match loop like any
-other (`hub.games.kalah.seats.new_match`, two local seats); what the terminal shows is a
-`BoardPrinter` listening to its events.
+or sends ``READY`` when the server omits ``BEGIN`` and we move first). The handshake is
+`_handshake`; the game after it a `_RemoteGame`, one method for our turn and one for the
+server's. `connect_and_play` is the program's side (the connection, the printed result,
+the exit status); the command itself is `hub.games.kalah.play`, and a local game at the
+terminal `hub.games.kalah.local`.
 
 While a player thinks, the connection is still read (`_Session.race`): a server that goes
 away is noticed at once (`ServerGone`), and a ``TIME`` or a result that comes meanwhile
@@ -18,9 +18,10 @@ stops the player. Once the game has begun no read waits longer than `server_wait
 limit plus `GRACE`): a silent server is `ServerTooSlow`. A person's lines come through
 `open_keyboard`, which on a terminal drops what was typed before each turn.
 
-Exit statuses (`EXIT_*`): 0 when a remote game ended with a result (won, lost or tied: the
-result is printed, in words unless ``--quiet``) and whenever a local game ended (a person who
-quits a local game loses it by resignation, which is a result too); 1 when the connection
+Exit statuses (`EXIT_*`, those of ``hub play kalah``): 0 when a remote game ended with a
+result (won, lost or tied: the result is printed, in words unless ``--quiet``) and whenever
+a local game ended (a person who quits a local game loses it by resignation, which is a
+result too); 1 when the connection
 failed, the server broke the protocol, or the person left a remote game; 2 for bad
 arguments; 3 when the server went away (EOF or reset) before the result; 4 when the server
 was silent for too long; 130 for Ctrl-C.
@@ -30,16 +31,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import attrs
 import trio
 
-from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
-from hub.core.events import GameRecord
 from hub.core.lines import (
     DEFAULT_MAX_LINE,
     LineError,
@@ -48,22 +46,18 @@ from hub.core.lines import (
     TransportFailed,
 )
 from hub.core.listen import ListenError, resolve_port
-from hub.core.local_seats import Keys, PersonSeat, ask, open_keyboard, seconds_text
+from hub.core.local_seats import ask, open_keyboard, seconds_text
 from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
-from hub.core.running import run_program
-from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import (
     DEFAULT_GRACE_MS,
-    PLAY_PROG,
     OptionsError,
     PlayOptions,
-    parse_play,
 )
 from hub.games.kalah.players import ai_seat, person_seat, time_warning
-from hub.games.kalah.printer import Ending, GameView, remote_result_line, verb
+from hub.games.kalah.printer import Ending, remote_result_line, verb
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -82,9 +76,7 @@ from hub.games.kalah.protocol import (
     safe_text,
 )
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play
-from hub.games.kalah.seats import KalahSeat, new_match
-from hub.games.kalah.server import setup_game
-from hub.records.recording import recording
+from hub.games.kalah.seats import KalahSeat
 
 BEGIN_WAIT = 1.0
 """Seconds a client moving first waits for ``BEGIN`` before it moves without it."""
@@ -94,7 +86,6 @@ OPPONENT = "opponent"
 client (``--opponent client``), which the protocol does not tell apart."""
 
 REMOTE_ADVICE = "the server sets it (hub serve kalah --time-ms)"
-LOCAL_ADVICE = "give a longer --time-ms, or 0 for no limit"
 """The end of the warning to a person whose time per turn is too short (`time_warning`)."""
 
 GRACE = DEFAULT_GRACE_MS / 1000
@@ -246,6 +237,25 @@ async def play_remote(
     names our side in what is printed (``you``, ``AI``), the other side is `OPPONENT`; a
     ``person`` is warned before the game when the time limit is too short to type a move."""
     session = _Session(lines, out, quiet)
+    info = await _handshake(session, name=name, person=person)
+    game = _RemoteGame(
+        session,
+        player,
+        info,
+        name,
+        state=new_game(info.holes, info.seeds, pie=pie, layout=info.layout),
+        me=0 if info.first else 1,
+        wait=server_wait(info.time_ms, grace),
+        first_limit=info.time_ms,
+    )
+    await _send(lines, READY)
+    if info.first:
+        await game.wait_for_begin()
+    return await game.play()
+
+
+async def _handshake(session: _Session, *, name: str, person: bool) -> Info:
+    """``WELCOME`` and ``INFO`` (said in words unless quiet); `ProtocolError` otherwise."""
     # Before INFO there is no limit to go by, and a server may rightly keep us waiting
     # (for a partner, or for its person to finish a game): only its going away ends that.
     if (await session.read()).strip() != WELCOME:
@@ -265,105 +275,137 @@ async def play_remote(
     warning = time_warning(info.time_ms, REMOTE_ADVICE) if person else None
     if warning is not None:
         session.say(warning)
-    me = 0 if info.first else 1
-    state = new_game(info.holes, info.seeds, pie=pie, layout=info.layout)
-    moves: list[tuple[int, Move]] = []
-    wait = server_wait(info.time_ms, grace)
-    await _send(lines, READY)
-    first_limit = info.time_ms
-    if info.first:
-        # Move only after BEGIN, as the protocol says, but cope with a server that omits
-        # it: wait a fifth of our limit at most, and take that time off our first turn.
+    return info
+
+
+@attrs.define(eq=False)
+class _RemoteGame:
+    """One game after ``READY``: our turns (`_our_turn`) and the server's (`_their_turn`)
+    until a result, the state kept by our rules (`hub.games.kalah.rules.play`)."""
+
+    session: _Session
+    player: KalahSeat
+    info: Info
+    name: str
+    state: KalahState
+    me: int
+    wait: float
+    """`server_wait`: the longest silence allowed once the game has begun."""
+    first_limit: int
+    """Our first turn's limit (less the wait for a ``BEGIN`` that did not come)."""
+    moves: list[tuple[int, Move]] = attrs.Factory(list)
+
+    async def wait_for_begin(self) -> None:
+        """Move only after ``BEGIN``, as the protocol says, but cope with a server that
+        omits it: wait a fifth of our limit at most, and take that time off our first turn."""
+        time_ms = self.info.time_ms
         waited = trio.current_time()
-        await session.wait_for_begin(min(BEGIN_WAIT, info.time_ms / 5000) or BEGIN_WAIT)
-        if info.time_ms and not session.begun:
+        await self.session.wait_for_begin(min(BEGIN_WAIT, time_ms / 5000) or BEGIN_WAIT)
+        if time_ms and not self.session.begun:
             elapsed_ms = int((trio.current_time() - waited) * 1000)
-            first_limit = max(1, info.time_ms - elapsed_ms)
+            self.first_limit = max(1, time_ms - elapsed_ms)
 
-    def finish(word: str, ending: Ending) -> ClientResult:
-        if ending is Ending.RULES and not state.over:
+    async def play(self) -> ClientResult:
+        while True:
+            if self.state.over:
+                return await self._until_result(Ending.RULES, OK)
+            if self.state.mover == self.me:
+                result = await self._our_turn()
+            else:
+                result = await self._their_turn()
+            if result is not None:
+                return result
+
+    def _finish(self, word: str, ending: Ending) -> ClientResult:
+        if ending is Ending.RULES and not self.state.over:
             ending = Ending.SERVER_ENDED
-        return ClientResult(word, state, me, tuple(moves), info, ending)
+        return ClientResult(word, self.state, self.me, tuple(self.moves), self.info, ending)
 
-    async def until_result(
-        ending: Ending, *allowed: str, moves_allowed: bool = False, longer: float = 0.0
+    async def _until_result(
+        self, ending: Ending, *allowed: str, moves_allowed: bool = False, longer: float = 0.0
     ) -> ClientResult:
         while True:
-            got = await session.read(wait + longer)
+            got = await self.session.read(self.wait + longer)
             word = got.strip()
             if word in RESULTS:
-                return finish(word, ending)
+                return self._finish(word, ending)
             if word in allowed:
                 continue
             if moves_allowed:
                 try:
-                    late = parse_move(got, info.holes)
-                    session.say(f"{OPPONENT}: {late} (too late)")
+                    late = parse_move(got, self.info.holes)
+                    self.session.say(f"{OPPONENT}: {late} (too late)")
                     continue
                 except BadLine:
                     pass
             raise ProtocolError(f"expected a result, got {safe_text(got)!r}")
 
-    while True:
-        if state.over:
-            return await until_result(Ending.RULES, OK)
-        if state.mover == me:
-            turn_limit = first_limit if not moves else info.time_ms
-            control = TimeControl.per_move_ms(turn_limit)
-            move = await session.race(partial(ask, player, state, control, index=me))
-            if move is None:  # the server spoke first: it can only be ending the game
-                said = (await session.read()).strip()
-                if said in RESULTS:
-                    return finish(said, Ending.SERVER_ENDED)
-                if said == TIME:
-                    return await until_result(Ending.LATE)
-                raise ProtocolError(f"unexpected {safe_text(said)!r} while we were to move")
-            await _send(lines, format_move(move))
-            session.say(f"{name} swapped sides (pie rule)" if move == PIE else f"{name}: {move}")
-            reply = (await session.read(wait)).strip()
-            if reply in RESULTS:
-                return finish(reply, Ending.SERVER_ENDED)
-            if reply in (ILLEGAL, TIME):
-                return await until_result(Ending.LATE if reply == TIME else Ending.REFUSED)
-            if reply != OK:
-                raise ProtocolError(f"expected OK, got {safe_text(reply)!r}")
-            try:
-                after = play(state, move)
-            except IllegalMove as exc:
-                raise ProtocolError(f"the server accepted an illegal move ({exc})") from None
-            moves.append((me, move))
-            state = after
-            continue
-        line = await session.read(wait)
+    async def _our_turn(self) -> ClientResult | None:
+        """Our move, sent and acknowledged (None), or the result that came instead."""
+        session, state, name = self.session, self.state, self.name
+        limit = self.info.time_ms if self.moves else self.first_limit
+        control = TimeControl.per_move_ms(limit)
+        move = await session.race(partial(ask, self.player, state, control, index=self.me))
+        if move is None:  # the server spoke first: it can only be ending the game
+            said = (await session.read()).strip()
+            if said in RESULTS:
+                return self._finish(said, Ending.SERVER_ENDED)
+            if said == TIME:
+                return await self._until_result(Ending.LATE)
+            raise ProtocolError(f"unexpected {safe_text(said)!r} while we were to move")
+        await _send(session.lines, format_move(move))
+        session.say(f"{name} swapped sides (pie rule)" if move == PIE else f"{name}: {move}")
+        reply = (await session.read(self.wait)).strip()
+        if reply in RESULTS:
+            return self._finish(reply, Ending.SERVER_ENDED)
+        if reply in (ILLEGAL, TIME):
+            return await self._until_result(Ending.LATE if reply == TIME else Ending.REFUSED)
+        if reply != OK:
+            raise ProtocolError(f"expected OK, got {safe_text(reply)!r}")
         try:
-            parsed = parse_server_line(line, info.holes)
+            after = play(state, move)
+        except IllegalMove as exc:
+            raise ProtocolError(f"the server accepted an illegal move ({exc})") from None
+        self.moves.append((self.me, move))
+        self.state = after
+        return None
+
+    async def _their_turn(self) -> ClientResult | None:
+        """The server's move, checked by our rules and acknowledged (None), or the result."""
+        session = self.session
+        line = await session.read(self.wait)
+        try:
+            parsed = parse_server_line(line, self.info.holes)
         except BadLine:
             raise ProtocolError(f"unexpected line {safe_text(line)!r}") from None
         if parsed.word in RESULTS:
-            return finish(parsed.word or "", Ending.SERVER_ENDED)
+            return self._finish(parsed.word or "", Ending.SERVER_ENDED)
         if parsed.word == TIME:
             session.say(f"the {OPPONENT} ran out of time")
-            return await until_result(
+            return await self._until_result(
                 Ending.SERVER_LATE, ILLEGAL, moves_allowed=True, longer=LATE_MOVE_WAIT
             )
         if parsed.word == ILLEGAL:
-            return await until_result(Ending.SERVER_ILLEGAL)
+            return await self._until_result(Ending.SERVER_ILLEGAL)
         if parsed.move is None:
             raise ProtocolError(f"unexpected {safe_text(line)!r}")
         move = parsed.move
-        rules_state = attrs.evolve(state, pie=True) if move == PIE else state
+        # a P at the one moment it is allowed is accepted even without --pie: the server
+        # knows its rules
+        rules_state = attrs.evolve(self.state, pie=True) if move == PIE else self.state
         try:
             after = play(rules_state, move)
         except IllegalMove as exc:
             session.say(f"the {OPPONENT} played an illegal move: {move} ({exc})")
-            return await until_result(Ending.SERVER_ILLEGAL, ILLEGAL)
-        moves.append((1 - me, move))
-        state = after
+            return await self._until_result(Ending.SERVER_ILLEGAL, ILLEGAL)
+        self.moves.append((1 - self.me, move))
+        self.state = after
         if move == PIE:
             session.say(f"the {OPPONENT} swapped sides (pie rule)")
         else:
             session.say(f"{OPPONENT}: {move}")
-        await _send(lines, OK)
+        await _send(session.lines, OK)
+        return None
 
 
 async def _send(lines: LineStream, line: str) -> None:
@@ -371,7 +413,7 @@ async def _send(lines: LineStream, line: str) -> None:
         await lines.send_line(line)
 
 
-def _split_address(text: str) -> tuple[str, int]:
+def split_address(text: str) -> tuple[str, int]:
     host, colon, port = text.rpartition(":")
     if not colon:
         host, port = "localhost", text
@@ -382,9 +424,10 @@ def _split_address(text: str) -> tuple[str, int]:
         raise OptionsError(f"--connect needs HOST:PORT ({exc})") from None
 
 
-async def _connect_and_play(options: PlayOptions, out: Output, err: Output) -> int:
+async def connect_and_play(options: PlayOptions, out: Output, err: Output) -> int:
+    """``hub play kalah --connect HOST:PORT``: one game as a client; the exit status."""
     assert options.connect is not None
-    host, port = _split_address(options.connect)
+    host, port = split_address(options.connect)
     try:
         stream = await trio.open_tcp_stream(host, port)
     except OSError as exc:
@@ -440,80 +483,3 @@ def _fail(err: Output, message: str, status: int) -> int:
     err.line(f"hub play kalah: {message}")
     err.flush()
     return status
-
-
-async def play_local(options: PlayOptions, out: Output, keyboard: Keys | None = None) -> GameRecord:
-    """A game at the terminal: the local player (person or AI) against --opponent; its record."""
-    game = options.game
-    setup = setup_game(game, 1)
-
-    def make(human: bool, name: str, other: str) -> KalahSeat:
-        if human:
-            assert keyboard is not None
-            return person_seat(keyboard, out, (name, other), name=name)
-        return ai_seat(game.level, name=name)
-
-    me_first = setup.first_seat_first
-    two_people = options.human and game.opponent == "human"
-    mine = "player 1" if two_people else ("you" if options.human else "AI 1")
-    theirs = "player 2" if two_people else ("AI" if options.human else "AI 2")
-    names = (mine, theirs) if me_first else (theirs, mine)
-    players = [make(options.human, mine, theirs), make(game.opponent == "human", theirs, mine)]
-    limits = [game.settings.time_ms, game.server_limit_ms]
-    if not me_first:
-        players.reverse()
-        limits.reverse()
-    # A person sees the board at each of their turns (`person_seat`), so the view draws
-    # boards only for a game of AIs: the opening board too, else it came out twice.
-    no_person = not options.human and game.opponent != "human"
-    view = GameView(out, names, 0 if me_first else 1, no_person, options.quiet)
-    if not options.quiet:
-        out.line(f"Kalah: {names[0]} (South, moves first) vs {names[1]} (North)")
-        people = [
-            limit
-            for player, limit in zip(players, limits, strict=True)
-            if limit and isinstance(player, PersonSeat)
-        ]
-        warning = time_warning(min(people), LOCAL_ADVICE) if people else None
-        if warning is not None:
-            out.line(warning)
-        if not isinstance(players[0], PersonSeat):
-            view.draw(setup.state)
-        out.flush()
-    events = EventBus()
-    events.listen(view)
-    match = new_match(setup.state, players, limits, events=events)
-    async with recording(events, options.record, prog="hub play kalah"):
-        result = await match.run()
-    return result.record
-
-
-def main(argv: Sequence[str]) -> int:
-    out, err = Output(1), Output(2)
-    try:
-        options = parse_play(argv)
-        if options.connect is not None:
-            _split_address(options.connect)
-    except HelpRequested as exc:
-        return show_help(exc)
-    except OptionsError as exc:
-        err.line(hint(PLAY_PROG, str(exc)))
-        err.flush()
-        return EXIT_USAGE
-
-    async def run() -> int:
-        if options.connect is not None:
-            return await _connect_and_play(options, out, err)
-        people = options.human or options.game.opponent == "human"
-        if people:
-            async with open_keyboard() as keyboard:
-                await play_local(options, out, keyboard)
-        else:
-            await play_local(options, out)
-        return 0
-
-    return run_program(run)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""How Kalah appears to the core match loop: its `SeatCodec`, `Notation`, forfeit and view.
+"""How Kalah's clients hear the core match loop: its `SeatCodec`, and the state view.
 
 Pure functions over states, moves and lines, no I/O. `KalahCodec` is the server's side of
 the kalah.md conversation with one client (a TCP peer or a program over pipes alike, in a
@@ -15,9 +15,10 @@ the kalah.md conversation with one client (a TCP peer or a program over pipes al
   loser of an illegal or malformed move gets ``ILLEGAL``; the winner sees the offending
   (or late) move first if there is one.
 
-`KalahNotation` writes moves as the protocol does (``4 3``, ``P``) and shows a state as the
-view of docs/architecture.md ("State views"); `state_from_view` rebuilds a state from it for
-the game's own terminal printers. `kalah_forfeit` keeps the stores as scores.
+`state_view` shows a state as the view of docs/architecture.md ("State views") (the
+declaration's, `hub.games.kalah.game.KalahGame.view`); `state_from_view` rebuilds a state
+from it for the game's own terminal printers. The rules, a move's text (the protocol's:
+``4 3``, ``P``) and the forfeit rule (the stores are the scores) are the declaration's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Collection, Sequence
 
 import attrs
 
-from hub.core.match import Fault, MatchResult, Moved, Start, Turn, forfeit_outcome
+from hub.core.match import Fault, MatchResult, Moved, Start, Turn
 from hub.core.referee import Outcome, Termination
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
@@ -132,20 +133,3 @@ def state_from_view(view: JSON) -> KalahState:
     return KalahState(
         holes=view["holes"], board=view["board"], mover=view["to_move"], swapped=view["swapped"]
     )
-
-
-class KalahNotation:
-    """`hub.core.match.Notation` for Kalah: a move is its protocol line."""
-
-    game = GAME
-
-    def move_text(self, state: KalahState, move: Move) -> str:
-        return format_move(move)
-
-    def state_view(self, state: KalahState) -> JSON:
-        return state_view(state)
-
-
-def kalah_forfeit(state: KalahState, fault: Fault) -> Outcome:
-    """The outcome when ``fault`` stops a game: the other seat wins, the stores are the scores."""
-    return attrs.evolve(forfeit_outcome(2, fault), scores=(state.store(0), state.store(1)))

@@ -1,13 +1,15 @@
 """Kalah, declared: the `hub.core.game.Game` over Kalah's pure pieces.
 
-The rules are `hub.games.kalah.rules` (`KalahReferee`'s functions), the notation is the
+The rules are `hub.games.kalah.rules`' pure functions, the notation is the
 protocol's (``4 3``: a whole turn, several holes when a sowing ends in one's own store;
 ``P``: the pie swap), the view is `hub.games.kalah.codec.state_view` (docs/architecture.md,
 "State views"), the pictures are `hub.games.kalah.pictures` and the AI is
 `hub.games.kalah.ai`'s search. hub derives from it what every declared game gets: ``hub
 play kalah SEAT SEAT`` (people, AIs, JSON bots), the pictures of ``hub games show`` and the
-web view. The spec-fixed programs (``hub serve kalah``, ``hub play kalah --connect``) stay
-Kalah's own (hub/games/kalah/plugin.py).
+web view. The spec-fixed programs (``hub serve kalah``, ``hub play kalah --connect``) are
+Kalah's own (hub/games/kalah/plugin.py), built from this declaration: their games are
+played by it (`hub.games.kalah.seats.new_match`). The settings are decided and checked
+once, by `hub.games.kalah.settings.KalahSettings`.
 """
 
 from __future__ import annotations
@@ -30,30 +32,20 @@ from hub.games.kalah.rules import (
     MAX_SEEDS,
     MIN_HOLES,
     MIN_SEEDS,
-    KalahReferee,
     KalahState,
     Move,
-    new_game,
+    candidate_moves,
+    legal_moves,
+    outcome,
+    play,
     random_layout,
 )
+from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings, parse_layout
 
 if TYPE_CHECKING:
     from hub.core.clock import TimeControl
     from hub.core.local_seats import StopFlag
     from hub.core.match import Fault
-    from hub.games.kalah.settings import KalahSettings
-
-RULES = KalahReferee()
-
-
-def parse_layout(text: str) -> tuple[int, ...] | None:
-    """``"6,4,7,6,5,8"`` (commas or spaces) as counts; an empty text is None."""
-    words = text.replace(",", " ").split()
-    if not words:
-        return None
-    if not all(word.isdigit() and len(word) <= 4 for word in words):
-        raise SettingsError(f"layout must be seed counts separated by commas, not {text!r}")
-    return tuple(int(word) for word in words)
 
 
 class KalahGame(Game[KalahState, Move]):
@@ -82,27 +74,29 @@ class KalahGame(Game[KalahState, Move]):
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)
-        given = settings or {}
-        layout = parse_layout(str(self.settings["layout"]))
-        self.layout = layout
-        if layout is not None:
-            if self.settings["random"]:
-                raise SettingsError("random and layout exclude each other")
-            if "holes" not in given:
-                self.settings["holes"] = len(layout)
-            if "seeds" not in given and len(layout) and not sum(layout) % len(layout):
-                self.settings["seeds"] = sum(layout) // len(layout)
-            try:
-                new_game(self.settings["holes"], self.settings["seeds"], layout=layout)
-            except ValueError as exc:
-                raise SettingsError(f"layout: {exc}") from None
+        given, chosen = settings or {}, self.settings
+        self.chosen: KalahSettings
+        """The game's settings as Kalah's one settings value (`KalahSettings.given`)."""
+        try:
+            layout = parse_layout(str(chosen["layout"]))
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+        try:
+            self.chosen = KalahSettings.given(
+                chosen["holes"] if "holes" in given else None,
+                chosen["seeds"] if "seeds" in given else None,
+                pie=bool(chosen["pie"]),
+                random=bool(chosen["random"]),
+                layout=layout,
+            )
+        except ValueError as exc:
+            raise SettingsError(f"layout: {exc}") from None
+        chosen["holes"], chosen["seeds"] = self.chosen.holes, self.chosen.seeds
 
     # -- hub match: Kalah's options and settings, layouts as openings (docs/kalah.md) -----
 
     @classmethod
     def match_options(cls) -> tuple[Option, ...]:
-        from hub.games.kalah.settings import DEFAULT_TIME_MS
-
         holes, seeds, pie, randomly, layout = cls.options
         time_ms = Option("time_ms", DEFAULT_TIME_MS, "every player's limit per whole turn, in "
                          "ms; 0 is none", low=0, high=MAX_TIME_MS)  # fmt: skip
@@ -111,18 +105,24 @@ class KalahGame(Game[KalahState, Move]):
 
     @classmethod
     def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.games.kalah.match import match_settings
-
-        return match_settings(given, parse_layout(str(given.get("layout", ""))))
+        """The recorded settings (`KalahSettings`) from the options given; raises
+        `ValueError` for options that do not fit together."""
+        chosen = KalahSettings.given(
+            given.get("holes"),
+            given.get("seeds"),
+            pie=bool(given.get("pie", False)),
+            time_ms=int(given.get("time_ms", DEFAULT_TIME_MS)),
+            random=bool(given.get("random", False)),
+            layout=parse_layout(str(given.get("layout", ""))),
+        )
+        return chosen.to_json()
 
     @classmethod
     def for_match(cls, settings: Mapping[str, Any], seats: int) -> KalahGame:
-        from hub.games.kalah.settings import KalahSettings
-
         chosen = KalahSettings.from_json(settings)
         game = cls(chosen.declared(chosen.layout), seats=seats)
         game.settings["random"] = chosen.random
-        game.match = chosen
+        game.chosen = game.match = chosen
         return game
 
     @classmethod
@@ -132,18 +132,24 @@ class KalahGame(Game[KalahState, Move]):
         return program_problem(command)
 
     def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        from hub.games.kalah.match import draw_openings
-
-        assert self.match is not None
-        return draw_openings(self.match, count, seed)
-
-    def match_start(self, opening: Any, game_id: str) -> KalahState:
-        from hub.games.kalah.match import start_layout
+        """Seeded random layouts (distinct while there are enough), whether or not
+        ``--random`` was given: the protocol cannot start a program's game after a few
+        plies, so a layout is how a Kalah match varies its games. A given ``--layout`` is
+        the user's start: no openings (every game from it)."""
+        from hub.core.plugin import draw_distinct
 
         chosen = self.match
         assert chosen is not None
-        self.match_layout = start_layout(chosen, opening, game_id)
-        return new_game(chosen.holes, chosen.seeds, pie=chosen.pie, layout=self.match_layout)
+        if chosen.layout is not None:
+            return []
+        rng = random.Random(seed)
+        return draw_distinct(lambda: list(random_layout(chosen.holes, chosen.seeds, rng)), count)
+
+    def match_start(self, opening: Any, game_id: str) -> KalahState:
+        chosen = self.match
+        assert chosen is not None
+        self.match_layout = chosen.start_layout(opening, game_id)
+        return chosen.new_game(self.match_layout)
 
     def match_clock(self, settings: Mapping[str, Any]) -> list[TimeControl]:
         from hub.core.clock import TimeControl
@@ -152,33 +158,34 @@ class KalahGame(Game[KalahState, Move]):
         return [TimeControl.per_move_ms(self.match.time_ms)] * 2
 
     def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
-        from hub.games.kalah.codec import kalah_forfeit
+        """The other seat wins; the stores are the scores."""
+        from hub.core.match import forfeit_outcome
 
-        return kalah_forfeit(state, fault)
+        return attrs.evolve(forfeit_outcome(2, fault), scores=(state.store(0), state.store(1)))
 
     # -- rules -----------------------------------------------------------------------------
 
     def start(self, rng: random.Random) -> KalahState:
-        holes, seeds = int(self.settings["holes"]), int(self.settings["seeds"])
-        layout = self.layout
-        if layout is None and self.settings["random"]:
-            layout = random_layout(holes, seeds, rng)
-        return new_game(holes, seeds, pie=bool(self.settings["pie"]), layout=layout)
+        return self.chosen.new_game(self.chosen.layout_for(rng))
+
+    def seats(self, state: KalahState) -> int:
+        return 2
 
     def to_move(self, state: KalahState) -> int | None:
-        return RULES.to_move(state)
+        return state.mover
 
     def legal_moves(self, state: KalahState) -> Sequence[Move]:
-        return RULES.legal_moves(state)
+        return legal_moves(state)
 
     def candidate_moves(self, state: KalahState) -> Any:
-        return RULES.candidate_moves(state)
+        """Single holes, the legal turns cut short or run on, and the pie."""
+        return candidate_moves(state)
 
     def apply(self, state: KalahState, move: Move) -> KalahState:
-        return RULES.apply(state, move)
+        return play(state, move)
 
     def outcome(self, state: KalahState) -> Outcome | None:
-        return RULES.outcome(state)
+        return outcome(state)
 
     # -- notation --------------------------------------------------------------------------
 

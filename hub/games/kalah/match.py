@@ -15,11 +15,12 @@
 * Options: ``--holes``, ``--seeds``, ``--pie``, ``--time-ms`` (every player's limit per
   whole turn, default 5000; 0: none), ``--random`` (a random layout per opening) or
   ``--layout C,C,..`` (one given layout), checked together as ``hub serve kalah`` does
-  (`match_settings`); the settings recorded are `KalahSettings`.
-* Openings (`draw_openings`): seeded random layouts (distinct while there are enough), each
-  a list of hole counts, so that a match of deterministic players plays distinct games
-  (``hub match --openings fixed`` plays every game from the standard layout instead); with
-  ``--layout`` none (every game from that layout).
+  (`KalahSettings.given`, through the declaration's ``match_settings``); the settings
+  recorded are `KalahSettings`.
+* Openings (`KalahGame.match_openings`): seeded random layouts (distinct while there are
+  enough), each a list of hole counts, so that a match of deterministic players plays
+  distinct games (``hub match --openings fixed`` plays every game from the standard layout
+  instead); with ``--layout`` none (every game from that layout).
 * A program that cannot be started, does not say ``READY`` within `START_TIMEOUT`, crashes,
   hangs past its time or sends garbage loses that game, with the reason in the record;
   every child is reaped before the game's seats are done, even when it is cancelled.
@@ -27,77 +28,42 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import random
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from hub.core.identity import program_identity
 from hub.core.lines import LineStream
 from hub.core.local_seats import open_keyboard
 from hub.core.match import SeatFailure
 from hub.core.output import Output
-from hub.core.plugin import GameSpec, draw_distinct
+from hub.core.plugin import GameSpec
 from hub.core.programs import resolve_program
-from hub.core.values import JSON, PlayerInfo
+from hub.core.values import PlayerInfo
 from hub.declared.seats import ProgramSeat
 from hub.games.kalah.codec import KalahCodec
-from hub.games.kalah.options import OptionsError, board
 from hub.games.kalah.players import person_seat as terminal_seat
 from hub.games.kalah.printer import GameView
 from hub.games.kalah.protocol import Info, max_line
-from hub.games.kalah.rules import KalahState, Move, random_layout
+from hub.games.kalah.rules import KalahState, Move
 from hub.games.kalah.seats import KalahSeat, greet, welcome
-from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings
+from hub.games.kalah.settings import KalahSettings
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from hub.core.bus import EventBus
-    from hub.games.kalah.game import KalahGame
+
+
+class MatchGame(Protocol):
+    """What the seats of a match need of its game (`hub.games.kalah.game.KalahGame`, which
+    names this module's seats: typed here without importing it back)."""
+
+    match: KalahSettings | None
+    match_layout: tuple[int, ...] | None
+
 
 HUMAN = "human"
 START_TIMEOUT = 10.0
 """Seconds a program has to be started and say ``READY``."""
-
-
-def match_settings(given: Mapping[str, Any], layout: tuple[int, ...] | None) -> dict[str, JSON]:
-    """The recorded settings (`KalahSettings`) from the options given; raises `ValueError`
-    for options that do not fit together."""
-    options = argparse.Namespace(
-        holes=given.get("holes"),
-        seeds=given.get("seeds"),
-        layout=layout,
-        random=bool(given.get("random", False)),
-    )
-    try:
-        holes, seeds, layout = board(options)
-    except OptionsError as exc:
-        raise ValueError(str(exc)) from None
-    time_ms = int(given.get("time_ms", DEFAULT_TIME_MS))
-    pie = bool(given.get("pie", False))
-    return KalahSettings(holes, seeds, pie, time_ms, options.random, layout).to_json()
-
-
-def draw_openings(settings: KalahSettings, count: int, seed: int) -> list[Any]:
-    """Seeded random layouts (distinct while there are enough), whether or not
-    ``--random`` was given: the protocol cannot start a program's game after a few plies,
-    so a layout is how a Kalah match varies its games. A given ``--layout`` is the user's
-    start: no openings (every game from it)."""
-    if settings.layout is not None:
-        return []
-    rng = random.Random(seed)
-    return draw_distinct(lambda: list(random_layout(settings.holes, settings.seeds, rng)), count)
-
-
-def start_layout(settings: KalahSettings, opening: JSON, game_id: str) -> tuple[int, ...] | None:
-    """The layout a game starts from: its opening's, the given one, or (``--random`` with no
-    opening drawn) one drawn from the game's id."""
-    layout = settings.start_layout(opening)
-    if layout is None and settings.random:
-        layout = random_layout(settings.holes, settings.seeds, random.Random(game_id))
-    return layout
 
 
 class KalahAgent(ProgramSeat[KalahState, Move]):
@@ -119,7 +85,7 @@ class KalahAgent(ProgramSeat[KalahState, Move]):
 
 
 def program_seat(
-    game: KalahGame, command: str, *, seat: int, spec: str, seed: int = 0
+    game: MatchGame, command: str, *, seat: int, spec: str, seed: int = 0
 ) -> KalahAgent:
     """The Kalah seat kind (`hub.games.kalah.game.KalahGame.program_kind`): the agent
     program ``command`` names, told the game's settings and layout; seat 0 moves first."""
@@ -132,7 +98,7 @@ def program_seat(
 
 @contextlib.asynccontextmanager
 async def person_seat(
-    game: KalahGame, spec: GameSpec, events: EventBus
+    game: MatchGame, spec: GameSpec, events: EventBus
 ) -> AsyncIterator[KalahSeat]:
     """``human``: the person at this terminal, reading `open_keyboard` and seeing the game as
     ``hub play kalah`` shows it (`GameView`)."""

@@ -16,11 +16,16 @@ from hub.core.usage import Parser
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, max_line, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
-from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings
+from hub.games.kalah.settings import (
+    DEFAULT_HOLES,
+    DEFAULT_SEEDS,
+    DEFAULT_TIME_MS,
+    KalahSettings,
+    parse_layout,
+)
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
-DEFAULT_HOLES, DEFAULT_SEEDS = 6, 4
 DEFAULT_GRACE_MS = 2000
 HANDSHAKE_SECONDS = 30.0
 """How long a client has to answer ``INFO`` with ``READY`` (``--idle-timeout``'s default)."""
@@ -114,11 +119,15 @@ def _milliseconds(name: str) -> Callable[[str], int]:
     return _ranged(name, 0, MAX_TIME_MS, " ms (0: no limit)")
 
 
-def _layout(text: str) -> tuple[int, ...]:
-    counts = [parse_whole_number(part, max_digits=4) for part in text.replace(" ", ",").split(",")]
-    if any(count is None for count in counts):
-        raise argparse.ArgumentTypeError(f"a layout is counts separated by commas, not {text!r}")
-    return tuple(count for count in counts if count is not None)
+def _layout_argument(text: str) -> tuple[int, ...]:
+    """``--layout``: `parse_layout`, its error as argparse's."""
+    try:
+        layout = parse_layout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if layout is None:
+        raise argparse.ArgumentTypeError("a layout needs seed counts separated by commas")
+    return layout
 
 
 def add_board_options(
@@ -150,7 +159,7 @@ def add_board_options(
     parser.add_argument(
         "--layout",
         metavar="C,C,..",
-        type=_layout,
+        type=_layout_argument,
         help="the seeds in each hole of a side, e.g. 6,4,7,6,5,8, the same on both sides "
         "(default: S seeds in every hole)",
     )
@@ -218,45 +227,24 @@ def _add_game_options(parser: argparse.ArgumentParser, *, serving: bool) -> None
     game.add_argument("--script", help=argparse.SUPPRESS)  # tests: the server's first turns
 
 
-def board(args: argparse.Namespace) -> tuple[int, int, tuple[int, ...] | None]:
-    """Holes, seeds and the explicit layout (or None) from `add_board_options`' options;
-    raises `OptionsError` if they disagree."""
-    holes = args.holes
-    seeds = args.seeds
-    layout = args.layout
-    if layout is not None:
-        if holes is not None and holes != len(layout):
-            raise OptionsError(f"--layout has {len(layout)} counts for {holes} holes")
-        holes = len(layout)
-        if not MIN_HOLES <= holes <= MAX_HOLES:
-            raise OptionsError(f"a layout needs {MIN_HOLES}..{MAX_HOLES} counts")
-        total = sum(layout)
-        if seeds is None:
-            if total % holes:
-                raise OptionsError(f"a layout of {holes} holes must hold a multiple of {holes}")
-            seeds = total // holes
-        if total != holes * seeds:
-            raise OptionsError(f"--layout must hold {holes * seeds} seeds, not {total}")
-        if not MIN_SEEDS <= seeds <= MAX_SEEDS:
-            raise OptionsError(f"a layout needs {MIN_SEEDS}..{MAX_SEEDS} seeds per hole")
-        if args.random:
-            raise OptionsError("--random and --layout exclude each other")
-    holes = holes if holes is not None else DEFAULT_HOLES
-    return holes, seeds if seeds is not None else DEFAULT_SEEDS, layout
-
-
 def _game(args: argparse.Namespace, default_time_ms: int) -> GameOptions:
-    holes, seeds, layout = board(args)
     time_ms = args.time_ms if args.time_ms is not None else default_time_ms
-    if args.script is not None:
-        try:
-            parse_script(args.script, holes)
-        except BadLine as exc:
-            raise OptionsError(f"--script: {exc}") from None
     try:
-        settings = KalahSettings(holes, seeds, args.pie, time_ms, args.random, layout)
+        settings = KalahSettings.given(
+            args.holes,
+            args.seeds,
+            pie=args.pie,
+            time_ms=time_ms,
+            random=args.random,
+            layout=args.layout,
+        )
     except ValueError as exc:
         raise OptionsError(str(exc)) from None
+    if args.script is not None:
+        try:
+            parse_script(args.script, settings.holes)
+        except BadLine as exc:
+            raise OptionsError(f"--script: {exc}") from None
     return GameOptions(
         settings,
         server_time_ms=args.server_time_ms,

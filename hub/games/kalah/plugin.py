@@ -25,7 +25,7 @@ def play(args: Sequence[str]) -> int:
         from hub.games.kalah.game import KalahGame
 
         return generic(KalahGame, args)
-    from hub.games.kalah.client import main
+    from hub.games.kalah.play import main
 
     return main(args)
 

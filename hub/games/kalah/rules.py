@@ -1,4 +1,5 @@
-"""The rules of Kalah as a pure `Referee` (kalah.md, "Rules").
+"""The rules of Kalah (kalah.md, "Rules") as pure functions, which the declaration
+(`hub.games.kalah.game.KalahGame`, the game's one rules object) calls.
 
 Seats: 0 is the player who moves first, 1 the other. The board is a tuple of ``2h + 2``
 counts indexed by seat, not by side: seat 0's holes 1..h, seat 0's store, seat 1's holes
@@ -200,41 +201,24 @@ def turn_sequences(relative: Sequence[int], holes: int) -> Iterator[tuple[tuple[
         stack.extend(reversed(extensions))
 
 
-class KalahReferee:
-    """`hub.core.referee.Referee` for Kalah; moves are whole turns (`Move`)."""
-
-    def seats(self, state: KalahState) -> int:
-        return 2
-
-    def to_move(self, state: KalahState) -> int | None:
-        return state.mover
-
-    def legal_moves(self, state: KalahState) -> Sequence[Move]:
-        return legal_moves(state)
-
-    def candidate_moves(self, state: KalahState) -> Iterable[Move]:
-        """Single holes, the legal turns cut short or run on, and the pie."""
-        if state.over:
-            return [PIE, *(turn(hole) for hole in range(1, state.holes + 1))]
-        legal = legal_moves(state)
-        found: dict[Move, None] = {PIE: None}
+def candidate_moves(state: KalahState) -> list[Move]:
+    """Well-formed moves, legal or not: single holes, the legal turns cut short or run on,
+    and the pie (what the conformance suite tries to be refused)."""
+    if state.over:
+        return [PIE, *(turn(hole) for hole in range(1, state.holes + 1))]
+    legal = legal_moves(state)
+    found: dict[Move, None] = {PIE: None}
+    for hole in range(1, state.holes + 1):
+        found[turn(hole)] = None
+    for move in legal:
+        if move.pie:
+            continue
+        for cut in range(1, len(move.holes)):
+            found[Move(move.holes[:cut])] = None
         for hole in range(1, state.holes + 1):
-            found[turn(hole)] = None
-        for move in legal:
-            if move.pie:
-                continue
-            for cut in range(1, len(move.holes)):
-                found[Move(move.holes[:cut])] = None
-            for hole in range(1, state.holes + 1):
-                found[Move((*move.holes, hole))] = None
-            found[move] = None
-        return list(found)
-
-    def apply(self, state: KalahState, move: Move) -> KalahState:
-        return play(state, move)
-
-    def outcome(self, state: KalahState) -> Outcome | None:
-        return outcome(state)
+            found[Move((*move.holes, hole))] = None
+        found[move] = None
+    return list(found)
 
 
 def legal_moves(state: KalahState) -> list[Move]:

@@ -1,7 +1,8 @@
 """Kalah's seats of the core match loop, its handshake, and the one way a Kalah match is built.
 
 There is no Kalah game loop: every game (the server's, a local game at the terminal, one
-game of ``hub match``) is a `hub.core.match.Match` made by `new_match`, whose seats are:
+game of ``hub match``) is a `hub.core.match.Match` of the declaration
+(`hub.games.kalah.game.KalahGame`) made by `new_match`, whose seats are:
 
 * a client (a TCP peer, or an agent program over pipes): `client_seat`, a
   `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
@@ -23,14 +24,15 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
+from hub.core.game import Game
 from hub.core.lines import LineError, LineStream, LineTooLong
 from hub.core.match import Match, Seat, SeatFailure
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
-from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
+from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
-from hub.games.kalah.rules import KalahReferee, KalahState, Move
+from hub.games.kalah.rules import KalahState, Move
 
 KalahSeat = Seat[KalahState, Move]
 
@@ -69,6 +71,7 @@ async def greet(
 
 
 def new_match(
+    game: Game[KalahState, Move],
     state: KalahState,
     seats: Sequence[KalahSeat],
     limits_ms: Sequence[int],
@@ -77,15 +80,17 @@ def new_match(
     settings: Mapping[str, JSON] | None = None,
     game_id: str | None = None,
 ) -> Match[KalahState, Move]:
-    """A Kalah game between ``seats`` (seat 0 moves first), ``limits_ms`` per move each."""
+    """A Kalah game of the declaration ``game`` (`hub.games.kalah.game.KalahGame`, which
+    this module does not import: it names this package's seats) between ``seats`` (seat 0
+    moves first), from ``state``, ``limits_ms`` per move each."""
     return Match(
-        KalahReferee(),
+        game,
         state,
         seats,
-        notation=KalahNotation(),
+        notation=game,
         events=events,
         time_control=[TimeControl.per_move_ms(ms) for ms in limits_ms],
         settings=settings,
         game_id=game_id,
-        forfeit=kalah_forfeit,
+        forfeit=game.forfeit,
     )

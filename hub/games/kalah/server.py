@@ -59,6 +59,7 @@ from hub.core.usage import HelpRequested, hint, show_help
 from hub.core.values import PlayerInfo
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
+from hub.games.kalah.game import KalahGame
 from hub.games.kalah.options import (
     SERVE_PROG,
     SERVER_LIMITS,
@@ -69,7 +70,7 @@ from hub.games.kalah.options import (
 from hub.games.kalah.players import ai_seat, person_seat, scripted_seat
 from hub.games.kalah.printer import BoardPrinter
 from hub.games.kalah.protocol import WINNER, Info, max_line, parse_script
-from hub.games.kalah.rules import KalahState, new_game, random_layout
+from hub.games.kalah.rules import KalahState
 from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import open_recording, report
@@ -84,8 +85,10 @@ collections and games were lost on time (bench/load.py, docs/reliability.md)."""
 class GameSetup:
     """What is drawn per game (from the options' `KalahSettings` and the game's own seeded
     generator): its number, its layout (a random one, or the settings'), who moves first,
-    and the state it starts from. The settings themselves stay `KalahServer.settings`."""
+    and the state it starts from; ``game``, the declaration that plays it. The settings
+    themselves stay `KalahServer.settings`."""
 
+    game: KalahGame
     number: int
     state: KalahState
     layout: tuple[int, ...] | None
@@ -97,12 +100,10 @@ def setup_game(options: GameOptions, number: int) -> GameSetup:
     seed = options.seed
     rng = random.Random(seed * 1_000_003 + number) if seed is not None else random.Random()
     settings = options.settings
-    layout = settings.layout
-    if layout is None and settings.random:
-        layout = random_layout(settings.holes, settings.seeds, rng)
+    layout = settings.layout_for(rng)
     first = options.first == "client" or (options.first == "random" and rng.random() < 0.5)
-    state = new_game(settings.holes, settings.seeds, pie=settings.pie, layout=layout)
-    return GameSetup(number, state, layout, first)
+    game = KalahGame(settings.declared(layout))
+    return GameSetup(game, number, settings.new_game(layout), layout, first)
 
 
 def describe_record(number: int, record: GameRecord) -> str:
@@ -244,6 +245,7 @@ class KalahServer:
     ) -> None:
         """Referee one game between ``seats`` (in seat order) and record it."""
         match = new_match(
+            setup.game,
             setup.state,
             seats,
             limits,

@@ -5,9 +5,10 @@ The package, by concern (docs/chess.md):
 * `commands`: pure: a line to a command value (`parse_command`, `parse_setup`), a human's
   move words to a legal move (`parse_move`), the spec's messages, the help text;
 * `session`: `ConsoleSession`, the command interpreter: one core `Match` per game, the
-  commands dispatched through a table of handlers; `open_console` (a session in a nursery);
-* `terminal`: what is printed: the spec's board and score, the `Transcript` of a game (a
-  spectator of its `Match`), `Terminal` (what a person at a terminal sees besides);
+  commands dispatched through a table of handlers; the `Transcript` of a game (a
+  spectator of its `Match`); `open_console` (a session in a nursery);
+* `terminal`: what is printed: the spec's board and score, `Terminal` (what a person at a
+  terminal sees besides);
 * `options`: `ConsoleOptions`, the options as one value;
 * `cli`: `parse_options`, `help_parser`, `run`, `run_with_gui`, `run_recorded`, `main`;
 * `sync`: `Console`, the same session for synchronous callers (``hub demo chess``, tests).
@@ -73,6 +74,7 @@ from hub.games.chess.console.session import (
     Mode,
     Player,
     Think,
+    Transcript,
     open_console,
     search_move,
 )
@@ -81,7 +83,6 @@ from hub.games.chess.console.terminal import (
     COLOURS,
     StatusLine,
     Terminal,
-    Transcript,
     board_display,
     format_points,
 )

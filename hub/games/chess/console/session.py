@@ -1,10 +1,11 @@
 """`ConsoleSession`: the console's command interpreter, one core `Match` per game.
 
-A game is a `Match` of the chess library's `ChessReferee(automatic_draws=False)` (only
-checkmate, stalemate and resignation end a game) run in the session's nursery: a human is a
-`FedSeat` fed by ``move e2 e4``, a computer a `PromptedSeat` whose level thinks in a worker
-thread with a stop flag when the user types a bare ``move``. What is printed about a game
-is written by its `Transcript` (`hub.games.chess.console.terminal`). A parsed command
+A game is a `Match` of the chess declaration, `hub.chess.game.ChessGame`, whose draw
+policy is `Draws.NONE` (only checkmate, stalemate and resignation end a game), run in the
+session's nursery: a human is a `FedSeat` fed by ``move e2 e4``, a computer a
+`PromptedSeat` whose level thinks in a worker thread with a stop flag when the user types a
+bare ``move``. What is printed about a game is written by its `Transcript` (a spectator of
+the `Match`, drawing with `hub.games.chess.console.terminal`). A parsed command
 (`hub.games.chess.console.commands`) goes to its handler through a table, one for play and
 one for setup mode. ``undo`` stops the game as ``ABORTED`` (detail ``undo``) and plays on
 in a new `Match` from the earlier `ChessState`, given the old match's `History` up to
@@ -21,12 +22,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 import chess
 import trio
 
-from hub.chess.notation import ChessNotation
-from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState, repetition_count
+from hub.chess.game import ChessGame
+from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, Draws, initial, repetition_count
 from hub.chess.search import ComputerPlayer, Searcher
 from hub.chess.setup import setup_fen, setup_problems
 from hub.core.bus import EventBus
-from hub.core.match import History, Match, Moved
+from hub.core.match import History, Match, MatchResult, Moved
 from hub.core.referee import Outcome, Termination
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime, run_in_thread
 from hub.core.values import PlayerInfo
@@ -58,7 +59,6 @@ from hub.games.chess.console.options import ConsoleOptions
 from hub.games.chess.console.terminal import (
     COLOURS,
     Terminal,
-    Transcript,
     first_line,
     repetition_line,
     score_lines,
@@ -112,8 +112,8 @@ class ConsoleSession:
         """What a person at a terminal sees besides the spec's output (nothing by default)."""
         self.bus = bus if bus is not None else EventBus()
         """Every game of the session is published here (the live view subscribes)."""
-        self.referee = ChessReferee(automatic_draws=False)
-        self.notation = ChessNotation()
+        self.game = ChessGame(draws=Draws.NONE)
+        """The rules, notation and views of every game of the session (the declaration)."""
         self.rng = random.Random(self.options.seed)
         self.mode = Mode.IDLE
         self.players: tuple[Player, Player] = (None, None)
@@ -212,7 +212,7 @@ class ConsoleSession:
         fen, self.pending_fen = self.pending_fen or chess.STARTING_FEN, None
         assert self._hint_player.searcher is not None
         self._hint_player.searcher.clear()
-        await self._start(self.referee.initial(fen))
+        await self._start(initial(fen))
         return []
 
     def _player(self, name: str) -> Player:
@@ -240,10 +240,11 @@ class ConsoleSession:
         self._seats = [self._seat(WHITE_SEAT), self._seat(BLACK_SEAT)]
         white, black = self.half_points
         self.match = Match(
-            self.referee,
+            self.game,
             state,
             self._seats,
-            notation=self.notation,
+            notation=self.game,
+            forfeit=self.game.forfeit,
             events=self.bus,
             spectators=[Transcript(self)],
             history=history,
@@ -332,7 +333,7 @@ class ConsoleSession:
         """The board and, while the game goes on, the check and repetition notices (the
         end of a game is shown by `game_ended`)."""
         lines = self.terminal.draw(state.board, state)
-        if self.referee.to_move(state) is None:
+        if self.game.to_move(state) is None:
             return lines
         if state.board.is_check():
             lines.append(f"{COLOURS[state.turn_seat]} is in check.")
@@ -472,3 +473,22 @@ async def open_console(
             yield ConsoleSession(nursery, options, bus=bus, think=think, terminal=terminal)
         finally:
             nursery.cancel_scope.cancel()
+
+
+class Transcript:
+    """What the console prints about one game (a `hub.core.match.Spectator` of its `Match`):
+    the board and status at the start and after each move, the computer's move in words, the
+    end and the score. It reads the typed positions, so it costs no event and no FEN; the
+    lines go to the session's command that caused them (`ConsoleSession.show`)."""
+
+    def __init__(self, session: ConsoleSession) -> None:
+        self._session = session
+
+    def started(self, state: ChessState) -> None:
+        self._session.show(lambda: self._session.position(state))
+
+    def moved(self, moved: Moved[ChessState, str]) -> None:
+        self._session.show(lambda: self._session.moved_lines(moved))
+
+    def ended(self, result: MatchResult[ChessState, str]) -> None:
+        self._session.show(lambda: self._session.game_ended(result.outcome))

@@ -1,5 +1,5 @@
 """What the console prints: the spec's board (`board_display`) and score (`format_points`),
-the `Transcript` of a game (a spectator of its `Match`), and `Terminal`, what a person at a
+and `Terminal`, what a person at a
 terminal sees besides the spec's output (Unicode pieces and colour, "... is thinking..." on
 standard error, ``=`` saying who moves first)."""
 
@@ -8,18 +8,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING
 
 import attrs
 import chess
 
 from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_board
 from hub.chess.rules import ChessState
-from hub.core.match import MatchResult, Moved
 from hub.core.output import write_all
-
-if TYPE_CHECKING:
-    from hub.games.chess.console.session import ConsoleSession
 
 COLOURS = ("White", "Black")
 
@@ -138,22 +133,3 @@ def first_line(turn: chess.Color) -> str:
 
 def repetition_line(count: int) -> str:
     return f"Threefold repetition: this position has occurred {count} times (the game goes on)."
-
-
-class Transcript:
-    """What the console prints about one game (a `hub.core.match.Spectator` of its `Match`):
-    the board and status at the start and after each move, the computer's move in words, the
-    end and the score. It reads the typed positions, so it costs no event and no FEN; the
-    lines go to the session's command that caused them (`ConsoleSession.show`)."""
-
-    def __init__(self, session: ConsoleSession) -> None:
-        self._session = session
-
-    def started(self, state: ChessState) -> None:
-        self._session.show(lambda: self._session.position(state))
-
-    def moved(self, moved: Moved[ChessState, str]) -> None:
-        self._session.show(lambda: self._session.moved_lines(moved))
-
-    def ended(self, result: MatchResult[ChessState, str]) -> None:
-        self._session.show(lambda: self._session.game_ended(result.outcome))
