@@ -3,14 +3,14 @@ independent computations.
 
 Sources:
 * fastchess's own unit tests (github.com/Disservin/fastchess, app/tests/elo_test.cpp and
-  app/tests/sprt_test.cpp): ``Stats(wins, losses, draws)`` 136/96/111 has Elo 40.70 ± 30.43
-  (LOS 99.60 %); the logistic trinomial LLR of 21404/21184/40708 for [0.5, 2.5] is -1.57 and
-  of 57433/57030/106593 for [0, 2] is -2.59. Pentanomial, ``Stats(LL, LD, WL, DD, WD, WW)``:
-  34/54/31/32/64/75 is 55.58 ± 27.65, LOS "100.00 %", score 0.579; 332/433/457/41/333/334
-  is -8.64 ± 10.33, LOS "5.05 %", score 0.488; 7895/8757/5485/200/568/9999 is -21.04 ±
-  2.95, LOS "0.00 %", score 0.470; the logistic pentanomial LLR of 223/9863/20279/1000/
-  10037/246 for [0.5, 2.5] is -3.07 and of 871/26175/55003/980/26678/821 for [0, 2] is
-  -4.98 (doctest's ``Approx(...).epsilon(0.01)``; we compare the printed digits).
+  app/tests/sprt_test.cpp), listed in `FASTCHESS_LLR` and `FASTCHESS_NELO` below:
+  ``Stats(wins, losses, draws)`` 136/96/111 has Elo 40.70 ± 30.43 (LOS 99.60 %).
+  Pentanomial, ``Stats(LL, LD, WL, DD, WD, WW)``: 34/54/31/32/64/75 is 55.58 ± 27.65, LOS
+  "100.00 %", score 0.579; 332/433/457/41/333/334 is -8.64 ± 10.33, LOS "5.05 %", score
+  0.488; 7895/8757/5485/200/568/9999 is -21.04 ± 2.95, LOS "0.00 %", score 0.470. Their
+  LLRs and nElo are checked with doctest's ``Approx(...).epsilon(0.01)`` (1% relative);
+  we compare the printed digits where ours agree to them, and 1% where fastchess stops its
+  normalized fixed point early (10 steps of 1e-4) and we do not.
 * cutechess-cli output published in github.com/PS-Wizard/OopsMate
   (archive/data/results/v16_lazysmp.md): "Score of OopsMate vs Sayuri 2018.05.23: 99 - 97 -
   104 [0.503] 300 ... Elo difference: 2.3 +/- 31.8, LOS: 55.7 %, DrawRatio: 34.7 %" and
@@ -28,16 +28,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.tournament.stats import (
+from hub.tournament.elo import (
     Z95,
-    GameOutcome,
     Pentanomial,
     Sprt,
-    Tally,
     elo_of_score,
     estimate,
     pair_estimate,
-    pair_kind,
     pair_llr,
     parse_sprt,
     score_of_elo,
@@ -143,19 +140,114 @@ def test_fastchess_published_pentanomial_results(
     assert got.pairs == sum(counts)
 
 
-@pytest.mark.parametrize(
-    ("counts", "elo0", "elo1", "llr"),
-    [
-        ((223, 9863, 20279, 1000, 10037, 246), 0.5, 2.5, -3.07),
-        ((871, 26175, 55003, 980, 26678, 821), 0.0, 2.0, -4.98),
-    ],
-)
-def test_fastchess_published_pentanomial_llr(
-    counts: tuple[int, ...], elo0: float, elo1: float, llr: float
+FASTCHESS_LLR = [
+    # (model, pairs?, fastchess's Stats(...) arguments, elo0, elo1, LLR): sprt_test.cpp
+    ("normalized", False, (36433, 36027, 68692), 0, 2, 0.92),
+    ("normalized", False, (10871, 10650, 20431), -1.75, 0.25, 2.30),
+    ("normalized", False, (4250, 0, 0), 0, 10, 120.56),
+    ("logistic", False, (21404, 21184, 40708), 0.5, 2.5, -1.57),
+    ("logistic", False, (57433, 57030, 106593), 0, 2, -2.59),
+    ("bayesian", False, (68965, 68526, 128429), 0, 2, -1.26),
+    ("bayesian", False, (21629, 21484, 41111), 0.5, 2.5, -1.13),
+    ("normalized", True, (365, 16618, 36029, 200, 16974, 390), 0, 2, 2.25),
+    ("normalized", True, (127, 4883, 10311, 401, 5150, 104), -1.75, 0.25, 3.01),
+    ("normalized", True, (0, 0, 0, 0, 0, 5550), 0, 5, 111.82),
+    ("logistic", True, (223, 9863, 20279, 1000, 10037, 246), 0.5, 2.5, -3.07),
+    ("logistic", True, (871, 26175, 55003, 980, 26678, 821), 0, 2, -4.98),
+]
+
+
+@pytest.mark.parametrize(("model", "paired", "stats", "elo0", "elo1", "llr"), FASTCHESS_LLR)
+def test_fastchess_published_llr_of_every_model(
+    model: str, paired: bool, stats: tuple[int, ...], elo0: float, elo1: float, llr: float
 ) -> None:
-    assert round(pair_llr(Pentanomial(*counts), elo0, elo1), 2) == llr
-    state = Sprt(elo0, elo1).pair_state(Pentanomial(*counts))
-    assert (round(state.llr, 2), state.verdict, state.model) == (llr, "H0", "pentanomial")
+    sprt = Sprt(elo0, elo1, model=model)
+    if paired:
+        got = pair_llr(Pentanomial(*stats), elo0, elo1, model)
+        state = sprt.pair_state(Pentanomial(*stats))
+    else:
+        wins, losses, draws = stats
+        got = sprt_llr(wins, draws, losses, elo0, elo1, model)
+        state = sprt.state(wins, draws, losses)
+    assert got == pytest.approx(llr, rel=0.01)
+    if abs(llr) < 10:  # the printed digits (the large ones differ in the 4th: see above)
+        assert round(got, 2) == llr
+    assert state.llr == got
+    assert state.model == ("pentanomial" if paired else "trinomial")
+    assert state.verdict == ("H1" if llr >= 2.944 else "H0" if llr <= -2.944 else None)
+
+
+def test_the_models_decide_differently_on_the_same_pairs() -> None:
+    """The issue's case: fastchess's logistic pentanomial data for [0.5, 2.5] is rejected
+    on the logistic scale and goes on on the normalized one, the default."""
+    pairs = Pentanomial(223, 9863, 20279, 1000, 10037, 246)
+    assert Sprt(0.5, 2.5).model == "normalized"
+    assert Sprt(0.5, 2.5).pair_state(pairs).verdict is None
+    assert round(Sprt(0.5, 2.5).pair_state(pairs).llr, 2) == 0.41
+    assert Sprt(0.5, 2.5, model="logistic").pair_state(pairs).verdict == "H0"
+    with pytest.raises(ValueError, match="no test of game pairs"):
+        pair_llr(pairs, 0, 2, "bayesian")
+    assert not Sprt(model="bayesian").pairs
+    # bayesian: no LLR before a win and a loss
+    assert sprt_llr(5, 3, 0, 0, 5, "bayesian") == 0.0
+
+
+FASTCHESS_NELO = [
+    # (pairs?, Stats(...) arguments, nElo, margin, Elo, margin or None): elo_test.cpp
+    (False, (76, 89, 123), -20.76, 40.13, None, None),
+    (False, (136, 96, 111), 49.77, 36.77, 40.70, 30.43),
+    (False, (34, 356, 0), -508.44, 34.48, None, None),
+    (True, (34, 54, 31, 32, 64, 75), 57.94, 28.28, 55.58, 27.65),
+    (True, (332, 433, 457, 41, 333, 334), -9.17, 10.96, -8.64, 10.33),
+    (True, (7895, 8757, 5485, 200, 568, 9999), -19.01, 2.65, -21.04, 2.95),
+]
+
+
+@pytest.mark.parametrize(("paired", "stats", "nelo", "nmargin", "elo", "margin"), FASTCHESS_NELO)
+def test_fastchess_published_nelo(
+    paired: bool,
+    stats: tuple[int, ...],
+    nelo: float,
+    nmargin: float,
+    elo: float | None,
+    margin: float | None,
+) -> None:
+    if paired:
+        got = pair_estimate(Pentanomial(*stats))
+    else:
+        wins, losses, draws = stats
+        got = estimate(wins, draws, losses)
+    assert got is not None and got.nelo is not None and got.nelo_margin is not None
+    assert (round(got.nelo, 2), round(got.nelo_margin, 2)) == (nelo, nmargin)
+    if elo is not None:
+        assert (round(got.elo, 2), round(got.margin, 2)) == (elo, margin)
+
+
+def test_pentanomial_draw_ratio_is_fastchess_s() -> None:
+    """fastchess's ``drawRatioPenta``: the pairs that scored one point of two (WL + DD)."""
+    got = pair_estimate(Pentanomial(34, 54, 31, 32, 64, 75))
+    assert got is not None and got.draw_ratio == pytest.approx((31 + 32) / 290)
+    games = estimate(136, 111, 96)
+    assert games is not None and games.draw_ratio == pytest.approx(111 / 343)
+
+
+def test_no_win_keeps_the_normal_interval_when_it_is_finite() -> None:
+    """The issue's chess match: 0 wins, 19 draws, 5 losses. The normal interval is finite,
+    so it is kept (with the estimate), not replaced by a bound."""
+    got = estimate(0, 19, 5)
+    assert got is not None and got.bound is None
+    assert round(got.elo, 1) == -73.5 and math.isfinite(got.margin)
+    mu, s = got.score.mean, got.score.stdev
+    assert got.low == pytest.approx(elo_of_score(mu - Z95 * s))
+    assert got.high == pytest.approx(elo_of_score(mu + Z95 * s))
+    # as pairs (fastchess's figures of such a match): still the normal interval
+    pairs = pair_estimate(Pentanomial(ll=0, ld=5, dd=7), 0, 19, 5)
+    assert pairs is not None and pairs.bound is None and pairs.nelo_margin is not None
+    # without spread (every game lost), or an end beyond 0, the Wilson bound remains
+    lost = estimate(0, 0, 5)
+    assert lost is not None and lost.bound == "no win yet" and lost.nelo is None
+    few = estimate(0, 1, 3)  # mu - z s < 0
+    assert few is not None and few.bound == "no win yet" and few.nelo_margin is None
 
 
 def test_pentanomial_llr_matches_the_normal_approximation() -> None:
@@ -167,42 +259,12 @@ def test_pentanomial_llr_matches_the_normal_approximation() -> None:
     var = score.stdev**2 * n
     s0, s1 = score_of_elo(0), score_of_elo(5)
     approx = n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
-    assert pair_llr(pairs, 0, 5) == pytest.approx(approx, rel=0.05)
-
-
-def test_pair_kinds_and_the_tally_of_pairs() -> None:
-    assert [pair_kind(a, b) for a, b in [(0, 0), (0, 0.5), (1, 0), (0.5, 0.5), (0.5, 1), (1, 1)]
-            ] == ["LL", "LD", "WL", "DD", "WD", "WW"]  # fmt: skip
-    assert pair_kind(0, 1) == "WL" and pair_kind(0.5, 0) == "LD"
-    tally = Tally(("a", "b"))
-    tally.add(GameOutcome((0, 1), winners=(0,), round=0))  # a wins as seat 0
-    assert (tally.pentanomial.pairs, tally.unpaired) == (0, 1)
-    tally.add(GameOutcome((1, 0), winners=(0, 1), round=0))  # a draw, seats swapped
-    tally.add(GameOutcome((0, 1), winners=(1,), round=1))  # b wins
-    tally.add(GameOutcome((1, 0), aborted=True, round=1))  # its pair is never complete
-    tally.add(GameOutcome((0, 1), winners=(1,), round=2))
-    tally.add(GameOutcome((1, 0), winners=(1,), round=2))  # a wins as seat 1: a split pair
-    assert tally.pentanomial == Pentanomial(wd=1, wl=1)
-    assert tally.unpaired == 1
-    elo = tally.head_to_head()
-    assert elo is not None and elo.model == "pentanomial" and elo.pairs == 2
-    assert (elo.wins, elo.draws, elo.losses) == (2, 1, 2)
-    assert Tally(("a", "b", "c")).pentanomial.pairs == 0
+    assert pair_llr(pairs, 0, 5, "logistic") == pytest.approx(approx, rel=0.05)
 
 
 @given(st.floats(min_value=-1500, max_value=1500))
 def test_elo_and_score_are_inverse(elo: float) -> None:
     assert elo_of_score(score_of_elo(elo)) == pytest.approx(elo, abs=1e-6)
-
-
-@pytest.mark.parametrize(
-    ("wins", "losses", "draws", "elo0", "elo1", "llr"),
-    [(21404, 21184, 40708, 0.5, 2.5, -1.57), (57433, 57030, 106593, 0.0, 2.0, -2.59)],
-)
-def test_fastchess_published_llr(
-    wins: int, losses: int, draws: int, elo0: float, elo1: float, llr: float
-) -> None:
-    assert round(sprt_llr(wins, draws, losses, elo0, elo1), 2) == llr
 
 
 @pytest.mark.parametrize(
@@ -219,7 +281,8 @@ def test_llr_matches_the_normal_approximation(
     var = (wins * (1 - mu) ** 2 + draws * (0.5 - mu) ** 2 + losses * mu**2) / n
     s0, s1 = score_of_elo(elo0), score_of_elo(elo1)
     approx = n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
-    assert sprt_llr(wins, draws, losses, elo0, elo1) == pytest.approx(approx, rel=0.02, abs=0.01)
+    got = sprt_llr(wins, draws, losses, elo0, elo1, "logistic")
+    assert got == pytest.approx(approx, rel=0.02, abs=0.01)
 
 
 def test_sprt_bounds_and_verdicts() -> None:
@@ -238,64 +301,29 @@ def test_parse_sprt() -> None:
     assert parse_sprt("elo0=0,elo1=5,alpha=0.05,beta=0.05") == Sprt(0, 5, 0.05, 0.05)
     assert parse_sprt("elo1=10") == Sprt(elo1=10)
     assert parse_sprt("elo0=-1.5, elo1=2.5") == Sprt(-1.5, 2.5)
+    assert parse_sprt("elo1=2,model=logistic") == Sprt(elo1=2, model="logistic")
+    assert parse_sprt("model=bayesian").model == "bayesian"
+    assert parse_sprt("").model == "normalized"
+    assert Sprt().describe() == "elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized"
     bad_specs = ["elo0=5,elo1=0", "alpha=0", "beta=1.5", "gamma=1", "elo0", "elo1=x",
-                 "elo1=1,elo1=2", "alpha=0.6,beta=0.5"]  # fmt: skip
+                 "elo1=1,elo1=2", "alpha=0.6,beta=0.5", "model=elo", "model=logistic,"
+                 "model=normalized"]  # fmt: skip
     for bad in bad_specs:
         with pytest.raises(ValueError):
             parse_sprt(bad)
 
 
-def test_two_player_tally() -> None:
-    tally = Tally(("a", "b"))
-    tally.add(GameOutcome((0, 1), winners=(0,)))  # a wins as seat 0
-    tally.add(GameOutcome((1, 0), winners=(0,)))  # b wins as seat 0
-    tally.add(GameOutcome((1, 0), winners=(1,)))  # a wins as seat 1
-    tally.add(GameOutcome((0, 1), winners=(0, 1)))  # a shared win: a draw
-    tally.add(GameOutcome((0, 1), winners=()))  # nobody won: a draw
-    tally.add(GameOutcome((0, 1), aborted=True))
-    a, b = tally.players
-    assert (a.wins, a.draws, a.losses, a.points) == (2, 2, 1, 3.0)
-    assert (b.wins, b.draws, b.losses, b.points) == (1, 2, 2, 2.0)
-    assert (tally.games, tally.aborted) == (5, 1)
-    elo = tally.head_to_head()
-    assert elo is not None
-    assert (elo.wins, elo.draws, elo.losses) == (2, 2, 1)
-    assert [(s.rank, s.name) for s in tally.standings()] == [(1, "a"), (2, "b")]
-
-
-def test_multi_player_points_and_ranks() -> None:
-    tally = Tally(("a", "b", "c"))
-    tally.add(GameOutcome((0, 1, 2), winners=(2,), scores=(10, 12, 3)))  # c wins
-    tally.add(GameOutcome((1, 2, 0), winners=(0, 1), scores=(4, 4, 20)))  # b and c share
-    tally.add(GameOutcome((2, 0, 1), winners=(2,), scores=(7, 8, 1)))  # b wins
-    standings = {s.name: s for s in tally.standings()}
-    assert {name: s.points for name, s in standings.items()} == {"a": 0.0, "b": 1.5, "c": 1.5}
-    assert {name: s.rank for name, s in standings.items()} == {"a": 3, "b": 1, "c": 1}
-    assert {name: (s.wins, s.draws, s.losses) for name, s in standings.items()} == {
-        "a": (0, 0, 3),
-        "b": (1, 1, 1),
-        "c": (1, 1, 1),
-    }
-    assert {name: s.game_score for name, s in standings.items()} == {"a": 38, "b": 17, "c": 14}
-    assert tally.head_to_head() is None
-    b = standings["b"].score
-    assert b is not None
-    # points 0, 0.5, 1: mean 0.5, population variance 1/6, over 3 games
-    assert (b.mean, b.stdev) == (0.5, pytest.approx(math.sqrt(1 / 6 / 3)))
-
-
-@given(st.lists(st.sampled_from([(0,), (1,), (0, 1), ()]), max_size=40))
-def test_two_player_intervals_are_the_trinomial_ones(results: list[tuple[int, ...]]) -> None:
-    tally = Tally(("a", "b"))
-    for winners in results:
-        tally.add(GameOutcome((0, 1), winners=winners))
-    a = tally.players[0]
-    elo = tally.head_to_head()
-    line = next(s for s in tally.standings() if s.name == "a")
-    if not results:
-        assert elo is None and line.score is None
-        return
-    assert elo is not None and line.score is not None
-    assert line.score.mean == pytest.approx(elo.score.mean)
-    assert line.score.stdev == pytest.approx(elo.score.stdev, abs=1e-12)
-    assert a.wins + a.draws + a.losses == len(results)
+@given(
+    st.lists(st.integers(0, 30), min_size=6, max_size=6),
+    st.sampled_from([(-400.0, 0.0), (-50.0, 0.0), (0.0, 5.0), (0.0, 300.0)]),
+    st.sampled_from(["normalized", "logistic"]),
+)
+def test_the_llr_is_finite_for_any_pairs(
+    counts: list[int], hypotheses: tuple[float, float], model: str
+) -> None:
+    """Small and lopsided counts, hypotheses far from even: a number, never an error."""
+    pairs = Pentanomial(*counts)
+    sprt = Sprt(*hypotheses, model=model)
+    assert math.isfinite(sprt.pair_state(pairs).llr)
+    first = sprt_llr(counts[0], counts[1], counts[2], *hypotheses, model)
+    assert math.isfinite(first)
