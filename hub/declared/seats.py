@@ -335,9 +335,9 @@ class SeatMaker:
             return ai_seat(self.game, spec.level)
         if spec.kind == "random":
             seed = spec.seed if spec.seed is not None else seed
-            player = PlayerInfo(
-                "random", "ai", spec.text, random_identity(self.game.name, spec.seed)
-            )
+            # named as given (``random:7``: its seed is who it is, `random_identity`)
+            identity = random_identity(self.game.name, spec.seed)
+            player = PlayerInfo(spec.text, "ai", spec.text, identity)
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)

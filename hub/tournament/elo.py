@@ -402,28 +402,54 @@ def _max_likelihood(
     return [p / (1.0 + theta * d) for p, d in zip(probs, shifted, strict=True)]
 
 
-def _normalized_max_likelihood(
-    probs: Sequence[float], t: float, scores: Sequence[float]
-) -> list[float]:
-    """The distribution over ``scores`` nearest ``probs`` whose ``(mu - 1/2) / sigma`` is
-    ``t`` (Van den Bergh's fixed point, module doc)."""
-    current = list(probs)  # (fastchess starts from the uniform distribution, which fails
-    # to bracket a root for a hypothesis far from even; from the data it converges alike)
+def _normalized_step(
+    probs: Sequence[float], t: float, scores: Sequence[float], start: Sequence[float]
+) -> list[float] | None:
+    """Van den Bergh's fixed point for ``t`` from ``start``; None when it does not get there
+    (no root to bracket, or not settled in 100 steps)."""
+    current = list(start)
     for _ in range(100):
         mu = sum(p * a for p, a in zip(current, scores, strict=True))
         sigma = math.sqrt(sum(p * (a - mu) ** 2 for p, a in zip(current, scores, strict=True)))
+        if sigma <= 0.0:
+            return None
         phi = [a - 0.5 - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in scores]
         if min(phi) >= 0.0 or max(phi) <= 0.0:
-            break  # no distribution nearer: a hypothesis far beyond what the scores allow
+            return None
         theta = _theta(probs, phi)
         denominators = [1.0 + theta * f for f in phi]
         if min(denominators) <= 0.0:
-            break  # the root at a pole (rounding): keep the last distribution
+            return None
         updated = [p / d for p, d in zip(probs, denominators, strict=True)]
         moved = max(abs(a - b) for a, b in zip(updated, current, strict=True))
         current = updated
         if moved < 1e-12:
-            break
+            return current
+    return None
+
+
+def _normalized_max_likelihood(
+    probs: Sequence[float], t: float, scores: Sequence[float]
+) -> list[float]:
+    """The distribution over ``scores`` nearest ``probs`` whose ``(mu - 1/2) / sigma`` is
+    ``t`` (Van den Bergh's fixed point, module doc). From the data itself first (fastchess
+    starts from the uniform distribution; both settle on the same point); for a hypothesis
+    far from the data, where the fixed point cannot bracket its root, by continuation: ``t``
+    moved from the data's own value (where the answer is the data) in small steps, each
+    started from the last."""
+    direct = _normalized_step(probs, t, scores, probs)
+    if direct is not None:
+        return direct
+    mu = sum(p * a for p, a in zip(probs, scores, strict=True))
+    sigma = math.sqrt(sum(p * (a - mu) ** 2 for p, a in zip(probs, scores, strict=True)))
+    own = (mu - 0.5) / sigma
+    steps = min(400, math.ceil(abs(t - own) / 0.05))
+    current = list(probs)
+    for step in range(1, steps + 1):
+        moved = _normalized_step(probs, own + (t - own) * step / steps, scores, current)
+        if moved is None:
+            break  # (the nearest the steps got)
+        current = moved
     return current
 
 

@@ -327,3 +327,35 @@ def test_the_llr_is_finite_for_any_pairs(
     assert math.isfinite(sprt.pair_state(pairs).llr)
     first = sprt_llr(counts[0], counts[1], counts[2], *hypotheses, model)
     assert math.isfinite(first)
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=6, max_size=6),
+    st.floats(-300, 300),
+    st.floats(1, 200),
+)
+def test_the_normalized_llr_leans_towards_the_hypothesis_nearer_the_data(
+    counts: list[int], elo0: float, width: float
+) -> None:
+    """The likelihood falls away from the data's own nElo, so data beyond ``elo1`` favour
+    H1 (LLR > 0) and data below ``elo0`` favour H0, however far the hypotheses are (a
+    hypothesis far from the data once left the fixed point at its start: the LLR said
+    H0 for a player 300 nElo above both)."""
+    pairs = Pentanomial(*counts)
+    got = pair_estimate(pairs)
+    if got is None or got.nelo is None or not math.isfinite(got.nelo):
+        return
+    elo1 = elo0 + width
+    llr = pair_llr(pairs, elo0, elo1)
+    if got.nelo > elo1 + 10:
+        assert llr > 0
+    elif got.nelo < elo0 - 10:
+        assert llr < 0
+
+
+def test_a_far_hypothesis_is_tested_by_continuation() -> None:
+    """8 pairs, 5 won twice and 3 split (a real Kalah run): far above both -100 and 0."""
+    pairs = Pentanomial(wl=3, ww=5)
+    state = Sprt(-100, 0).pair_state(pairs)
+    assert state.llr > 2.944 and state.verdict == "H1"
+    assert Sprt(-100, 0, model="logistic").pair_state(pairs).llr > 0
