@@ -435,21 +435,24 @@ def _normalized_max_likelihood(
     ``t`` (Van den Bergh's fixed point, module doc). From the data itself first (fastchess
     starts from the uniform distribution; both settle on the same point); for a hypothesis
     far from the data, where the fixed point cannot bracket its root, by continuation: ``t``
-    moved from the data's own value (where the answer is the data) in small steps, each
-    started from the last."""
+    moved from the data's own value (where the answer is the data) in steps, each started
+    from the last, halved when one fails and doubled when one succeeds."""
     direct = _normalized_step(probs, t, scores, probs)
     if direct is not None:
         return direct
     mu = sum(p * a for p, a in zip(probs, scores, strict=True))
     sigma = math.sqrt(sum(p * (a - mu) ** 2 for p, a in zip(probs, scores, strict=True)))
-    own = (mu - 0.5) / sigma
-    steps = min(400, math.ceil(abs(t - own) / 0.05))
-    current = list(probs)
-    for step in range(1, steps + 1):
-        moved = _normalized_step(probs, own + (t - own) * step / steps, scores, current)
+    reached, current = (mu - 0.5) / sigma, list(probs)
+    step = t - reached
+    for _ in range(200):  # each success doubles the step, each failure halves it
+        if reached == t or abs(step) < 1e-9:
+            break
+        target = t if abs(step) >= abs(t - reached) else reached + step
+        moved = _normalized_step(probs, target, scores, current)
         if moved is None:
-            break  # (the nearest the steps got)
-        current = moved
+            step /= 2.0
+        else:
+            reached, current, step = target, moved, 2.0 * step
     return current
 
 

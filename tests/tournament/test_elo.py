@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hub.tournament.elo import (
@@ -313,6 +313,7 @@ def test_parse_sprt() -> None:
             parse_sprt(bad)
 
 
+@settings(deadline=None)  # (no timing: a far hypothesis takes some steps on a busy machine)
 @given(
     st.lists(st.integers(0, 30), min_size=6, max_size=6),
     st.sampled_from([(-400.0, 0.0), (-50.0, 0.0), (0.0, 5.0), (0.0, 300.0)]),
@@ -329,6 +330,7 @@ def test_the_llr_is_finite_for_any_pairs(
     assert math.isfinite(first)
 
 
+@settings(deadline=None)
 @given(
     st.lists(st.integers(0, 40), min_size=6, max_size=6),
     st.floats(-300, 300),
