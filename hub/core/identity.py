@@ -14,7 +14,9 @@ random mover           ``GAME/random`` or, with a seed,   `random_identity` (its
 program over pipes     ``program:PATH@HASH``               `program_identity` (resolved path and
                                                            the first 12 hex digits of the file's
                                                            SHA-256)
-UCI engine             ``uci:ID NAME`` (its ``id name``)   `engine_identity`
+UCI engine             ``uci:ID NAME`` (its ``id name``),  `engine_identity`, `with_options`
+                       with its UCI options if any:
+                       ``uci:Stockfish 16 (Skill Level=3)``
 network client         ``remote:NAME`` / ``remote:anonymous``  `remote_identity`
 person                 ``person:NAME``                     `person_identity`
 =====================  ==================================  ======================================
@@ -60,6 +62,16 @@ def random_identity(game: str, seed: int | None = None) -> str:
 def engine_identity(id_name: str) -> str:
     """A UCI engine by the ``id name`` it gave in its handshake."""
     return f"uci:{id_name.strip()}"
+
+
+def with_options(identity: str, options: Sequence[tuple[str, str]]) -> str:
+    """``identity`` of a player set up with ``options`` (an engine's UCI options, sorted by
+    name): ``IDENTITY (NAME=VALUE, ...)``; the options decide how it plays, so the same
+    engine at another skill level is another player."""
+    if not options:
+        return identity
+    listed = ", ".join(f"{name}={value}" for name, value in sorted(options))
+    return f"{identity} ({listed})"
 
 
 def remote_identity(name: str | None = None) -> str:

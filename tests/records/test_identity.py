@@ -29,6 +29,7 @@ from hub.core.identity import (
     random_identity,
     remote_identity,
     seat_identities,
+    with_options,
 )
 from hub.core.values import PlayerInfo
 from hub.games.kalah.players import ai_seat
@@ -223,3 +224,22 @@ async def test_a_uci_engine_is_its_id_name_whatever_it_is_called() -> None:
         await seat.aclose()
     assert seat.failure is None
     assert seat.player == PlayerInfo("my engine", "engine", "", "uci:Fake")
+
+
+async def test_an_engine_s_options_are_part_of_its_identity() -> None:
+    """Stockfish at another skill level is another player."""
+    assert with_options("uci:Stockfish 16", ()) == "uci:Stockfish 16"
+    options = (("Skill Level", "3"), ("Hash", "16"))
+    assert with_options("uci:Stockfish 16", options) == "uci:Stockfish 16 (Hash=16, Skill Level=3)"
+    seat = UciSeat(
+        argv=tuple(fake_engine_argv()),
+        options=(("Hash", "16"),),
+        player=PlayerInfo("fake", "engine"),
+    )
+    try:
+        with trio.fail_after(TIMEOUT):
+            await seat.launch()
+    finally:
+        await seat.aclose()
+    assert seat.failure is None
+    assert seat.player.identity == "uci:Fake (Hash=16)"
