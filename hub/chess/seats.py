@@ -48,7 +48,7 @@ from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_comman
 from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
-from hub.core.identity import ai_identity, person_identity
+from hub.core.identity import ai_identity, person_identity, with_options
 from hub.core.match import MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
@@ -237,7 +237,7 @@ class UciSeat(ClockedSeat[ChessState, str]):
         if self.shelf is not None:
             self.engine = self.shelf.take(self.shelf_key)
             if self.engine is not None:
-                self.player = attrs.evolve(self.player, identity=self.engine.identity)
+                self.player = attrs.evolve(self.player, identity=self._identity(self.engine))
                 return
         try:
             self.engine = await EngineClient.start(
@@ -250,12 +250,16 @@ class UciSeat(ClockedSeat[ChessState, str]):
             self.failure = self._start_failure(exc)
             return
         # The engine says who it is in its handshake (``id name``): the record's identity.
-        self.player = attrs.evolve(self.player, identity=self.engine.identity)
+        self.player = attrs.evolve(self.player, identity=self._identity(self.engine))
         commands = [setoption_line(name, value) for name, value in self.options]
         try:
             await self._setup(commands, "its options")
         except SeatFailure as exc:
             self.failure = exc
+
+    def _identity(self, engine: EngineClient) -> str:
+        """The engine's identity with the options it was given (hub.core.identity)."""
+        return with_options(engine.identity, self.options)
 
     def _start_failure(self, exc: EngineStartError) -> SeatFailure:
         cause = exc.__cause__

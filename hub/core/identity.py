@@ -8,10 +8,15 @@ strings, one form per kind of player:
 player                 identity                            made by
 =====================  ==================================  ======================================
 built-in AI            ``GAME/ai:LEVEL`` (``kalah/ai:9``)  `ai_identity`
+random mover           ``GAME/random`` or, with a seed,   `random_identity` (its seed decides
+                       ``GAME/random:SEED``                every choice: another seed is
+                                                           another player)
 program over pipes     ``program:PATH@HASH``               `program_identity` (resolved path and
                                                            the first 12 hex digits of the file's
                                                            SHA-256)
-UCI engine             ``uci:ID NAME`` (its ``id name``)   `engine_identity`
+UCI engine             ``uci:ID NAME`` (its ``id name``),  `engine_identity`, `with_options`
+                       with its UCI options if any:
+                       ``uci:Stockfish 16 (Skill Level=3)``
 network client         ``remote:NAME`` / ``remote:anonymous``  `remote_identity`
 person                 ``person:NAME``                     `person_identity`
 =====================  ==================================  ======================================
@@ -19,8 +24,10 @@ person                 ``person:NAME``                     `person_identity`
 A seat sets ``PlayerInfo.identity`` when it knows more than its display name (docs/
 architecture.md, "Player identity"). A record without one (an older record, or a seat that
 did not say) gets one from its kind, spec and name: `identity_of`. Within one game, two
-seats of one identity (self-play, three ``clubber`` seats) are told apart by their seat:
-`seat_identities` gives ``clubber ... (seat 2)``; two seats of one game are never one player.
+seats of one identity (self-play, three ``clubber`` seats) are one player
+(`hub.records.results` gives such a game no result between them), except anonymous network
+clients, who could be anyone: `seat_identities` tells those apart by their seat,
+``remote:anonymous (seat 2)``.
 
 Standard library only; `program_identity` reads a file once per process (cached by path,
 size and modification time), the others are string formatting.
@@ -38,6 +45,7 @@ from hub.core.values import PlayerInfo
 ANONYMOUS = "anonymous"
 HASH_DIGITS = 12
 _AI_SPEC = re.compile(r"^(?:ai|computer)(?::?(\d+))?$", re.IGNORECASE)
+_RANDOM_SPEC = re.compile(r"^random(?::(-?\d+))?$", re.IGNORECASE)
 _hashes: dict[tuple[str, int, int], str] = {}
 
 
@@ -46,9 +54,24 @@ def ai_identity(game: str, level: int | None = None) -> str:
     return f"{game}/ai" if level is None else f"{game}/ai:{level}"
 
 
+def random_identity(game: str, seed: int | None = None) -> str:
+    """``GAME/random``, or ``GAME/random:SEED`` for a random mover with a fixed seed."""
+    return f"{game}/random" if seed is None else f"{game}/random:{seed}"
+
+
 def engine_identity(id_name: str) -> str:
     """A UCI engine by the ``id name`` it gave in its handshake."""
     return f"uci:{id_name.strip()}"
+
+
+def with_options(identity: str, options: Sequence[tuple[str, str]]) -> str:
+    """``identity`` of a player set up with ``options`` (an engine's UCI options, sorted by
+    name): ``IDENTITY (NAME=VALUE, ...)``; the options decide how it plays, so the same
+    engine at another skill level is another player."""
+    if not options:
+        return identity
+    listed = ", ".join(f"{name}={value}" for name, value in sorted(options))
+    return f"{identity} ({listed})"
 
 
 def remote_identity(name: str | None = None) -> str:
@@ -86,7 +109,8 @@ def identity_of(player: PlayerInfo, game: str) -> str:
     """``player.identity``, or one derived from what the record has (older records).
 
     Derived: a built-in AI named or specified ``ai:N``/``computerN`` is ``GAME/ai:N`` (a bare
-    ``AI``/``computer``: ``GAME/ai``); a program or engine is ``program:SPEC`` /
+    ``AI``/``computer``: ``GAME/ai``), a random mover specified ``random:SEED``
+    ``GAME/random:SEED``; a program or engine is ``program:SPEC`` /
     ``engine:SPEC`` (no hash is known after the fact); a remote player is
     ``remote:anonymous`` (the name an older record has is its address, not a name it gave);
     a person is ``person:NAME``; any other kind ``KIND:SPEC``.
@@ -96,6 +120,10 @@ def identity_of(player: PlayerInfo, game: str) -> str:
     kind = player.kind
     spec = player.spec or player.name
     if kind == "ai":
+        random_mover = _RANDOM_SPEC.match(player.spec)
+        if random_mover is not None:
+            seed = random_mover.group(1)
+            return random_identity(game, None if seed is None else int(seed))
         for text in (player.spec, player.name):
             match = _AI_SPEC.match(text)
             if match is not None:
@@ -110,12 +138,14 @@ def identity_of(player: PlayerInfo, game: str) -> str:
 
 
 def seat_identities(game: str, players: Sequence[PlayerInfo]) -> tuple[str, ...]:
-    """Each seat's identity (`identity_of`); one held by several seats of this game gets
-    its seat (from 1) added, ``IDENTITY (seat N)``, so that no two seats are one player."""
+    """Each seat's identity (`identity_of`). Several seats of one identity are one player
+    (self-play), but anonymous network clients could be anyone: one held by several seats
+    of this game gets its seat (from 1) added, ``remote:anonymous (seat N)``."""
     identities = [identity_of(player, game) for player in players]
-    if len(set(identities)) == len(identities):
+    anonymous = remote_identity()
+    if identities.count(anonymous) < 2:
         return tuple(identities)
     return tuple(
-        f"{identity} (seat {seat + 1})" if identities.count(identity) > 1 else identity
+        f"{identity} (seat {seat + 1})" if identity == anonymous else identity
         for seat, identity in enumerate(identities)
     )

@@ -30,7 +30,7 @@ import attrs
 import trio
 
 from hub.core.game import Game
-from hub.core.identity import ai_identity, program_identity, remote_identity
+from hub.core.identity import ai_identity, program_identity, random_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
 from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
@@ -348,7 +348,9 @@ class SeatMaker:
             return ai_seat(self.game, spec.level)
         if spec.kind == "random":
             seed = spec.seed if spec.seed is not None else seed
-            player = PlayerInfo("random", "ai", spec.text, f"{self.game.name}/random")
+            # named as given (``random:7``: its seed is who it is, `random_identity`)
+            identity = random_identity(self.game.name, spec.seed)
+            player = PlayerInfo(spec.text, "ai", spec.text, identity)
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)

@@ -6,7 +6,11 @@
 * `add_record_options` / `record_path` (options.py): ``--db PATH`` and ``--no-record``;
 * `recording` / `start_recording` / `environment_record_path` (recording.py): a command's
   games recorded in its nursery (an unusable database is one line on stderr);
-* cli.py: ``hub games history|show|export|stats``.
+* `results` (results.py): the one rule that turns a game into results, which ``stats``
+  and ``ratings`` both count with;
+* `fit` (elo.py): the rating list (maximum-likelihood Elo, draw parameter, first-move
+  advantage, groups that never met);
+* cli.py: ``hub games history|show|export|stats|ratings``.
 
 See docs/records.md.
 """

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from hub.core.output import Output, write_all
 from hub.core.referee import Termination
-from hub.records.elo import PRIOR_ELO, RatingError, RatingList, fit
+from hub.records.elo import PRIOR_ELO, Rated, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
-from hub.records.rating import player_stats
 from hub.records.render import header_lines, replay_lines, summary_words, table, when
 from hub.records.store import GameSummary, RecordStore, StoredGame
 
@@ -157,9 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
         "stats",
         help="each player's record and rating",
         description="Each player (by identity: one engine under several names is one "
-        "player, two seats of one game are never one) with its games, wins, draws, losses, "
-        "score and rating (a maximum-likelihood Elo fit over all its recorded games; "
-        "docs/records.md), one table per game.",
+        "player, shown by its latest name; self-play is one player) with its games, wins, "
+        "draws, losses, score and rating (the Elo of `hub games ratings` with its defaults: "
+        "one rule for both; docs/records.md), one table per game.",
     )
     _game_option(stats)
     add_db_option(stats)
@@ -168,7 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="a rating list (maximum-likelihood Elo) from every recorded game",
         description="A rating list per game from every recorded game of it: each player "
         "(by identity) with its Elo and 95%% margin, fitted by maximum likelihood with a "
-        "draw parameter (the BayesElo/Ordo model; docs/records.md).",
+        "draw parameter and a first-move advantage (the BayesElo/Ordo model; "
+        "docs/records.md); players in groups that never met are listed apart.",
     )
     ratings.add_argument(
         "game", nargs="?", metavar="GAME", help="only the games of GAME (default: every game)"
@@ -192,6 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="ELO",
         help="the draw parameter in Elo (default: fitted with the ratings)",
+    )
+    ratings.add_argument(
+        "--advantage",
+        type=_elo,
+        default=None,
+        metavar="ELO",
+        help="the first-move advantage in Elo (white, South, the first seat), e.g. 0 for "
+        "none (default: fitted with the ratings when the games determine it)",
     )
     ratings.add_argument(
         "--prior",
@@ -394,21 +402,19 @@ def _by_game(store: RecordStore, game: str | None) -> dict[str, list[GameSummary
 
 
 def _display_names(games: Sequence[GameSummary]) -> dict[str, list[str]]:
-    """Each identity's display names, the most used first (then the latest); one of
-    several seats of a game with one identity has its seat after its name."""
-    counts: dict[str, dict[str, int]] = {}
+    """Each identity's display names, the latest first (``games`` oldest first: a program
+    renamed is shown by its new name); an anonymous client of several seats of one game
+    has its seat after its name."""
+    seen: dict[str, dict[str, None]] = {}
     for summary in games:
         for identity, shown in zip(summary.identities, summary.players, strict=True):
             name = shown
             if identity.endswith(")") and " (seat " in identity:  # one of several seats
                 name += identity[identity.rindex(" (seat ") :]
-            names = counts.setdefault(identity, {})
-            names[name] = names.pop(name, 0) + 1  # (re-inserted: the latest last)
-    ordered = {}
-    for identity, names in counts.items():
-        latest = list(names)
-        ordered[identity] = sorted(names, key=lambda n: (-names[n], -latest.index(n)))
-    return ordered
+            names = seen.setdefault(identity, {})
+            names.pop(name, None)
+            names[name] = None  # (re-inserted: the latest last)
+    return {identity: list(reversed(names)) for identity, names in seen.items()}
 
 
 def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
@@ -421,24 +427,50 @@ def stats(store: RecordStore, options: argparse.Namespace, out: Output, err: Out
             out.line("")
         out.line(f"{game}: {len(summaries)} game(s)")
         names = _display_names(summaries)
-        games = [(summary.identities, summary.winners) for summary in summaries]
-        rows = [
+        rated = fit([(summary.identities, summary.winners) for summary in summaries])
+        grouped = rated.groups > 1
+        rows: list[tuple[object, ...]] = [
             (
-                names[player.name][0],
+                names[player.identity][0],
                 player.games,
                 player.wins,
                 player.draws,
                 player.losses,
                 f"{100 * player.score:.1f}%",
                 _elo_text(player.rating),
-                player.name,
+                *((player.group + 1,) if grouped else ()),
+                player.identity,
             )
-            for player in player_stats(games)
+            for player in rated.players
         ]
-        headers = ("player", "games", "W", "D", "L", "score", "Elo", "identity")
-        for line in table(headers, rows, "games W D L score Elo"):
+        rows += [
+            (names[alone.identity][0], alone.games, 0, 0, 0, "-", "-",
+             *(("-",) if grouped else ()), alone.identity)
+            for alone in rated.unrated
+        ]  # fmt: skip
+        headers = ("player", "games", "W", "D", "L", "score", "Elo",
+                   *(("group",) if grouped else ()), "identity")  # fmt: skip
+        for line in table(headers, rows, "games W D L score Elo group"):
+            out.line("  " + line)
+        for line in _notes(rated):
             out.line("  " + line)
     return 0
+
+
+def _notes(rated: RatingList) -> list[str]:
+    """What the list cannot say: groups that never met, games of a player with itself."""
+    notes = []
+    if rated.groups > 1:
+        notes.append(
+            f"{rated.groups} groups of players never met one another: Elo compares players "
+            "of one group only"
+        )
+    if rated.self_play:
+        notes.append(
+            f"{rated.self_play} game(s) of a player against itself: in its games, not in "
+            "W/D/L or its rating"
+        )
+    return notes
 
 
 def ratings(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
@@ -462,6 +494,7 @@ def ratings(store: RecordStore, options: argparse.Namespace, out: Output, err: O
                 [(summary.identities, summary.winners) for summary in summaries],
                 prior=options.prior,
                 draw=options.draw,
+                advantage=options.advantage,
                 anchor=anchor,
                 anchor_rating=options.anchor_elo,
             )
@@ -505,6 +538,17 @@ def _elo_text(value: float) -> str:
     return f"{round(value):+d}"
 
 
+def _advantage_text(rated: RatingList) -> str:
+    if rated.advantage_fitted:
+        return (
+            f"first-move advantage {rated.advantage:.1f} ± {rated.advantage_margin:.1f} Elo "
+            "(fitted)"
+        )
+    if rated.advantage_given:
+        return f"first-move advantage {rated.advantage:.1f} Elo (given)"
+    return "first-move advantage 0 (not determined by these games' seats)"
+
+
 def _ratings_lines(
     game: str, count: int, rated: RatingList, names: dict[str, list[str]]
 ) -> list[str]:
@@ -516,21 +560,38 @@ def _ratings_lines(
         anchor = f"anchor {rated.anchor} = {rated.anchor_rating:g}"
     else:
         anchor = f"mean rating {rated.anchor_rating:g}"
-    lines = [f"{game}: {count} game(s), {len(rated.players)} player(s), {draw}, {anchor}"]
-    rows = [
-        (
-            rank,
-            names[player.identity][0],
-            _elo_text(player.rating),
-            f"{player.margin:.0f}",
-            player.games,
-            f"{100 * player.score:.1f}%",
-            player.identity,
-        )
-        for rank, player in enumerate(rated.players, 1)
+    if rated.groups > 1:
+        anchor += " in each group" if rated.anchor is None else ", other groups' mean"
+    lines = [
+        f"{game}: {count} game(s), {len(rated.players)} player(s), {draw}, "
+        f"{_advantage_text(rated)}, {anchor}"
     ]
     headers = ("rank", "player", "Elo", "±", "games", "score", "identity")
-    lines.extend("  " + line for line in table(headers, rows, "rank Elo ± games score"))
+    for group in range(rated.groups):
+        players = [player for player in rated.players if player.group == group]
+        if rated.groups > 1:
+            lines.append(
+                f"  group {group + 1} of {rated.groups}: {len(players)} player(s) who never "
+                "met the other groups' (their ratings compare within the group only)"
+            )
+        rows = [
+            (
+                rank,
+                names[player.identity][0],
+                _elo_text(player.rating),
+                f"{player.margin:.0f}",
+                player.games,
+                f"{100 * player.score:.1f}%",
+                player.identity,
+            )
+            for rank, player in enumerate(players, 1)
+        ]
+        lines.extend("  " + line for line in table(headers, rows, "rank Elo ± games score"))
+    if rated.unrated:
+        alone = ", ".join(
+            f"{names[record.identity][0]} ({record.games} game(s))" for record in rated.unrated
+        )
+        lines.append(f"  not rated (only games against itself): {alone}")
     return lines
 
 
@@ -544,13 +605,19 @@ def _ratings_json(
         "draw": rated.draw,
         "draw_margin": rated.draw_margin,
         "draw_fitted": bool(rated.draw_margin),
+        "advantage": rated.advantage,
+        "advantage_margin": rated.advantage_margin,
+        "advantage_fitted": rated.advantage_fitted,
+        "advantage_given": rated.advantage_given,
         "anchor": rated.anchor,
         "anchor_rating": rated.anchor_rating,
         "prior": rated.prior,
         "margin": "95%",
+        "groups": rated.groups,
         "players": [
             {
                 "rank": rank,
+                "group": player.group,
                 "identity": player.identity,
                 "name": names[player.identity][0],
                 "names": names[player.identity],
@@ -562,9 +629,27 @@ def _ratings_json(
                 "losses": player.losses,
                 "score": player.score,
             }
-            for rank, player in enumerate(rated.players, 1)
+            for rank, player in _ranks(rated)
+        ],
+        "unrated": [
+            {
+                "identity": record.identity,
+                "name": names[record.identity][0],
+                "games": record.games,
+            }
+            for record in rated.unrated
         ],
     }
+
+
+def _ranks(rated: RatingList) -> list[tuple[int, Rated]]:
+    """Each player with its rank within its group."""
+    ranks: dict[int, int] = {}
+    result = []
+    for player in rated.players:
+        ranks[player.group] = ranks.get(player.group, 0) + 1
+        result.append((ranks[player.group], player))
+    return result
 
 
 COMMANDS: dict[str, Command] = {

@@ -25,6 +25,7 @@ from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
+from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.progress import ProgressLine, format_table, report_json
 from hub.tournament.runner import (
     Backend,
@@ -43,7 +44,7 @@ from hub.tournament.schedule import (
     rounds_for,
     seed_of,
 )
-from hub.tournament.stats import Sprt, Tally, parse_sprt
+from hub.tournament.tally import Tally
 from hub.tournament.worker import KitError, KitLoadFailed, describe_error, load_kit
 from hub.web.options import add_web_option
 
@@ -149,8 +150,9 @@ def build_parser(kit: TournamentKit | None) -> Parser:
     group.add_argument(
         "--sprt",
         metavar="SPEC",
-        help="stop when a two-player SPRT decides: elo0=0,elo1=5,alpha=0.05,beta=0.05 "
-        "(any subset; default: no SPRT)",
+        help="stop when a two-player SPRT decides: elo0=0,elo1=5,alpha=0.05,beta=0.05,"
+        "model=normalized (any subset; model: normalized (elo0 and elo1 in nElo, as "
+        "fastchess and OpenBench), logistic or bayesian; default: no SPRT)",
     )
     group.add_argument(
         "--json",

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from hub.core.output import write_all
+from hub.tournament.elo import NO_SPREAD, TOO_FEW, EloEstimate, Interval
 from hub.tournament.runner import MatchReport
-from hub.tournament.stats import NO_SPREAD, TOO_FEW, EloEstimate, Interval, Tally
+from hub.tournament.tally import Tally
 
 TTY_INTERVAL = 0.1
 PLAIN_INTERVAL = 10.0
@@ -164,6 +165,22 @@ def elo_text(elo: EloEstimate) -> str:
     return f"{elo.bound}: between {_signed(elo.low)} and {_signed(elo.high)} (95%)"
 
 
+def nelo_text(elo: EloEstimate) -> str:
+    """``, nElo +12.3 ± 4.5`` (fastchess's normalized Elo); empty when it is infinite."""
+    if elo.nelo is None:
+        return ""
+    if elo.nelo_margin is None:
+        return f", nElo {_signed(elo.nelo)}"
+    return f", nElo {_signed(elo.nelo)} ± {elo.nelo_margin:.1f}"
+
+
+def draws_text(elo: EloEstimate) -> str:
+    """fastchess's draw ratio: of the games, or of the game pairs that scored one point of
+    two (WL + DD) when the figures are the pairs'."""
+    of = "pairs" if elo.model == "pentanomial" else "games"
+    return f"draws {_percent(elo.draw_ratio)} of {of}"
+
+
 def _counted(elo: EloEstimate) -> str:
     if elo.model == "pentanomial":
         return f"{elo.pairs} game pair{'s' if elo.pairs != 1 else ''}"
@@ -220,9 +237,8 @@ def format_table(report: MatchReport) -> str:
     elo = tally.head_to_head()
     if elo is not None:
         lines.append(
-            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}, "
-            f"LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)} "
-            f"({_counted(elo)})"
+            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}"
+            f"{nelo_text(elo)}, LOS {_percent(elo.los)}, {draws_text(elo)} ({_counted(elo)})"
         )
     if len(tally.names) == 2 and (tally.pair_kinds or tally.unpaired):
         lines.append(pairs_text(tally))
@@ -306,7 +322,10 @@ def report_json(report: MatchReport) -> dict[str, Any]:
             "low": _finite(elo.low),
             "high": _finite(elo.high),
             "bound": elo.bound,
+            "nelo": None if elo.nelo is None else _finite(elo.nelo),
+            "nelo_margin": elo.nelo_margin,
             "los": elo.los,
+            "draw_ratio": elo.draw_ratio,
             "model": elo.model,
             "games": elo.games,
             "pairs": elo.pairs,
@@ -323,6 +342,7 @@ def report_json(report: MatchReport) -> dict[str, Any]:
             "lower": report.sprt_state.lower,
             "upper": report.sprt_state.upper,
             "verdict": report.sprt_state.verdict,
-            "model": report.sprt_state.model,
+            "model": report.sprt.model,
+            "counted": report.sprt_state.model,
         }
     return data

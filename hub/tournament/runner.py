@@ -38,8 +38,9 @@ from hub.core.lines import LineError
 from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
+from hub.tournament.elo import Sprt, SprtState
 from hub.tournament.schedule import Schedule, Scheduled
-from hub.tournament.stats import GameOutcome, Sprt, SprtState, Tally
+from hub.tournament.tally import GameOutcome, Tally
 from hub.tournament.worker import MAX_LINE, describe_error, spec_to_json
 
 WORKER_GRACE = 3.0

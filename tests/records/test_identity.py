@@ -1,7 +1,9 @@
 """Player identity: who a recorded player is, beside its display name (hub/core/identity.py).
 
-Two seats of one game are never one player; one engine under several display names is one
-identity; older records and databases get an identity derived from what they have.
+Two seats of one identity are one player (self-play), anonymous clients excepted; one engine
+under several display names is one identity, shown by its latest name; a random mover's seed
+is part of its identity; older records and databases get an identity derived from what they
+have.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from hub.core.identity import (
     engine_identity,
     identity_of,
     program_identity,
+    random_identity,
     remote_identity,
     seat_identities,
+    with_options,
 )
 from hub.core.values import PlayerInfo
 from hub.games.kalah.players import ai_seat
@@ -43,19 +47,19 @@ def db(tmp_path: Path) -> str:
 
 
 def rows_of(out: str) -> list[list[str]]:
-    """A table's rows (after the title and the header), cells split at two spaces."""
-    return [re.split(r"\s{2,}", line.strip()) for line in out.splitlines()[2:]]
+    """A table's rows (after the title and the header, before any note), cells split at
+    two spaces."""
+    rows = [re.split(r"\s{2,}", line.strip()) for line in out.splitlines()[2:]]
+    return [row for row in rows if len(row) > 1]
 
 
-def test_two_seats_of_one_game_are_never_one_player() -> None:
+def test_two_seats_of_one_identity_are_one_player() -> None:
     three = [CLUBBER, CLUBBER, CLUBBER]
-    assert seat_identities("clubs", three) == tuple(
-        f"program:/bin/clubber@0123456789ab (seat {seat})" for seat in (1, 2, 3)
-    )
+    assert seat_identities("clubs", three) == (CLUBBER.identity,) * 3
     # Older records without identities: the same, from their names.
     old = [PlayerInfo("clubber"), PlayerInfo("clubber"), PlayerInfo("other")]
     assert seat_identities("clubs", old) == (
-        "program:clubber (seat 1)", "program:clubber (seat 2)", "program:other"
+        "program:clubber", "program:clubber", "program:other"
     )  # fmt: skip
     # Two Kalah TCP clients are both anonymous, and still two players of their game.
     remotes = [PlayerInfo("127.0.0.1:52316", "remote"), PlayerInfo("127.0.0.1:52318", "remote")]
@@ -64,22 +68,62 @@ def test_two_seats_of_one_game_are_never_one_player() -> None:
     )  # fmt: skip
 
 
-def test_stats_never_merge_two_seats_of_one_game(capfd: Capture, db: str) -> None:
+def test_self_play_is_one_player(capfd: Capture, db: str) -> None:
+    other = PlayerInfo("other", "program", "other", "program:/bin/other@ba9876543210")
     with RecordStore.open(db) as store:
         store.add(attrs.evolve(clubs_record(), players=[CLUBBER] * 3, winners=[0]))
+        store.add(
+            attrs.evolve(
+                clubs_record(), game_id="c2", players=[CLUBBER, other, CLUBBER], winners=[2]
+            )
+        )
     status, out, _ = run(capfd, "stats", "--game", "clubs", "--db", db)
     assert status == 0
-    # One game: three rows of one game each (it once was one row, `clubber 3 1 0 2`).
-    rows = {row[0]: row[1:5] for row in rows_of(out)}
+    # Two games: clubber played both (one against itself: no result), won the other.
+    rows = {row[0]: row[1:6] for row in rows_of(out)}
     assert rows == {
-        "clubber (seat 1)": ["1", "1", "0", "0"],
-        "clubber (seat 2)": ["1", "0", "0", "1"],
-        "clubber (seat 3)": ["1", "0", "0", "1"],
+        "clubber": ["2", "1", "0", "0", "100.0%"],
+        "other": ["1", "0", "0", "1", "0.0%"],
     }
+    assert "1 game(s) of a player against itself" in out
     status, out, _ = run(capfd, "ratings", "clubs", "--json", "--db", db)
-    players = json.loads(out)["players"]
-    assert [player["games"] for player in players] == [1, 1, 1]
-    assert players[0]["identity"] == f"{CLUBBER.identity} (seat 1)"
+    result = json.loads(out)
+    assert [(p["identity"], p["games"], p["wins"]) for p in result["players"]] == [
+        (CLUBBER.identity, 2, 1), (other.identity, 1, 0)
+    ]  # fmt: skip
+    # a player with only games against itself is listed as not rated
+    with RecordStore.open(db) as store:
+        store.add(attrs.evolve(clubs_record(), game_id="c3", players=[other] * 3, winners=[1]))
+        store.add(
+            attrs.evolve(
+                clubs_record(), game_id="c4", players=[PlayerInfo("solo")] * 3, winners=[1]
+            )
+        )
+    status, out, _ = run(capfd, "ratings", "clubs", "--db", db)
+    assert status == 0 and "  not rated (only games against itself): solo (1 game(s))" in out
+
+
+def test_a_random_mover_s_seed_is_part_of_its_identity() -> None:
+    assert random_identity("connect4") == "connect4/random"
+    assert random_identity("connect4", 7) == "connect4/random:7"
+    assert identity_of(PlayerInfo("random", "ai", "random:7"), "connect4") == "connect4/random:7"
+    assert identity_of(PlayerInfo("random", "ai", "random"), "connect4") == "connect4/random"
+
+
+def test_a_player_is_shown_by_its_latest_name(capfd: Capture, db: str) -> None:
+    bot = "program:/bin/bot@0123456789ab"
+    shown = ["bot-v1", "bot-v1", "bot-v1", "bot-v2"]
+    with RecordStore.open(db) as store:
+        for number, name in enumerate(shown):
+            record = kalah_record(game_id=f"k{number}", ended=1_700_000_000.0 + number)
+            players = [PlayerInfo(name, "program", name, bot), PlayerInfo("ai:2", "ai", "ai:2")]
+            store.add(attrs.evolve(record, players=players))
+    status, out, _ = run(capfd, "stats", "--game", "kalah", "--db", db)
+    assert status == 0
+    assert {row[-1]: row[0] for row in rows_of(out)}[bot] == "bot-v2"
+    status, out, _ = run(capfd, "ratings", "kalah", "--json", "--db", db)
+    names = {p["identity"]: p["names"] for p in json.loads(out)["players"]}
+    assert names[bot] == ["bot-v2", "bot-v1"]
 
 
 def test_one_engine_under_several_display_names_is_one_identity(capfd: Capture, db: str) -> None:
@@ -180,3 +224,22 @@ async def test_a_uci_engine_is_its_id_name_whatever_it_is_called() -> None:
         await seat.aclose()
     assert seat.failure is None
     assert seat.player == PlayerInfo("my engine", "engine", "", "uci:Fake")
+
+
+async def test_an_engine_s_options_are_part_of_its_identity() -> None:
+    """Stockfish at another skill level is another player."""
+    assert with_options("uci:Stockfish 16", ()) == "uci:Stockfish 16"
+    options = (("Skill Level", "3"), ("Hash", "16"))
+    assert with_options("uci:Stockfish 16", options) == "uci:Stockfish 16 (Hash=16, Skill Level=3)"
+    seat = UciSeat(
+        argv=tuple(fake_engine_argv()),
+        options=(("Hash", "16"),),
+        player=PlayerInfo("fake", "engine"),
+    )
+    try:
+        with trio.fail_after(TIMEOUT):
+            await seat.launch()
+    finally:
+        await seat.aclose()
+    assert seat.failure is None
+    assert seat.player.identity == "uci:Fake (Hash=16)"

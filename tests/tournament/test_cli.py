@@ -161,7 +161,7 @@ def test_a_match_prints_the_table_and_records_every_game(tmp_path: Path) -> None
     assert lines[4].startswith("Elo difference (first vs random:3): ")
     assert lines[4].endswith("(3 game pairs)")
     assert lines[5].startswith("Game pairs of first: LL ")
-    assert lines[6].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05): LLR ")
+    assert lines[6].startswith("SPRT (elo0=0,elo1=50,alpha=0.05,beta=0.05,model=normalized): LLR ")
     assert lines[6].endswith("(game pairs)")
     assert lines[7] == "Distinct games: 6 of 6"
     with RecordStore.open(db) as store:

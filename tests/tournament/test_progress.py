@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from hub.tournament.elo import Sprt
 from hub.tournament.progress import ProgressLine, duration, format_table, report_json
 from hub.tournament.runner import Aborted, MatchReport
-from hub.tournament.stats import GameOutcome, Sprt, Tally
+from hub.tournament.tally import GameOutcome, Tally
 from tests.tournament.helpers import schedule
 
 
@@ -116,10 +117,10 @@ def test_the_table() -> None:
                                 "0", "0", "0", "0"]  # fmt: skip
     # without game pairs (not a match's schedule): the games as independent (trinomial)
     assert lines[4] == (
-        "Elo difference (a vs b): +168.4 ± 157.1, LOS 99.0%, draws 25.0% "
-        "(20 games, no complete game pair)"
+        "Elo difference (a vs b): +168.4 ± 157.1, nElo +211.3 ± 152.3, LOS 99.0%, "
+        "draws 25.0% of games (20 games, no complete game pair)"
     )
-    assert lines[5].startswith("SPRT (elo0=0,elo1=5,alpha=0.05,beta=0.05): LLR ")
+    assert lines[5].startswith("SPRT (elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized): LLR ")
     assert lines[5].endswith("(-2.94, 2.94): no decision yet (games)")
     assert lines[6] == "aborted: game 7: the worker died (exit status 9)"
 
@@ -147,15 +148,28 @@ def test_the_table_of_game_pairs() -> None:
     draws = PAIRS["LD"] + 2 * PAIRS["DD"] + PAIRS["WD"]
     assert lines[2].split()[:6] == ["1", "a", "580", str(wins), str(draws), str(580 - wins - draws)]
     assert lines[4] == (
-        "Elo difference (a vs b): +55.6 ± 27.7, LOS 100.0%, draws 31.4% (290 game pairs)"
+        "Elo difference (a vs b): +55.6 ± 27.7, nElo +57.9 ± 28.3, LOS 100.0%, "
+        "draws 21.7% of pairs (290 game pairs)"
     )
     assert lines[5] == "Game pairs of a: LL 34, LD 54, WL 31, DD 32, WD 64, WW 75"
-    assert lines[6].endswith("LLR 1.34 (-2.94, 2.94): no decision yet (game pairs)")
+    assert lines[6].endswith("LLR 1.30 (-2.94, 2.94): no decision yet (game pairs)")
     data = report_json(result)
     assert data["pairs"] == {**PAIRS, "unpaired": 0}
     assert data["elo"]["model"] == "pentanomial" and data["elo"]["pairs"] == 290
     assert (round(data["elo"]["diff"], 2), round(data["elo"]["margin"], 2)) == (55.58, 27.65)
-    assert data["sprt"]["model"] == "pentanomial"
+    assert (data["elo"]["nelo"], data["elo"]["draw_ratio"]) == (
+        pytest.approx(57.94, abs=0.005),
+        pytest.approx(63 / 290),
+    )
+    assert (data["sprt"]["model"], data["sprt"]["counted"]) == ("normalized", "pentanomial")
+    # the logistic model, as hub used by default before: the same pairs, another LLR
+    result.sprt = Sprt(0, 5, model="logistic")
+    result.sprt_state = result.tally.sprt_state(result.sprt)
+    assert (
+        format_table(result)
+        .splitlines()[6]
+        .endswith("LLR 1.34 (-2.94, 2.94): no decision yet (game pairs)")
+    )
 
 
 def test_an_incomplete_pair_is_counted_in_the_games_only() -> None:
@@ -191,12 +205,15 @@ def test_no_win_or_no_loss_is_a_finite_labelled_bound(
         line = text.splitlines()[4]
         assert line.startswith("Elo difference (a vs b): ")
         if not paired:  # the figures of 6 independent games (of 3 pairs: wider)
-            assert line.startswith(f"Elo difference (a vs b): {elo}, LOS ")
+            assert line.startswith(f"Elo difference (a vs b): {elo}, ")
         label = elo.partition(":")[0]
         assert f": {label}: " in line
         data = json.loads(json.dumps(report_json(result)))
         assert data["elo"]["bound"] == label
         assert data["elo"]["margin"] is None
+    # no win, but a finite normal interval (the 0 wins, 19 draws, 5 losses): kept
+    line = format_table(report(0, 19, 5, games=24)).splitlines()[4]
+    assert line.startswith("Elo difference (a vs b): -73.5 ± 59.7, nElo -178.2 ± 139.0, LOS ")
     # the score column gives the Wilson interval when every game scored the same
     rows = format_table(report(0, 0, 6, games=6)).splitlines()[2:4]
     assert rows[0].split()[7:9] == ["100.0%", "(61.0-100.0%)"]

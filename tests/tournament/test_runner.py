@@ -10,8 +10,8 @@ import pytest
 import trio
 import trio.testing
 
+from hub.tournament.elo import Sprt
 from hub.tournament.runner import WORKER_GRACE, InProcess, MatchReport, TournamentRunner, WorkerPool
-from hub.tournament.stats import Sprt
 from tests.examples.tictactoe_kit import kit
 from tests.tournament.helpers import KIT, ROOT, FakeStore, schedule
 
