@@ -32,7 +32,7 @@ import pathlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, NoReturn, Protocol
 
 import attrs
 import trio
@@ -98,7 +98,10 @@ from hub.games.uqchess import protocol as p
 from hub.records.options import add_record_options, record_path
 from hub.records.recording import environment_record_path, open_recording, report
 from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
-from hub.web.options import add_web_option, web_address, web_from_environment
+from hub.web.options import add_web_option, allowed_hosts, web_address, web_from_environment
+
+if TYPE_CHECKING:
+    from hub.web.limits import AllowedHosts
 
 PROGRAM = "uqchessserver"
 USAGE = "Usage: ./uqchessserver [--listenOn portno]"
@@ -130,6 +133,9 @@ class ServerOptions:
     log_level: str | None = None
     """``hub serve uqchess``: ``warning`` unless ``--log-level``/``--verbose`` say more;
     ``uqchessserver``: None, nothing is logged (its spec fixes what it prints)."""
+    allowed_hosts: AllowedHosts | None = None
+    """``hub serve uqchess --allowed-hosts``: the names the web view answers to (None: its
+    address and the loopback names)."""
 
 
 def help_parser(*, hub_options: bool = False) -> Parser:
@@ -215,7 +221,15 @@ def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptio
         log_level = values.get("--log-level", "info" if verbose else "warning")
         if log_level not in LOG_LEVELS:
             return None
-    return ServerOptions(values.get("--listenOn", "0"), engines, web, record, limits, log_level)
+    hosts = None
+    if "--allowed-hosts" in values:
+        try:
+            hosts = allowed_hosts(values["--allowed-hosts"])
+        except ValueError:
+            return None
+    return ServerOptions(
+        values.get("--listenOn", "0"), engines, web, record, limits, log_level, hosts
+    )
 
 
 # -- matchmaking ---------------------------------------------------------------------------
@@ -791,6 +805,7 @@ async def _serve_watched(
                 err=err,
                 prog=PROGRAM,
                 records=RecordsReader.of(options.record),
+                allowed_hosts=options.allowed_hosts,
             )
             if started is None and strict:
                 for listener in listeners:
