@@ -66,7 +66,9 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
         description=f"{game.summary}. Play one game between {count} seats (default: "
         f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
         f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
-        "browser: needs --web; the seat's page is printed), tcp (a client of --port "
+        "browser: needs --web; the seat's page is printed, and its clock starts once the "
+        f"page is open, else the game is called off after {ARRIVAL:g} s; a page closed for "
+        f"{GRACE:g} s mid-game is a disconnect), tcp (a client of --port "
         "speaking the JSON bot protocol) or "
         "a program speaking it over pipes (docs/bots.md).",
     )

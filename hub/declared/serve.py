@@ -89,7 +89,8 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         "client to arrive) or a built-in player (ai:N, random). With --web, people play "
         "from its lobby page too: a game with people in browsers starts its clocks once each "
         f"has opened their page (else it is called off after {ARRIVAL:g} s), a waiting page "
-        f"closed for {GRACE:g} s leaves the queue, and each client address may start "
+        f"closed for {GRACE:g} s leaves the queue (a player's, the game: a disconnect), "
+        "and each client address may start "
         f"{NEW_GAMES_BURST} games at once, then one every {NEW_GAME_EVERY:g} s, and keep "
         f"{STREAMS_PER_CLIENT} pages open (429 beyond; 503 when the server is full).",
     )
