@@ -15,10 +15,12 @@ and no other, and a seat's snapshot is built from its own view only, so a hidden
 reaches another seat's page.
 
 A seat also knows whether its person is here: each open event stream of its page holds it
-(`attend`). A program that seats people (``hub serve``'s lobby) uses it to drop a waiting
-person whose page has gone (`gone`), and to start a game's clocks only once every person
-has come (`arrived`); while the game waits, the page says for whom (``waiting``), and a
-person waiting for an opponent may `leave`.
+(`attend`). Every program that seats people (``hub serve``'s lobby, ``hub play ... web``)
+follows one rule built on it: a waiting person whose page has gone leaves the queue
+(`gone`); a game's clocks start only once every person has come (`come`, which calls the
+game off after `ARRIVAL`; while it waits, each page says for whom, ``waiting``); and a
+person whose page has been gone for `GRACE` mid-game has left it, a disconnect
+(`play_attended`). A person waiting for an opponent may `leave`.
 
 `RematchOffer` is a finished game's rematch: the program that started the game (``hub
 play``, ``hub serve``'s lobby) gives its browser seats one, with the function that starts
