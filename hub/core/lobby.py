@@ -3,7 +3,8 @@
 A `Lobby` is a queue of `Waiting` entries, each wrapping what a server waits with (a seat,
 a connection, a client and its request). `Lobby.join` either seats the newcomer at once
 with the first ``size - 1`` entries waiting that it may share a table with, returning the
-`Table` (to be played by the caller), or queues it and returns None; `Lobby.leave` takes an
+`Table` (to be played by the caller), or queues it and returns None (at the end, or at the
+front for an entry that had its place already: ``ahead``); `Lobby.leave` takes an
 entry out of the queue (a client that gave up or asked for something else). Both are pure
 and synchronous, so a pairing is decided in one step with no checkpoint in between: an entry
 is never seated twice, never seated after it left, and never seated with itself.
@@ -49,6 +50,8 @@ class Waiting(Generic[T]):
     """Placed at a table (by `Lobby.join`); it is then no longer waiting."""
     left: bool = False
     """Taken out of the queue before it was seated (`Lobby.leave`)."""
+    ahead: bool = False
+    """It joined ahead of the waiting entries (`Lobby.join`'s ``ahead``)."""
     _watch: trio.CancelScope = attrs.Factory(trio.CancelScope)
     _released: trio.Event | None = None
     """While `Lobby.wait` checks whether the client has gone: set once it stopped reading."""
@@ -104,12 +107,17 @@ class Lobby(Generic[T]):
     def __contains__(self, entry: object) -> bool:
         return any(waiting is entry for waiting in self._waiting)
 
-    def join(self, entry: Waiting[T]) -> Table[T] | None:
+    def join(self, entry: Waiting[T], *, ahead: bool = False) -> Table[T] | None:
         """Seat ``entry`` with the first ``size - 1`` waiting entries it fits with (they
         leave the queue, their checks are cancelled): the table, to be played by the
-        caller. None if there are not enough: ``entry`` waits in the queue."""
+        caller. None if there are not enough: ``entry`` waits in the queue.
+
+        ``ahead``: the entry had its place already (it was seated at a table whose game
+        was called off through no fault of its own): it takes the front of the queue, behind
+        only the entries that came back so before it, and the first seat of its table."""
         if entry.seated or entry.left or entry in self:
             raise ValueError("an entry joins a lobby once")
+        entry.ahead = ahead
         candidates = self._waiting
         if self.rank is not None:
             rank = self.rank
@@ -121,11 +129,19 @@ class Lobby(Generic[T]):
             if all(self.fits(other.item, mate.item) for mate in (*chosen, entry)):
                 chosen.append(other)
         if len(chosen) < self.size - 1:
-            self._waiting.append(entry)
+            if ahead:
+                place = sum(1 for waiting in self._waiting if waiting.ahead)
+                self._waiting.insert(place, entry)
+            else:
+                self._waiting.append(entry)
             return None
         for seated in chosen:
             self._waiting.remove(seated)
-        table = Table((*chosen, entry))
+        if ahead:
+            before = [seated for seated in chosen if seated.ahead]
+            table = Table((*before, entry, *[seated for seated in chosen if not seated.ahead]))
+        else:
+            table = Table((*chosen, entry))
         for seated in table.entries:
             seated.seated = True
             seated._watch.cancel()

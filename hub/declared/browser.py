@@ -15,10 +15,12 @@ and no other, and a seat's snapshot is built from its own view only, so a hidden
 reaches another seat's page.
 
 A seat also knows whether its person is here: each open event stream of its page holds it
-(`attend`). A program that seats people (``hub serve``'s lobby) uses it to drop a waiting
-person whose page has gone (`gone`), and to start a game's clocks only once every person
-has come (`arrived`); while the game waits, the page says for whom (``waiting``), and a
-person waiting for an opponent may `leave`.
+(`attend`). Every program that seats people (``hub serve``'s lobby, ``hub play ... web``)
+follows one rule built on it: a waiting person whose page has gone leaves the queue
+(`gone`); a game's clocks start only once every person has come (`come`, which calls the
+game off after `ARRIVAL`; while it waits, each page says for whom, ``waiting``); and a
+person whose page has been gone for `GRACE` mid-game has left it, a disconnect
+(`play_attended`). A person waiting for an opponent may `leave`.
 
 `RematchOffer` is a finished game's rematch: the program that started the game (``hub
 play``, ``hub serve``'s lobby) gives its browser seats one, with the function that starts
@@ -40,7 +42,7 @@ import attrs
 import trio
 
 from hub.core.game import BadMove, Game
-from hub.core.match import BaseSeat, MatchResult, MatchView, Moved, Start, Turn
+from hub.core.match import BaseSeat, Match, MatchResult, MatchView, Moved, Seat, Start, Turn
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
 from hub.declared.terminal import result_words
@@ -48,6 +50,12 @@ from hub.web.limits import ServerFull
 
 MAX_SEATS = 1000
 """Browser seats one desk holds at once (the oldest finished ones are forgotten first)."""
+ARRIVAL = 300.0
+"""Seconds a person in a browser has to open their seat's page once their game is made (a
+friend to open the shared link); then the game is called off. Clocks start only after."""
+GRACE = 10.0
+"""Seconds a person's page may be gone (a reload comes back sooner) before they have left:
+the queue while they wait, the game (a disconnect) while they play."""
 
 
 class DeskFull(ServerFull):
@@ -378,6 +386,96 @@ def rotated(items: Sequence[Any]) -> list[Any]:
     """A rematch's seat order: everyone moves one seat down, the first to the last (in a
     two-player game, the colours swapped)."""
     return [*items[1:], *items[:1]]
+
+
+def people(seats: Sequence[Seat[Any, Any]]) -> list[tuple[int, BrowserSeat]]:
+    """The browser seats of a game's ``seats``, with their seat numbers."""
+    return [(number, seat) for number, seat in enumerate(seats) if isinstance(seat, BrowserSeat)]
+
+
+def who(game: Game[Any, Any], seats: Sequence[Seat[Any, Any]], numbers: Sequence[int]) -> str:
+    """``Red (browser), Yellow (friend)``: the seats ``numbers`` in words."""
+    return ", ".join(f"{game.seat_name(n)} ({seats[n].player.name})" for n in numbers)
+
+
+async def come(
+    game: Game[Any, Any],
+    seats: Sequence[Seat[Any, Any]],
+    arrival: float | None,
+    grace: float = GRACE,
+    told: Callable[[list[int]], None] | None = None,
+) -> list[int]:
+    """Before a game: name each browser seat's seat on its page, then wait until every
+    person in a browser has opened their page (the clocks start after: the one rule of every
+    program that seats people in browsers). Returns the seats of those who did not come
+    (no page within ``arrival`` seconds, their page gone for ``grace``, or they left the
+    queue): if any, the game is not to be played. ``arrival`` None: nobody is waited for
+    (seats played in memory). ``told(missing)``, if given, hears the seats still awaited
+    each time that changes (a terminal says it)."""
+    names = [seat.player.name for seat in seats]
+    present = people(seats)
+    for number, seat in present:
+        seat.place(number, names)
+    if arrival is None or not present:
+        return []
+    absent: list[int] = []
+    async with trio.open_nursery() as nursery:
+
+        async def watch(number: int, seat: BrowserSeat) -> None:
+            await seat.gone(arrival, grace)
+            absent.append(number)
+            nursery.cancel_scope.cancel()
+
+        async def everyone() -> None:
+            said: list[int] = []
+            for _, seat in present:
+                missing = [n for n, other in present if not other.pages]
+                for number, each in present:
+                    others = [n for n in missing if n != number]
+                    each.wait_for(_waiting_words(who(game, seats, others), bool(missing)))
+                if missing and missing != said and told is not None:
+                    told(missing)
+                said = missing
+                await seat.arrived()
+            nursery.cancel_scope.cancel()
+
+        for number, seat in present:
+            nursery.start_soon(watch, number, seat)
+        nursery.start_soon(everyone)
+    if not absent:
+        for _, seat in present:
+            seat.wait_for("")
+    return absent
+
+
+def _waiting_words(others: str, missing: bool) -> str:
+    """What a page says while people have not come (``others``: who but its own person,
+    in words; ``missing``: anyone at all)."""
+    if not others:
+        return "Waiting for the game to start." if missing else ""
+    return f"Waiting for {others} to open their page: no clock runs until then."
+
+
+async def play_attended(
+    match: Match[Any, Any], seats: Sequence[Seat[Any, Any]], grace: float = GRACE
+) -> None:
+    """Play ``match`` while its people in browsers stay: a person whose page has been gone
+    for ``grace`` seconds (and who did not reload) leaves the game, which ends as that
+    seat's disconnect (recorded, as a TCP client's leaving is). With a clock too: a page
+    that is gone does not make its opponent wait out the clock."""
+    async with trio.open_nursery() as nursery:
+        for _, seat in people(seats):
+            nursery.start_soon(_stay, seat, grace)
+        await match.run()
+        nursery.cancel_scope.cancel()
+
+
+async def _stay(seat: BrowserSeat, grace: float) -> None:
+    await seat.gone(math.inf, grace)
+    if not seat.over and seat.match is not None:
+        seat.match.stop(
+            seat.seat, Termination.DISCONNECT, f"its page was closed for {grace:g} seconds"
+        )
 
 
 class SeatDesk:

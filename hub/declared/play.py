@@ -5,14 +5,18 @@ The seats are `hub.declared.seats` specs (``human``, ``ai:4``, ``random``, ``./b
 clocks, ``--seed`` the random choices (a random start, ``random`` players), ``--web`` serves
 the web board (kept up after the game until Ctrl-C), ``--port`` is where ``tcp`` seats wait
 for their clients. The game is recorded (``--db``, ``--no-record``) and printed as it goes.
-Exit status: 0 once a game was played (whatever its result), 2 for wrong usage, 130/143 on
-Ctrl-C/SIGTERM.
+A ``web`` seat's clock starts only once its person has opened the printed page (the terminal
+says whom it waits for); a person who has not within `ARRIVAL` seconds calls the game off,
+and one whose page has been gone for `GRACE` seconds mid-game leaves it (a disconnect).
+Exit status: 0 once a game was played (whatever its result), 1 if it was called off, 2 for
+wrong usage, 130/143 on Ctrl-C/SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import random
 import signal
 from collections.abc import AsyncIterator, Sequence
@@ -27,7 +31,19 @@ from hub.core.match import Match, Seat
 from hub.core.output import Output
 from hub.core.running import run_program
 from hub.core.usage import Parser
-from hub.declared.browser import REMATCH_KINDS, BrowserSeat, RematchOffer, cannot_ask, rotated
+from hub.declared.browser import (
+    ARRIVAL,
+    GRACE,
+    REMATCH_KINDS,
+    BrowserSeat,
+    RematchOffer,
+    cannot_ask,
+    come,
+    people,
+    play_attended,
+    rotated,
+    who,
+)
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -50,7 +66,9 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
         description=f"{game.summary}. Play one game between {count} seats (default: "
         f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
         f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
-        "browser: needs --web; the seat's page is printed), tcp (a client of --port "
+        "browser: needs --web; the seat's page is printed, and its clock starts once the "
+        f"page is open, else the game is called off after {ARRIVAL:g} s; a page closed for "
+        f"{GRACE:g} s mid-game is a disconnect), tcp (a client of --port "
         "speaking the JSON bot protocol) or "
         "a program speaking it over pipes (docs/bots.md).",
     )
@@ -126,13 +144,22 @@ async def play(
 
             records = RecordsReader.of(record_path(options))
             web = await start_web(
-                nursery, bus, options.web, err=err, prog=prog, desk=host.desk, records=records
+                nursery,
+                bus,
+                options.web,
+                err=err,
+                prog=prog,
+                desk=host.desk,
+                records=records,
+                allowed_hosts=options.allowed_hosts,
             )
             if web is None:
                 return 1
             host.web_url = web.url
-        host.bus, host.control = bus, control
-        await host.play_game(list(specs), seed, [])
+        host.bus, host.control, host.arrival = bus, control, ARRIVAL
+        if not await host.play_game(list(specs), seed, []):
+            nursery.cancel_scope.cancel()
+            return 1
         status = 0
         if web is not None:
             err.line(f"{prog}: the game is over; its page stays up at {web.url('/')} until Ctrl-C")
@@ -177,12 +204,16 @@ class Host:
         self.bus = EventBus()
         self.control = TimeControl()
         self.games = 0
+        self.arrival: float | None = None
+        """Seconds a web seat's person has to open their page (None: nobody is waited for,
+        as for seats played in memory; the command gives `ARRIVAL`)."""
 
     async def play_game(
         self, specs: list[SeatSpec], seed: int, browsers: list[BrowserSeat]
-    ) -> None:
+    ) -> bool:
         """One game of ``specs``; its web seats are ``browsers`` (opened already: a rematch)
-        or opened now. Its browser seats are offered a rematch (`offer_rematch`)."""
+        or opened now. Its browser seats are offered a rematch (`offer_rematch`). False if
+        it was called off (a person in a browser did not come: `everyone_came`)."""
 
         pending = list(browsers)
         opened: list[BrowserSeat] = []
@@ -201,6 +232,8 @@ class Host:
         self.games += 1
         maker = SeatMaker(game, seed, {"human": self.human, "tcp": self.tcp, "web": web})
         async with maker.seats(specs) as seats:
+            if not await self.everyone_came(seats):
+                return False
             self.offer_rematch(specs, opened, seed)
             humans = [n for n, spec in enumerate(specs) if spec.kind == "human"]
             players = [seat.player for seat in seats]
@@ -215,7 +248,38 @@ class Host:
                 settings=game.settings,
                 spectators=[narrator],
             )
-            await match.run()
+            await play_attended(match, seats, GRACE if self.arrival is not None else math.inf)
+        return True
+
+    async def everyone_came(self, seats: Sequence[Seat[Any, Any]]) -> bool:
+        """Wait until each web seat's person has opened their page (no clock runs before;
+        the terminal says whom it waits for). If one has not within ``arrival`` seconds (or
+        closed it for `GRACE`), the game is called off: nothing is played or recorded."""
+        prog = f"hub play {self.game.name}"
+
+        def told(missing: list[int]) -> None:
+            self.err.line(
+                f"{prog}: waiting for {who(self.game, seats, missing)} to open their page "
+                "in the browser: no clock runs until then"
+            )
+            self.err.flush()
+
+        absent = await come(self.game, seats, self.arrival, GRACE, told)
+        if not absent:
+            return True
+        missing = who(self.game, seats, absent)
+        for number, seat in people(seats):
+            seat.call_off(
+                "You did not come in time: no game was played."
+                if number in absent
+                else f"The game was called off: {missing} did not come in time."
+            )
+        self.err.line(
+            f"{prog}: the game is called off: {missing} did not open their page within "
+            f"{ARRIVAL:g} seconds (nothing was played or recorded)"
+        )
+        self.err.flush()
+        return False
 
     def offer_rematch(self, specs: list[SeatSpec], browsers: list[BrowserSeat], seed: int) -> None:
         """The rematch of a game with web seats: the seats rotated by one (colours swapped),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import random
 import re
 from collections.abc import Sequence
@@ -51,12 +52,17 @@ from hub.core.serve import (
 from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
 from hub.declared.browser import (
+    ARRIVAL,
+    GRACE,
     BrowserSeat,
     DeskFull,
     RematchOffer,
     SeatDesk,
     cannot_ask,
+    come,
+    play_attended,
     rotated,
+    who,
 )
 from hub.declared.options import (
     add_game_options,
@@ -67,13 +73,7 @@ from hub.declared.options import (
 )
 from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, handshake, parse_seat
 from hub.records.options import add_record_options, record_path
-from hub.web.limits import (
-    ALLOWED_HOSTS_HELP,
-    NEW_GAME_EVERY,
-    NEW_GAMES_BURST,
-    STREAMS_PER_CLIENT,
-    AllowedHosts,
-)
+from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
 
 log = logging.getLogger("hub.declared.serve")
@@ -91,7 +91,8 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         "With --web, people play "
         "from its lobby page too: a game with people in browsers starts its clocks once each "
         f"has opened their page (else it is called off after {ARRIVAL:g} s), a waiting page "
-        f"closed for {GRACE:g} s leaves the queue, and each client address may start "
+        f"closed for {GRACE:g} s leaves the queue (a player's, the game: a disconnect), "
+        "and each client address may start "
         f"{NEW_GAMES_BURST} games at once, then one every {NEW_GAME_EVERY:g} s, and keep "
         f"{STREAMS_PER_CLIENT} pages open (429 beyond; 503 when the server is full).",
     )
@@ -108,22 +109,8 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_limit_options(parser)
     add_log_options(parser)
     add_web_option(parser)
-    parser.add_argument(
-        "--allowed-hosts",
-        metavar="NAMES",
-        type=_allowed_hosts,
-        default=None,
-        help=f"with --web, {ALLOWED_HOSTS_HELP}",
-    )
     add_record_options(parser)
     return parser
-
-
-def _allowed_hosts(text: str) -> AllowedHosts:
-    try:
-        return AllowedHosts.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
@@ -150,12 +137,6 @@ ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
 BUILT_IN = re.compile(r"random|ai(:[0-9]{1,3})?")
 """The built-in players a hello or a page may ask for, checked before anything is looked
 up: the answer to a program's path is the same whether it exists or not."""
-ARRIVAL = 300.0
-"""Seconds a person in a browser has to open their seat's page once their game is made (a
-friend to open the shared link); then the game is called off. Clocks start only after."""
-GRACE = 10.0
-"""Seconds a waiting person's page may be gone (a reload comes back sooner) before they
-leave the queue."""
 
 
 @attrs.define(eq=False)
@@ -180,8 +161,9 @@ class Lobby:
     games: int = 0
     arrival: float | None = None
     grace: float = GRACE
-    _again: set[int] = attrs.Factory(set)
-    """TCP clients (their seats' ids) whose table was called off: they wait again."""
+    _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
+    """TCP clients (by their seats' ids) whose table was called off: their new entries
+    (they wait again, at the front of the queue)."""
 
     def __attrs_post_init__(self) -> None:
         self.queue = pairing.Lobby(self.game.players[0])
@@ -232,9 +214,9 @@ class Lobby:
         if opponent is not None:
             await self._against(seat, opponent)
             return
+        me = pairing.Waiting(seat)
+        table = self.queue.join(me)
         while True:  # again if its table is called off (a person did not come)
-            me = pairing.Waiting(seat)
-            table = self.queue.join(me)
             if table is None:
 
                 async def gone() -> None:
@@ -246,9 +228,10 @@ class Lobby:
                     return
             else:
                 await self._play_table(table)
-            if id(seat) not in self._again:
+            again = self._again.pop(id(seat), None)
+            if again is None:
                 return
-            self._again.remove(id(seat))
+            me, table = again, None  # (queued at the front, or seated there already)
 
     async def _play_table(self, table: pairing.Table[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
@@ -301,67 +284,36 @@ class Lobby:
         player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
-    async def _come(self, seats: list[Seat[Any, Any]]) -> list[int]:
-        """Name each browser seat's seat on its page, then wait until every person in a
-        browser has opened their page (the clocks start after). The seats of the people who
-        did not come (none within ``arrival`` seconds, their page gone for ``grace``, or
-        left), if any: the game is not played."""
-        names = [seat.player.name for seat in seats]
-        people = [
-            (number, seat) for number, seat in enumerate(seats) if isinstance(seat, BrowserSeat)
-        ]
-        for number, seat in people:
-            seat.place(number, names)
-        if self.arrival is None or not people:
-            return []
-        arrival, grace = self.arrival, self.grace
-        absent: list[int] = []
-        async with trio.open_nursery() as nursery:
-
-            async def watch(number: int, seat: BrowserSeat) -> None:
-                await seat.gone(arrival, grace)
-                absent.append(number)
-                nursery.cancel_scope.cancel()
-
-            async def everyone() -> None:
-                for _, seat in people:
-                    missing = [
-                        f"{self.game.seat_name(n)} ({names[n]})"
-                        for n, other in people
-                        if not other.pages
-                    ]
-                    for _, each in people:
-                        each.wait_for(_waiting_words(missing, each))
-                    await seat.arrived()
-                nursery.cancel_scope.cancel()
-
-            for number, seat in people:
-                nursery.start_soon(watch, number, seat)
-            nursery.start_soon(everyone)
-        if not absent:
-            for _, seat in people:
-                seat.wait_for("")
-        return absent
-
     def _call_off(self, seats: list[Seat[Any, Any]], absent: list[int], from_queue: bool) -> None:
         """The game of ``seats`` is not played: ``absent`` did not come. From the queue the
-        others wait again (at its end); else their page says why."""
-        who = ", ".join(f"{self.game.seat_name(n)} ({seats[n].player.name})" for n in absent)
+        others wait again at its front (their place, in their order); else their page says
+        why."""
         for number, seat in enumerate(seats):
             if number in absent:
                 if isinstance(seat, BrowserSeat):
                     seat.call_off("You did not come in time: no game was played.")
             elif from_queue and isinstance(seat, BrowserSeat):
-                self._wait_in_queue(seat, "Your opponent did not come: waiting for another.")
-            elif from_queue:
-                self._again.add(id(seat))  # (a TCP client's task joins the queue again)
+                self._wait_in_queue(
+                    seat, "Your opponent did not come: waiting for another.", ahead=True
+                )
+            elif from_queue:  # a TCP client: its task waits with the new entry
+                entry = pairing.Waiting(seat)
+                self._again[id(seat)] = entry
+                self._seat_table(self.queue.join(entry, ahead=True))
             elif isinstance(seat, BrowserSeat):
-                seat.call_off(f"The game was called off: {who} did not come in time.")
+                missing = who(self.game, seats, absent)
+                seat.call_off(f"The game was called off: {missing} did not come in time.")
+
+    def _seat_table(self, table: pairing.Table[Seat[Any, Any]] | None) -> None:
+        """Play ``table`` (if a join made one) in the lobby's nursery."""
+        if table is not None:
+            assert self.nursery is not None
+            self.nursery.start_soon(self._play_table, table)
 
     async def _play(
         self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec], *, from_queue: bool = False
     ) -> None:
-        absent = await self._come(seats)
+        absent = await come(self.game, seats, self.arrival, self.grace)
         if absent:
             self._call_off(seats, absent, from_queue)
             return
@@ -376,7 +328,7 @@ class Lobby:
             time_control=self.control,
             settings=self.game.settings,
         )
-        await match.run()
+        await play_attended(match, seats, self.grace if self.arrival is not None else math.inf)
 
     # -- people in a browser (the lobby page) ----------------------------------------------------
 
@@ -422,15 +374,16 @@ class Lobby:
             self.nursery.start_soon(self._against, mine, spec)
         return reply
 
-    def _wait_in_queue(self, seat: BrowserSeat, words: str) -> None:
-        """A person in a browser joins the queue: seated at once, or waiting (``words`` on
-        their page, a "leave" button) while their page is open."""
+    def _wait_in_queue(self, seat: BrowserSeat, words: str, *, ahead: bool = False) -> None:
+        """A person in a browser joins the queue (at its front if ``ahead``: sent back to
+        it): seated at once, or waiting (``words`` on their page, a "leave" button) while
+        their page is open."""
         assert self.nursery is not None
         seat.place(-1, [])  # (its seat is known once it is seated)
         entry = pairing.Waiting[Seat[Any, Any]](seat)
-        table = self.queue.join(entry)
+        table = self.queue.join(entry, ahead=ahead)
         if table is not None:
-            self.nursery.start_soon(self._play_table, table)
+            self._seat_table(table)
             return
         seat.leaving = lambda: self.queue.leave(entry)
         seat.wait_for(words)
@@ -509,12 +462,3 @@ async def serve(
         finally:
             stop_log()
     return 0
-
-
-def _waiting_words(missing: list[str], seat: BrowserSeat) -> str:
-    """What ``seat``'s page says while people have not come (``missing``: who)."""
-    mine = f"{seat.game.seat_name(seat.seat)} ({seat.player.name})"
-    others = [who for who in missing if who != mine]
-    if not others:
-        return "Waiting for the game to start." if missing else ""
-    return f"Waiting for {', '.join(others)} to open their page: no clock runs until then."

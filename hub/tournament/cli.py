@@ -51,6 +51,7 @@ from hub.web.options import add_web_option
 if TYPE_CHECKING:
     from hub.records import RecordStore
     from hub.tournament.ray_backend import RayBackend
+    from hub.web.limits import AllowedHosts
     from hub.web.server import WebServer
 
 PROG = "hub match"
@@ -398,6 +399,8 @@ class WebView:
     err: Output
     report: Callable[[], MatchReport] | None = None
     server: WebServer | None = None
+    allowed_hosts: AllowedHosts | None = None
+    """``--allowed-hosts`` (None: the address and the loopback names)."""
     _ratings: tuple[int, list[str]] | None = None
 
     def text(self) -> str:
@@ -432,7 +435,9 @@ class WebView:
         if setup.options.web is None:
             return None
         events = backend.events if isinstance(backend, InProcess) else EventBus()
-        return cls(setup.options.web, events, setup.path, err)
+        view = cls(setup.options.web, events, setup.path, err)
+        view.allowed_hosts = setup.options.allowed_hosts
+        return view
 
     def finished(self, finished: Finished) -> None:
         """A game that came back from a worker: show its record."""
@@ -453,6 +458,7 @@ class WebView:
             err=self.err,
             prog=PROG,
             standings=self if self.report is not None else None,
+            allowed_hosts=self.allowed_hosts,
         )
         return self.server is not None
 

@@ -39,12 +39,6 @@ CLIENTS_TRACKED = 10_000
 """Clients whose new-game budget is remembered at once."""
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
-ALLOWED_HOSTS_HELP = (
-    "the host names (and addresses) the web view answers to, comma-separated; a request "
-    "with another Host, or from a page with another Origin, is refused (default: the "
-    "listening address, localhost, 127.0.0.1 and ::1, and this machine's name when "
-    "listening on every interface; '*': any name)"
-)
 
 
 class ServerFull(Exception):

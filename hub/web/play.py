@@ -10,17 +10,19 @@
   /play/{token}/leave`` (a person waiting for an opponent leaves the queue).
 
 A seat knows while a page of its person follows it (`PlaySeat.attend`, held by each open
-event stream): the lobby seats no one who left, and starts no clock before everyone came.
+event stream): no program seats a person who left or starts a clock before everyone came,
+and a person whose page is gone mid-game leaves it (`hub.declared.browser`).
 
 Who may do what: the token in the URL *is* the seat (unguessable, one per seat); an unknown
-token is 404, so a spectator or another seat cannot move for it. A POST must be JSON
-(``Content-Type: application/json``, which a cross-site form cannot send without a preflight
-this server never answers), at most `MAX_BODY` bytes, and from this site if the browser says
-where it comes from (``Origin``/``Sec-Fetch-Site``); anything else is a 4xx and the game goes
-on. A snapshot is built from its seat's own view, so a hidden hand appears only on its
-owner's page. Each change of a seat is rendered once, however many of its pages follow it
-(`SeatFrames`: a frame is kept under its own seat only). This module knows no game: the
-seats are the `Desk`'s.
+token is 404, so a spectator or another seat cannot move for it. The site's door
+(`hub.web.guard.Guard`) has checked every request's ``Host`` and ``Origin`` against the
+allowed names; a POST's body is checked as every POST's (`hub.web.guard.read_json`: JSON,
+which a cross-site form cannot send without a preflight this server never answers, at most
+`hub.web.guard.MAX_BODY` bytes, not ``Sec-Fetch-Site: cross-site``); anything else is a 4xx
+and the game goes on. A snapshot is built from its seat's own view, so a hidden hand
+appears only on its owner's page. Each change of a seat is rendered once, however many of
+its pages follow it (`SeatFrames`: a frame is kept under its own seat only). This module
+knows no game: the seats are the `Desk`'s.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from hub.web.guard import read_json
 from hub.web.streams import FrameStream
 
-MAX_BODY = 1024
 KEEPALIVE = 15.0
 
 
@@ -158,28 +160,12 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
             return reply({"error": "no such seat"}, 404)
         return SnapshotStream(seat, headers, frames)
 
-    async def checked_body(request: Request, *, seat: bool = True) -> dict[str, Any] | Response:
-        if seat and seat_of(request) is None:
+    async def checked_body(request: Request) -> dict[str, Any] | Response:
+        """The POST's JSON object, or its refusal: an unknown token 404, else the one body
+        check of every POST (`hub.web.guard.read_json`; `Guard` checked Host and Origin)."""
+        if seat_of(request) is None:
             return reply({"error": "no such seat"}, 404)
-        origin = request.headers.get("origin")
-        site = request.headers.get("sec-fetch-site")
-        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-        if (origin is not None and origin != own) or site not in (None, "same-origin", "none"):
-            return reply({"error": "not from this site"}, 403)
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return reply({"error": "send JSON"}, 415)
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                return reply({"error": f"at most {MAX_BODY} bytes"}, 413)
-        try:
-            data = json.loads(body or b"{}")
-        except (ValueError, RecursionError):
-            return reply({"error": "not JSON"}, 400)
-        if not isinstance(data, dict):
-            return reply({"error": "send a JSON object"}, 400)
-        return data
+        return await read_json(request, headers)
 
     async def move(request: Request) -> Response:
         data = await checked_body(request)

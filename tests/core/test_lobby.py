@@ -241,3 +241,25 @@ async def test_a_cancelled_wait_leaves_the_lobby(autojump_clock: trio.testing.Mo
         await lobby.wait(entry)
     assert entry.left and len(lobby) == 0
     assert lobby.join(Waiting("b")) is None  # not seated with a client nobody waits for
+
+
+def test_an_entry_sent_back_joins_ahead_in_its_order_and_takes_the_first_seat() -> None:
+    """Entries whose table was called off (a ghost did not come) come back ahead of those
+    waiting, in the order they came back, and are seated first; newcomers join behind."""
+    lobby: Lobby[str] = Lobby(3)
+    late = Waiting("late")
+    assert lobby.join(late) is None
+    first, second = Waiting("first"), Waiting("second")
+    assert lobby.join(first, ahead=True) is None
+    assert [entry.item for entry in lobby.waiting] == ["first", "late"]
+    table = lobby.join(second, ahead=True)
+    assert table is not None and table.items == ("first", "second", "late")
+    assert lobby.join(Waiting("a")) is None
+    assert lobby.join(Waiting("back"), ahead=True) is None
+    assert [entry.item for entry in lobby.waiting] == ["back", "a"]
+    newcomer = lobby.join(Waiting("b"))
+    assert newcomer is not None and newcomer.items == ("back", "a", "b")
+    two: Lobby[str] = Lobby(2)
+    assert two.join(Waiting("waiting")) is None
+    seated = two.join(Waiting("returning"), ahead=True)
+    assert seated is not None and seated.items == ("returning", "waiting")

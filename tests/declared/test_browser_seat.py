@@ -221,7 +221,47 @@ async def test_a_person_plays_connect4_in_the_browser_against_the_ai(viewport: s
             **kwargs,
         )
         assert "wins" in result or "draw" in result
-        assert "stays up" in process.stderr.readline()
+        while "stays up" not in (line := process.stderr.readline()):
+            assert line, "hub play ended without keeping its page up"
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
+
+
+@pytest.mark.browser
+async def test_hub_play_starts_the_clock_only_once_the_person_opened_the_page() -> None:
+    """``hub play GAME web ai:N --web 0``: the terminal says it waits for the person's page,
+    no game runs until it is open, and the clock is whole when it is."""
+    argv = ["play", "connect4", "web", "ai:1", "--web", "0", "--tc", "60+0", "--seed", "3"]
+    process = subprocess.Popen(
+        [program("hub"), *argv, "--no-record"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        site = process.stderr.readline().strip()
+        url = process.stderr.readline().rsplit(" at ", 1)[1].strip()
+        assert process.stderr.readline() == (
+            "hub play connect4: waiting for Red (browser) to open their page in the browser: "
+            "no clock runs until then\n"
+        )
+        async with httpx.AsyncClient(timeout=10) as client:
+            lobby = (await client.get(f"{site.rstrip('/')}/api/games")).json()
+        assert lobby["running"] == []  # no game (and no clock) before the page is open
+
+        def script(page: Any) -> tuple[str, str]:
+            page.goto(url)
+            expect(page.locator("#turn")).to_have_text("Your move (Red).")
+            expect(page.locator("#clock")).to_contain_text(":")
+            clock = str(page.locator("#clock").inner_text())
+            return clock, play_through(page, url, shots="connect4-web-after-waiting")
+
+        clock, result = await run_in_browser(script)
+        minutes, seconds = clock.split(":")
+        assert minutes == "1" or float(seconds) > 50, clock
+        assert "wins" in result or "draw" in result
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130
@@ -448,9 +488,8 @@ async def test_a_rematch_against_the_ai_starts_a_second_game_with_the_seats_swap
         assert second_url != url
         for result in (first, second):
             assert "wins" in result or "draw" in result, result
-        assert "Yellow plays in the browser at" in process.stderr.readline() + (
-            process.stderr.readline()
-        )
+        while "Yellow plays in the browser at" not in (line := process.stderr.readline()):
+            assert line, "no seat URL for the rematch"
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130

@@ -15,6 +15,7 @@ import trio.testing
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
+from hub.core.referee import Termination
 from hub.core.serve import Connection
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.serve import ARRIVAL, GRACE, Lobby
@@ -202,3 +203,80 @@ async def test_a_waiting_tcp_client_that_disconnects_leaves_the_queue(
         await settle()
         (started,) = log.started
         assert [p.name for p in started.players] == ["browser", "live"]
+
+
+async def test_a_person_whose_page_is_gone_mid_game_leaves_it_as_a_disconnect(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    """Without clocks (``--tc none``) a closed page would hang the game: after the grace it
+    ends as that seat's disconnect, recorded; a reload within the grace keeps it going."""
+    lobby, desk, log = lobby_in(nursery)
+    mine = seat_of(desk, lobby.start("ai:1"))
+    with mine.attend():
+        await settle()
+        assert mine.snapshot()["your_turn"]
+    await trio.sleep(GRACE * 0.9)
+    with mine.attend():  # reloaded in time
+        await settle()
+    await trio.sleep(GRACE * 0.9)
+    assert log.ended == [] and not mine.over
+    await trio.sleep(GRACE * 0.2)
+    (ended,) = log.ended
+    assert ended.record.termination is Termination.DISCONNECT
+    assert ended.record.winners == (1,) and mine.over
+
+
+async def test_with_a_clock_a_page_that_is_gone_is_not_waited_out(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    lobby, desk, log = lobby_in(nursery, TimeControl.fischer(600))
+    reply = lobby.start("friend")
+    mine, theirs = seat_of(desk, reply), seat_of(desk, reply, "share")
+    with mine.attend():
+        with theirs.attend():
+            await settle()
+            assert mine.submit(mine.snapshot()["legal"][0]) is None
+            await settle()
+            assert theirs.snapshot()["your_turn"]
+        await trio.sleep(GRACE * 0.9)  # the friend closed their tab on their turn
+        assert log.ended == []
+        await trio.sleep(GRACE * 0.2)  # the grace, not the 600 s of their clock
+        (ended,) = log.ended
+        assert ended.record.termination is Termination.DISCONNECT
+        assert ended.record.winners == (0,) and "wins" in mine.result
+
+
+async def test_a_tcp_client_sent_back_to_the_queue_keeps_its_place_at_the_front(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    lobby, desk, log = lobby_in(nursery)
+    ghost = seat_of(desk, lobby.start("any"))
+    with ghost.attend():
+        await settle()
+    await tcp_client(lobby, nursery, "live")  # paired with the ghost at once
+    later = seat_of(desk, lobby.start("any"))  # arrives after the client: waits
+    with later.attend():
+        await settle()
+        assert len(lobby.queue) == 1 and log.started == []
+        await trio.sleep(GRACE + 0.1)
+        (started,) = log.started  # the client came back ahead of the later person
+        assert [p.name for p in started.players] == ["live", "browser"]
+        assert later.seat == 1 and ghost.over
+
+
+async def test_a_person_sent_back_to_the_queue_keeps_their_place_at_the_front(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    lobby, desk, log = lobby_in(nursery)
+    ghost = seat_of(desk, lobby.start("any"))
+    with ghost.attend():
+        await settle()
+    live = seat_of(desk, lobby.start("any"))  # paired with the ghost at once
+    with live.attend():
+        await settle()
+        assert live.seat == 1
+        await tcp_client(lobby, nursery, "later")  # arrives after the person: waits
+        assert len(lobby.queue) == 1
+        await trio.sleep(GRACE + 0.1)
+        (started,) = log.started
+        assert [p.name for p in started.players] == ["browser", "later"] and live.seat == 0

@@ -166,6 +166,26 @@ async def test_a_seat_refuses_what_it_may_not_do_with_a_4xx(nursery: trio.Nurser
         assert (await http.post("/play/nosuchtoken/leave", json={})).status_code == 404
 
 
+async def test_a_seat_post_has_one_origin_rule_the_guards(nursery: trio.Nursery) -> None:
+    """A seat's POST is judged by the allowed names alone (`hub.web.guard.Guard`), as every
+    request is: an allowed origin other than the request's own Host (a page opened as
+    localhost posting to 127.0.0.1) is taken, a foreign one refused, as for ``/new``."""
+    _, app = site(nursery)
+    async with client(app) as http:
+        token = (await new(http, "random")).json()["play"]
+        other = {"origin": "http://localhost:8000"}  # the request's Host is 127.0.0.1:8000
+        resign = await http.post(f"{token}/resign", json={}, headers=other)
+        assert resign.status_code == 409 and "not started" in resign.json()["error"]
+        foreign = await http.post(
+            f"{token}/resign", json={}, headers={"origin": "http://x.example"}
+        )
+        assert foreign.status_code == 403
+        cross = await http.post(
+            f"{token}/resign", json={}, headers={"sec-fetch-site": "cross-site"}
+        )
+        assert cross.status_code == 403
+
+
 PROGRAMS = [
     sys.executable,  # exists
     "/no/such/program",

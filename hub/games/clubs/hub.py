@@ -64,8 +64,15 @@ from hub.records.recording import environment_record_path, start_recording
 if TYPE_CHECKING:
     from hub.core.stdin import LineInput
     from hub.core.usage import Parser
+    from hub.web.limits import AllowedHosts
 
-from hub.web.options import ENVIRONMENT, add_web_option, web_address, web_from_environment
+from hub.web.options import (
+    ENVIRONMENT,
+    add_web_option,
+    allowed_hosts,
+    web_address,
+    web_from_environment,
+)
 
 PLAY_PROG = "hub play clubs"
 START_TIMEOUT_ENV = "CLUBHUB_START_TIMEOUT"
@@ -303,9 +310,11 @@ async def run(
     web: tuple[str, int] | None = None,
     record: pathlib.Path | None = None,
     early: EarlyStart | None = None,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> HubExit:
     """Play the game and shut everything down; print reports and the error; return the status.
-    ``web``: serve the live web view of the game there (its URL first on stderr).
+    ``web``: serve the live web view of the game there (its URL first on stderr), answering
+    to ``allowed_hosts`` (default: its address and the loopback names).
     ``record``: write the finished game to this records database (hub.records)."""
     session = Session(config, out, early=early)
     if early is not None:  # ours to reap from here on, whatever happens
@@ -319,7 +328,7 @@ async def run(
 
                 session.keyboard = await stack.enter_async_context(open_line_input())
             if web is not None:
-                await start_web_view(nursery, session.bus, web, err)
+                await start_web_view(nursery, session.bus, web, err, allowed_hosts)
             await start_recording(nursery, session.bus, record, prog="clubhub")
 
             async def watch_sigint() -> None:
@@ -350,13 +359,17 @@ async def run(
 
 
 async def start_web_view(
-    nursery: trio.Nursery, bus: EventBus, web: tuple[str, int], err: Output
+    nursery: trio.Nursery,
+    bus: EventBus,
+    web: tuple[str, int],
+    err: Output,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> None:
     """The live web view (hub.web) of the game; a port it cannot have is only a warning:
     the game the spec describes goes on."""
     from hub.web.server import start_web  # only a web view needs the web stack
 
-    await start_web(nursery, bus, web, err=err, prog="clubhub")
+    await start_web(nursery, bus, web, err=err, prog="clubhub", allowed_hosts=allowed_hosts)
 
 
 def help_parser(*, play: bool = False) -> Parser:
@@ -365,7 +378,7 @@ def help_parser(*, play: bool = False) -> Parser:
     from hub.core.usage import Parser  # (argparse only for the help: start-up time)
 
     prog = "hub play clubs" if play else "clubhub"
-    extra = " [--web [HOST:]PORT] [--db PATH] [--no-record]" if play else ""
+    extra = " [--web [HOST:]PORT] [--allowed-hosts NAMES] [--db PATH] [--no-record]" if play else ""
     parser = Parser(
         prog,
         usage=f"{prog} deckfile winscore prog1 prog2 [prog3 [prog4]]{extra}",
@@ -409,6 +422,7 @@ def main(
     record: Callable[[], pathlib.Path | None] = environment_record_path,
     explain: bool = False,
     early: EarlyStart | None = None,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> int:
     """``clubhub``: its arguments are the spec's; ``$HUB_WEB=[HOST:]PORT`` adds the web view,
     ``$HUB_DB=PATH`` records the game there (``record``: where to record, once the arguments
@@ -446,7 +460,7 @@ def main(
                 return HubExit.USAGE
         path = record()
         handed = True
-        return trio.run(run, config, out, err, web, path, early)
+        return trio.run(run, config, out, err, web, path, early, allowed_hosts)
     except KeyboardInterrupt:  # before the game's handler (``hub play clubs``'s start-up)
         out.flush()
         if interrupted_status() == TERMINATED:  # SIGTERM, delivered as Ctrl-C by ``hub``
@@ -479,14 +493,20 @@ def play_main(argv: Sequence[str]) -> int:
     if no_record:
         args.remove("--no-record")
     web_value = _take_value(args, "--web")
+    hosts_value = _take_value(args, "--allowed-hosts")
     db = _take_value(args, "--db")
     problem = None
-    web = None
+    web = hosts = None
     if web_value is not None:
         try:
             web = web_address(web_value)
         except ValueError as exc:
             problem = f"--web: {exc}"
+    if hosts_value is not None:
+        try:
+            hosts = allowed_hosts(hosts_value)
+        except ValueError as exc:
+            problem = f"--allowed-hosts: {exc}"
     if db == "":
         problem = "--db needs a path"
     if problem is not None:
@@ -495,7 +515,7 @@ def play_main(argv: Sequence[str]) -> int:
         err.flush()
         return HubExit.USAGE
     path = None if no_record else db_path_from(db)
-    return main(args, web=web, record=lambda: path, explain=True)
+    return main(args, web=web, record=lambda: path, explain=True, allowed_hosts=hosts)
 
 
 if __name__ == "__main__":

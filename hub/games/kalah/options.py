@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import attrs
 
@@ -25,6 +25,9 @@ from hub.games.kalah.settings import (
 )
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.web.limits import AllowedHosts
 
 DEFAULT_GRACE_MS = 2000
 HANDSHAKE_SECONDS = 30.0
@@ -74,6 +77,8 @@ class ServeOptions:
     """Serve the live web view of the games there (``--web [HOST:]PORT``)."""
     record: pathlib.Path | None = None
     """The database every finished game is written to (``--db PATH``); None: ``--no-record``."""
+    allowed_hosts: AllowedHosts | None = None
+    """The names the web view answers to (``--allowed-hosts``; None: the default)."""
 
 
 @attrs.frozen
@@ -355,6 +360,7 @@ def parse_serve(argv: Sequence[str]) -> ServeOptions:
         games=args.games,
         web=args.web,
         record=record_path(args),
+        allowed_hosts=args.allowed_hosts,
     )
 
 

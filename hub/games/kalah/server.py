@@ -28,6 +28,7 @@ import pathlib
 import random
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -74,6 +75,9 @@ from hub.games.kalah.rules import KalahState
 from hub.games.kalah.seats import KalahSeat, client_seat, greet, new_match, welcome
 from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import open_recording, report
+
+if TYPE_CHECKING:
+    from hub.web.limits import AllowedHosts
 
 RECORDS_KEPT = 100
 """Records kept in memory (the database has them all). Every record is some hundred objects
@@ -357,10 +361,12 @@ async def serve(
     make_player: PlayerFactory | None = None,
     web: tuple[str, int] | None = None,
     record: pathlib.Path | None = None,
+    allowed_hosts: AllowedHosts | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> int:
     """Serve until cancelled (or ``games`` games are over); reports the port via task_status.
-    ``web``: also serve the live web view of the games there (its URL on stderr).
+    ``web``: also serve the live web view of the games there (its URL on stderr), answering
+    to ``allowed_hosts`` (default: its address and the loopback names).
     ``record``: write every finished game to this database (hub.records).
     ``limits``: connections, lines, output per client; the idle timeout is the deadline
     for ``READY`` (a client waiting for its partner or its turn at the terminal is not idle).
@@ -401,7 +407,9 @@ async def serve(
         report(problem)
         stop_log = log_games(server.events, logging.getLogger("hub.games.kalah"))
         try:
-            if web is not None and not await _start_web(nursery, server.events, web, err, record):
+            if web is not None and not await _start_web(
+                nursery, server.events, web, err, record, allowed_hosts
+            ):
                 nursery.cancel_scope.cancel()
                 return 1
             task_status.started(number)
@@ -420,6 +428,7 @@ async def _start_web(
     web: tuple[str, int],
     err: Output,
     record: pathlib.Path | None,
+    allowed_hosts: AllowedHosts | None,
 ) -> bool:
     """The web view (hub.web) of the server's games, live and saved in ``record``; False if
     it cannot listen."""
@@ -427,7 +436,15 @@ async def _start_web(
     from hub.web.server import start_web  # only --web needs the web stack
 
     records = RecordsReader.of(record)
-    started = await start_web(nursery, events, web, err=err, prog=SERVE_PROG, records=records)
+    started = await start_web(
+        nursery,
+        events,
+        web,
+        err=err,
+        prog=SERVE_PROG,
+        records=records,
+        allowed_hosts=allowed_hosts,
+    )
     return started is not None
 
 
@@ -459,6 +476,7 @@ def main(argv: Sequence[str]) -> int:
                 keyboard=keyboard,
                 web=options.web,
                 record=options.record,
+                allowed_hosts=options.allowed_hosts,
             )
 
     return run_program(run)

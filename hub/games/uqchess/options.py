@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -23,7 +24,10 @@ from hub.core.text import parse_whole_number
 from hub.core.usage import Parser, flag_options, value_options
 from hub.records.options import add_record_options, record_path
 from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
-from hub.web.options import add_web_option, web_address
+from hub.web.options import add_web_option, allowed_hosts, web_address
+
+if TYPE_CHECKING:
+    from hub.web.limits import AllowedHosts
 
 PROGRAM = "uqchessserver"
 USAGE = "Usage: ./uqchessserver [--listenOn portno]"
@@ -50,6 +54,9 @@ class ServerOptions:
     log_level: str | None = None
     """``hub serve uqchess``: ``warning`` unless ``--log-level``/``--verbose`` say more;
     ``uqchessserver``: None, nothing is logged (its spec fixes what it prints)."""
+    allowed_hosts: AllowedHosts | None = None
+    """``hub serve uqchess --allowed-hosts``: the names the web view answers to (None: its
+    address and the loopback names)."""
 
 
 def help_parser(*, hub_options: bool = False) -> Parser:
@@ -135,4 +142,12 @@ def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptio
         log_level = values.get("--log-level", "info" if verbose else "warning")
         if log_level not in LOG_LEVELS:
             return None
-    return ServerOptions(values.get("--listenOn", "0"), engines, web, record, limits, log_level)
+    hosts = None
+    if "--allowed-hosts" in values:
+        try:
+            hosts = allowed_hosts(values["--allowed-hosts"])
+        except ValueError:
+            return None
+    return ServerOptions(
+        values.get("--listenOn", "0"), engines, web, record, limits, log_level, hosts
+    )

@@ -126,6 +126,7 @@ async def _serve_watched(
                 err=err,
                 prog=PROGRAM,
                 records=RecordsReader.of(options.record),
+                allowed_hosts=options.allowed_hosts,
             )
             if started is None and strict:
                 for listener in listeners:
