@@ -226,7 +226,8 @@ def _prior_elo(text: str) -> float:
     return value
 
 
-Command = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
+RecordsCommand = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
+"""One of ``hub games``' commands over the records (core/plugin's `Command` is a program's)."""
 
 
 def history(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
@@ -534,7 +535,7 @@ def _ratings_json(
     }
 
 
-COMMANDS: dict[str, Command] = {
+COMMANDS: dict[str, RecordsCommand] = {
     "history": history,
     "show": show,
     "export": export,
