@@ -232,7 +232,7 @@ def no_leftover_processes(request: pytest.FixtureRequest) -> Iterator[None]:
         left = set(descendants(os.getpid())) - before
         if not left or time.monotonic() > deadline:
             break
-        time.sleep(0.02)
+        time.sleep(0.02)  # grandchildren init reaps: only /proc tells when they are gone
     assert not left, f"processes left behind: {sorted(left)}"
 
 
