@@ -334,7 +334,7 @@ def play(scenario: Scenario, records: Path) -> Result:
         while (left := sorted({*_in_session(process.pid), *filter(_alive, result.started)})) and (
             time.monotonic() < deadline
         ):
-            time.sleep(0.02)  # processes of another session: only /proc tells when they go
+            time.sleep(0.02)
         result.left = left
     except Exception as exc:  # reported by the scenario's test
         result.error = f"{type(exc).__name__}: {exc}"

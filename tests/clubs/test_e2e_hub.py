@@ -366,7 +366,7 @@ def interrupt_when(mark: Path, args: list[str | Path]) -> Result:
     hub = start([program("clubhub"), *args])
     deadline = time.monotonic() + 10
     while not mark.exists() and time.monotonic() < deadline and hub.poll() is None:
-        time.sleep(0.01)  # a player process writes the mark: polled, bounded
+        time.sleep(0.01)
     if mark.exists():
         hub.send_signal(signal.SIGINT)
     result = finish(hub, begun)

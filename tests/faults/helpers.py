@@ -42,7 +42,7 @@ def wait_for_file(path: Path, limit: float = 10.0) -> str:
     deadline = time.monotonic() + limit
     while not path.exists():
         assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.01)  # another process writes it: no event reaches this one but the file
+        time.sleep(0.01)
     return path.read_text()
 
 
@@ -52,7 +52,7 @@ def gone(pid: int, limit: float = 5.0) -> bool:
     while alive(pid):
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.01)  # an orphan init reaps: this process cannot wait for it
+        time.sleep(0.01)
     return True
 
 

@@ -26,7 +26,7 @@ def pid_in(path: Path) -> int:
 
 async def wait_for(path: Path) -> int:
     while not path.exists():
-        await trio.sleep(0.01)  # a grandchild writes it: no event reaches this process
+        await trio.sleep(0.01)
     return pid_in(path)
 
 
@@ -102,7 +102,7 @@ async def test_reap_of_a_child_that_already_exited_kills_its_leftovers(tmp_path:
         child = await ChildProcess.spawn(bad_argv(f"fork:{pidfile}", real=SAY_HI))
         grandchild = await wait_for(pidfile)
         while not child.exited:
-            await trio.sleep(0.01)  # waiting would reap it, which is what this test must avoid
+            await trio.sleep(0.01)
         assert child.exited and child.status is None and alive(grandchild)
         assert await child.reap() == ExitStatus(code=0)
         await child.close_pipes()

@@ -42,8 +42,8 @@ def settled_rss(pid: int, idle_sockets: int) -> int:
     /proc/PID/fd than ``idle_sockets``, its listeners) and a moment has passed."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and sockets(pid) > idle_sockets:
-        time.sleep(0.05)  # the server is another process: /proc is polled
-    time.sleep(0.5)  # the measure: the RSS after a moment of rest
+        time.sleep(0.05)
+    time.sleep(0.5)
     return rss_kib(pid)
 
 

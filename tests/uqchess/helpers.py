@@ -108,7 +108,7 @@ async def running_server(
             # Stockfish quits when its stdin closes; wait for that so none is left behind.
             with trio.move_on_after(5):
                 while any(running(pid) for pid in engines):
-                    await trio.sleep(0.02)  # the server's engines, not ours to wait for
+                    await trio.sleep(0.02)
 
 
 def running(pid: int) -> bool:

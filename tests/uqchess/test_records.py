@@ -54,7 +54,7 @@ async def fools_mate(command: Sequence[str], database: Path | None) -> bytes:
         if database is not None:
             with trio.fail_after(TIMEOUT):
                 while not stored_records(database):
-                    await trio.sleep(0.02)  # the server process writes it: polled, bounded
+                    await trio.sleep(0.02)
         server.process.kill()
         await server.process.wait()
         return await server.rest_of_stderr()

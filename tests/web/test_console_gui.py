@@ -34,9 +34,9 @@ async def drive(process: trio.Process) -> bytes:
                 console = (await client.get(base + "/api/console")).json()
                 if console["game"] is not None and len(console["game"]["moves"]) == ply:
                     break
-                await trio.sleep(0.02)  # another process's page: polled, bounded
+                await trio.sleep(0.02)
         while console["game"]["status"] != "finished":
-            await trio.sleep(0.02)  # as above
+            await trio.sleep(0.02)
             console = (await client.get(base + "/api/console")).json()
         assert console["game"]["latest"]["status"] == ["Checkmate! Black wins!"]
         assert console["score"] == {"white": "0", "black": "1"}
