@@ -42,7 +42,7 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lobby",
         ),
     ),
-    ("play", ("game", "match", "seats", "local_seats", "jsonbot", "session")),
+    ("play", ("game", "chance", "match", "seats", "local_seats", "jsonbot", "session")),
     ("commands", ("usage", "running", "tour", "plugin")),
 )
 """hub/core's subpackages from the bottom up, each with its modules. A core module is in the
@@ -55,8 +55,8 @@ LAYERS: tuple[str, ...] = (
     "hub.records",
     "hub.chess",
     "hub.web",
-    "hub.tournament",
     "hub.declared",
+    "hub.tournament",
     "hub.testing",
     "hub.games",
     "hub.cli",
