@@ -4,10 +4,10 @@ finds an installed console script, `need_stockfish` finds Stockfish or skips (fa
 
 The unit layer (``make check``, ``pytest -m "not system"``) is every test not marked
 ``system``: a ``system`` test starts a child process, binds or connects a real socket, or
-drives a browser. Tests marked ``e2e``, ``browser`` or ``soak`` are ``system``, and so is
-every test of a module in `SYSTEM_MODULES`. A test that is not ``system`` and starts a
-process or opens a socket FAILS (`unit_layer_guard`), so the split stays honest: mark it
-``@pytest.mark.system`` (or list its module) if it must.
+drives a browser. Tests marked ``e2e``, ``browser`` or ``soak`` are ``system``, and so are
+the modules of `SYSTEM_MODULES` and the tests of `SYSTEM_TESTS`. A test that is not
+``system`` and starts a process or opens a socket FAILS (`unit_layer_guard`), so the split
+stays honest: mark it ``@pytest.mark.system`` (or list it) if it must.
 """
 
 from __future__ import annotations
