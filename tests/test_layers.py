@@ -65,9 +65,6 @@ LAYERS: tuple[str, ...] = (
 package ``hub`` itself (its version) is the bottom; ``hub.core`` (a docstring) is with its
 first subpackage; ``hub.entry`` (the console scripts' table) is with the command line."""
 
-GENERIC = tuple(name for name in LAYERS if name not in ("hub.games", "hub.cli"))
-"""The layers that name no game."""
-
 CONSOLE_SCRIPTS = "hub.entry"
 """The console scripts' table (like pyproject's ``[project.scripts]``): the one module outside
 hub/games that names games, at the top layer beside ``hub.cli``."""
