@@ -5,7 +5,17 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: demo test lint bench soak venv clean
+.PHONY: help demo check test lint bench soak venv clean
+
+help:
+	@echo "make demo    a narrated tour of every game (sets up .venv the first time)"
+	@echo "make check   the fast loop: lint, then the unit layer (pytest -m 'not system': no child"
+	@echo "             processes, servers or browsers), under 90 s"
+	@echo "make test    everything: the unit layer, end-to-end, browser and short soak tests"
+	@echo "make lint    ruff check, ruff format --check, mypy --strict hub"
+	@echo "make bench   every benchmark of bench/"
+	@echo "make soak    the long soak runs (several minutes)"
+	@echo "make clean   remove .venv and the tools' caches"
 
 venv: $(STAMP)
 
@@ -25,6 +35,11 @@ test: $(STAMP)
 	@if [ ! -x /usr/games/stockfish ] && ! command -v stockfish >/dev/null; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y stockfish; else echo "note: Stockfish is not installed (apt-get install stockfish as root): the UQChess tests that need it will skip"; fi; fi
 	@if [ ! -x /usr/bin/chromium ]; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; else echo "note: Chromium is not installed (apt-get install chromium as root): the browser tests of the web view will skip"; fi; fi
 	$(BIN)/python -m pytest
+
+# The unit layer: every test not marked `system` (tests/conftest.py fails one that starts a
+# process or opens a socket), after the lint; quiet unless something fails.
+check: lint
+	$(BIN)/python -m pytest -m "not system" -q -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check hub tests bench players

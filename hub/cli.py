@@ -52,8 +52,10 @@ VERB_DESCRIPTIONS = {
 }
 
 
-class UsageError(Exception):
-    """Wrong usage: ``message`` and the command whose ``--help`` shows the right one."""
+class HubUsageError(Exception):
+    """Wrong usage of ``hub`` itself, before a verb's own parser takes over: ``message`` and
+    the command whose ``--help`` shows the right one (`hub.core.usage.UsageError` is a
+    verb's)."""
 
     def __init__(self, message: str, command: str = PROG) -> None:
         super().__init__(f"{message} (see {command} --help)")
@@ -69,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with exit_status_on_interrupt(interrupted):
             return _dispatch(args, out, err)
         return interrupted[0]
-    except UsageError as exc:
+    except HubUsageError as exc:
         err.line(str(exc))
         return 2
     finally:
@@ -85,17 +87,17 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
     if verb in HELP or verb == "help":
         if verb == "help" and rest:
             if len(rest) > 1:
-                raise UsageError(f"hub help: one command at a time, not {' '.join(rest)!r}")
+                raise HubUsageError(f"hub help: one command at a time, not {' '.join(rest)!r}")
             return _dispatch([rest[0], "--help"], out, err)
         out.line(_help(_main_parser(discover())))
         return 0
     if verb == "--version":
         if rest:
-            raise UsageError(f"hub --version: unexpected argument {rest[0]!r}")
+            raise HubUsageError(f"hub --version: unexpected argument {rest[0]!r}")
         out.line(f"hub {__version__}")
         return 0
     if verb.startswith("-"):
-        raise UsageError(f"hub: unknown option {verb!r}")
+        raise HubUsageError(f"hub: unknown option {verb!r}")
     if verb == "match":
         from hub.tournament.cli import main as match
 
@@ -107,7 +109,7 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
         return _game_verb(plugins, verb, rest, out, err)
     tool = _tools(plugins).get(verb)
     if tool is None:
-        raise UsageError(f"hub: unknown command {verb!r}")
+        raise HubUsageError(f"hub: unknown command {verb!r}")
     return tool[1](rest)
 
 
@@ -125,7 +127,7 @@ def _games(
         if rest[0] in COMMANDS or rest[0] in HELP:
             return records(rest)
         kind = "option" if rest[0].startswith("-") else "command"
-        raise UsageError(
+        raise HubUsageError(
             f"hub games: unknown {kind} {rest[0]!r}; the commands are {', '.join(COMMANDS)}",
             "hub games",
         )
@@ -155,23 +157,23 @@ def _game_verb(
             out.line(_help(_demo_parser(plugins[rest[0]])))
             return 0
         if len(rest) > 1:
-            raise UsageError(f"hub demo: takes at most one game, not {' '.join(rest)!r}", where)
+            raise HubUsageError(f"hub demo: takes at most one game, not {' '.join(rest)!r}", where)
         if not rest:
             status = 0
             for demo in offering.values():
                 status = demo([]) or status
             return status
     elif not rest:
-        raise UsageError(f"hub {verb}: name a game: {names}", where)
+        raise HubUsageError(f"hub {verb}: name a game: {names}", where)
     if rest[0].startswith("-"):
-        raise UsageError(f"hub {verb}: unknown option {rest[0]!r}; name a game first", where)
+        raise HubUsageError(f"hub {verb}: unknown option {rest[0]!r}; name a game first", where)
     command = offering.get(rest[0])
     failure = load_failure(rest[0]) if rest[0] not in plugins else None
     if failure is not None:
         err.line(f"hub {verb}: {failure.words()}")
         return 1
     if command is None:
-        raise UsageError(
+        raise HubUsageError(
             f"hub {verb}: no game {rest[0]!r} offers '{verb}'; games that do: {names}", where
         )
     return command(rest[1:])

@@ -1,15 +1,27 @@
 """Shared fixtures and helpers: every test must leave no descendant process behind and records
 games only in its own database (`records_database`, ``$HUB_DB``); `program`
-finds an installed console script, `need_stockfish` finds Stockfish or skips (fails in CI)."""
+finds an installed console script, `need_stockfish` finds Stockfish or skips (fails in CI).
+
+The unit layer (``make check``, ``pytest -m "not system"``) is every test not marked
+``system``: a ``system`` test starts a child process, binds or connects a real socket, or
+drives a browser. Tests marked ``e2e``, ``browser`` or ``soak`` are ``system``, and so are
+the modules of `SYSTEM_MODULES` and the tests of `SYSTEM_TESTS`. A test that is not
+``system`` and starts a process or opens a socket FAILS (`unit_layer_guard`), so the split
+stays honest: mark it ``@pytest.mark.system`` (or list it) if it must.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import socket
+import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,9 +53,176 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+SYSTEM_MODULES = frozenset(
+    {
+        "chess/test_console_records.py",
+        "chess/test_console_robustness.py",
+        "chess/test_console_sessions.py",
+        "chess/test_engine_server.py",
+        "chess/test_json_bots.py",
+        "chess/test_match_kit.py",
+        "chess/test_plugin.py",
+        "chesslib/test_engine_client.py",
+        "chesslib/test_stockfish_compat.py",
+        "clubs/test_human_errors.py",
+        "clubs/test_human_pty.py",
+        "clubs/test_launch.py",
+        "clubs/test_match_kit.py",
+        "clubs/test_startup.py",
+        "core/test_process.py",
+        "core/test_programs.py",
+        "core/test_running.py",
+        "core/test_serve.py",
+        "core/test_serve_abuse.py",
+        "declared/test_a_game_from_the_docs.py",
+        "declared/test_browser_seat.py",
+        "declared/test_connect4_commands.py",
+        "declared/test_rematch.py",
+        "declared/test_serve_welcome.py",
+        "examples/test_tictactoe.py",
+        "faults/test_clubs.py",
+        "faults/test_kalah.py",
+        "faults/test_process.py",
+        "faults/test_uqchess.py",
+        "kalah/test_declared.py",
+        "kalah/test_match_kit.py",
+        "kalah/test_options.py",
+        "records/test_cli.py",
+        "records/test_store.py",
+        "test_cli.py",
+        "test_every_help.py",
+        "tournament/test_cli.py",
+        "tournament/test_no_ray.py",
+        "tournament/test_robustness.py",
+        "uqchess/test_client.py",
+        "uqchess/test_memory.py",
+        "web/test_fanout.py",
+        "web/test_http.py",
+    }
+)
+"""Modules (under tests/) whose tests are ``system`` without a marker of their own: they run
+the console scripts, child processes or servers on real sockets."""
+
+SYSTEM_TESTS = frozenset(
+    {
+        "chesslib/test_seats.py::test_a_broken_engine_loses",
+        "chesslib/test_seats.py::test_a_real_stockfish_with_a_skill_level_plays_legal_moves",
+        "chesslib/test_seats.py::test_an_engine_as_black_gets_a_per_move_limit",
+        "chesslib/test_seats.py::test_an_engine_is_set_up_and_told_the_clocks",
+        "chesslib/test_seats.py::test_an_engine_that_cannot_start_loses_before_the_first_move",
+        "chesslib/test_seats.py::test_an_engine_that_hangs_loses_on_time_and_is_killed",
+        "chesslib/test_seats.py::test_an_engine_that_hangs_without_a_clock_loses",
+        "chesslib/test_seats.py::test_an_engine_without_uciok_loses_on_time",
+        "chesslib/test_seats.py::test_cancelling_a_game_stops_its_engine",
+        "records/test_identity.py::test_a_uci_engine_is_its_id_name_whatever_it_is_called",
+        "test_record_shape.py::test_a_kit_game_ends_with_a_full_record[clubs]",
+        "test_record_shape.py::test_every_game_type_has_the_same_record_keys",
+        "tournament/test_runner.py::test_a_worker_that_cannot_load_the_kit_aborts_games",
+        "tournament/test_runner.py::test_a_worker_that_dies_is_replaced",
+        "tournament/test_runner.py::test_an_interrupted_match_ends_a_worker_still_starting_at_once",
+        "tournament/test_runner.py::test_cancelling_a_worker_match_reaps_the_workers",
+        "tournament/test_runner.py::test_the_next_game_after_a_worker_died_is_played",
+        "tournament/test_runner.py::test_worker_processes_play_the_same_games",
+        "tournament/test_runner.py::test_workers_report_a_kit_failure",
+    }
+)
+"""Single tests (``module::function``, every parameter, or one ``[parameter]``) that are
+``system`` in a module of unit tests: they start an engine, a player or a worker process."""
+
+SYSTEM_MARKERS = ("system", "e2e", "browser", "soak")
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``system`` the tests `SYSTEM_MODULES`, `SYSTEM_TESTS` and the e2e, browser and
+    soak markers name."""
+    for item in items:
+        module = Path(str(item.path)).relative_to(TESTS).as_posix()
+        test = f"{module}::{item.name}"
+        if (
+            module in SYSTEM_MODULES
+            or test in SYSTEM_TESTS
+            or test.partition("[")[0] in SYSTEM_TESTS
+            or any(item.get_closest_marker(m) for m in SYSTEM_MARKERS)
+        ):
+            item.add_marker(pytest.mark.system)
+
+
+class UnitLayerViolation(RuntimeError):
+    """A unit-layer test started a process or opened a socket."""
+
+
+def _refuse(what: str, found: list[str]) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        found.append(what)
+        raise UnitLayerViolation(
+            f"a unit-layer test {what}: mark it @pytest.mark.system (or add its module to "
+            "tests/conftest.py's SYSTEM_MODULES), or give it memory streams instead"
+        )
+
+    return refuse
+
+
+@contextlib.contextmanager
+def unit_layer_guard(item: pytest.Item) -> Iterator[None]:
+    """While a test that is not ``system`` runs (set-up, call, tear-down), starting a
+    process (subprocess, trio's, fork, posix_spawn, os.system) or binding, listening on or
+    connecting a socket raises `UnitLayerViolation`, and the test fails even if the code
+    under test caught it."""
+    if item.get_closest_marker("system"):
+        yield
+        return
+    found: list[str] = []
+    patches = [
+        (subprocess.Popen, "_execute_child", "started a child process"),
+        (os, "fork", "forked"),
+        (os, "forkpty", "forked a pty"),
+        (os, "posix_spawn", "spawned a process"),
+        (os, "posix_spawnp", "spawned a process"),
+        (os, "system", "ran a shell"),
+        (socket.socket, "bind", "bound a socket"),
+        (socket.socket, "listen", "listened on a socket"),
+        (socket.socket, "connect", "connected a socket"),
+        (socket.socket, "connect_ex", "connected a socket"),
+    ]
+    saved = [(owner, name, owner.__dict__.get(name)) for owner, name, _ in patches]
+    for owner, name, what in patches:
+        setattr(owner, name, _refuse(what, found))
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            if original is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+    if found:
+        pytest.fail(f"unit-layer test {item.nodeid} {found[0]} (see tests/conftest.py)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with unit_layer_guard(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with unit_layer_guard(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    with unit_layer_guard(item):
+        return (yield)
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_processes() -> Iterator[None]:
-    """Fail a test that leaves a child process (or zombie) of the test run behind."""
+    """Fail a test that leaves a child process (or zombie) of the test run behind. (A unit
+    test cannot start one, but skipping the scan for it made tests/core/test_stdin.py's
+    reader threads, which outlive their tests, race the next test for a reused pipe fd.)"""
     before = set(descendants(os.getpid()))
     yield
     deadline = time.monotonic() + 10.0  # a bound on the wait, generous for a loaded machine
@@ -51,7 +230,7 @@ def no_leftover_processes() -> Iterator[None]:
         left = set(descendants(os.getpid())) - before
         if not left or time.monotonic() > deadline:
             break
-        time.sleep(0.02)
+        time.sleep(0.02)  # grandchildren init reaps: only /proc tells when they are gone
     assert not left, f"processes left behind: {sorted(left)}"
 
 

@@ -173,7 +173,7 @@ class Limits:
 
 
 @attrs.frozen
-class Info:
+class SearchInfo:
     """One completed iteration, as a UCI ``info`` line reports it."""
 
     depth: int
@@ -310,7 +310,7 @@ class Searcher:
         self,
         board: chess.Board,
         limits: Limits,
-        on_info: Callable[[Info], None] | None = None,
+        on_info: Callable[[SearchInfo], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> SearchResult:
         """The best move within ``limits``; ``board`` is left as it was."""
@@ -356,7 +356,9 @@ class Searcher:
             pv = self._principal_variation(work, move, depth)
             elapsed = time.monotonic() - start
             if on_info is not None:
-                on_info(Info(depth, max(self.seldepth, depth), score, self.nodes, elapsed, pv))
+                on_info(
+                    SearchInfo(depth, max(self.seldepth, depth), score, self.nodes, elapsed, pv)
+                )
             if abs(score) >= MATE_BOUND and depth >= MATE - abs(score):
                 break  # a mate found at full width cannot improve with depth
             if len(moves) == 1 and limits.movetime is not None:

@@ -25,7 +25,7 @@ import attrs
 import chess
 
 from hub import __version__
-from hub.chess.search import Info, Limits, SearchResult
+from hub.chess.search import Limits, SearchInfo, SearchResult
 from hub.core.text import parse_whole_number
 
 NAME = f"hub {__version__}"
@@ -354,12 +354,12 @@ def legal_move(board: chess.Board, text: str) -> chess.Move | None:
     return None
 
 
-def score_text(info: Info) -> str:
+def score_text(info: SearchInfo) -> str:
     mate = info.mate_in
     return f"mate {mate}" if mate is not None else f"cp {info.score}"
 
 
-def info_line(info: Info) -> str:
+def info_line(info: SearchInfo) -> str:
     millis = int(info.seconds * 1000)
     nps = int(info.nodes / info.seconds) if info.seconds > 0 else 0
     pv = " ".join(move.uci() for move in info.pv)

@@ -241,7 +241,8 @@ def _prior_elo(text: str) -> float:
     return value
 
 
-Command = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
+RecordsCommand = Callable[[RecordStore, argparse.Namespace, Output, Output], int]
+"""One of ``hub games``' commands over the records (core/plugin's `Command` is a program's)."""
 
 
 def history(store: RecordStore, options: argparse.Namespace, out: Output, err: Output) -> int:
@@ -652,7 +653,7 @@ def _ranks(rated: RatingList) -> list[tuple[int, Rated]]:
     return result
 
 
-COMMANDS: dict[str, Command] = {
+COMMANDS: dict[str, RecordsCommand] = {
     "history": history,
     "show": show,
     "export": export,

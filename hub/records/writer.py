@@ -50,7 +50,7 @@ def finished(record: GameRecord) -> bool:
     return record.termination is not Termination.ABORTED
 
 
-class _Recorder:
+class _RecordWriter:
     def __init__(
         self,
         bus: EventBus,
@@ -162,7 +162,7 @@ async def record_games(
     except BaseException:
         subscription.close()
         raise
-    recorder = _Recorder(bus, subscription, store, limiter)
+    recorder = _RecordWriter(bus, subscription, store, limiter)
     task_status.started()
     try:
         async with trio.open_nursery() as nursery:

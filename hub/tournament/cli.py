@@ -64,8 +64,9 @@ table (game pairs, time losses, crashes, how many games were distinct), and ever
 game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
 
 
-class UsageError(Exception):
-    """Bad usage: a one-line hint, exit status 2."""
+class MatchUsageError(Exception):
+    """Bad usage of ``hub match``: the bare message, which `usage_error` prints with its hint,
+    exit status 2 (`hub.core.usage.UsageError` carries its hint already)."""
 
 
 class Failure(Exception):
@@ -76,9 +77,11 @@ class WebFailed(Exception):
     """``--web`` could not listen (already said on stderr): exit status 1."""
 
 
-class Parser(argparse.ArgumentParser):
+class MatchParser(argparse.ArgumentParser):
+    """``hub match``'s parser: argparse's help, errors as `MatchUsageError`."""
+
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise MatchUsageError(message)
 
 
 def _integer(text: str) -> int:
@@ -115,8 +118,8 @@ def openings_choice(text: str) -> int | str:
         ) from None
 
 
-def build_parser(kit: TournamentKit | None) -> Parser:
-    parser = Parser(prog=PROG, usage=USAGE, description=DESCRIPTION)
+def build_parser(kit: TournamentKit | None) -> MatchParser:
+    parser = MatchParser(prog=PROG, usage=USAGE, description=DESCRIPTION)
     parser.add_argument("game", metavar="GAME", help="the game (see `hub games`)")
     parser.add_argument("players", metavar="PLAYER", nargs="+", help="the players, in order")
     group = parser.add_argument_group("match")
@@ -193,23 +196,23 @@ class Setup:
         low, high = kit.seats
         if not low <= len(players) <= high:
             seats = f"{low}" if low == high else f"{low} to {high}"
-            raise UsageError(f"{options.game} takes {seats} players, not {len(players)}")
+            raise MatchUsageError(f"{options.game} takes {seats} players, not {len(players)}")
         try:
             self.settings: dict[str, Any] = kit.settings(options)
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise MatchUsageError(str(exc)) from None
         for player in players:
             problem = kit.check_player(player, self.settings)
             if problem is not None:
-                raise UsageError(problem)
+                raise MatchUsageError(problem)
         self.sprt: Sprt | None = None
         if options.sprt is not None:
             if len(players) != 2:
-                raise UsageError("--sprt needs exactly two players")
+                raise MatchUsageError("--sprt needs exactly two players")
             try:
                 self.sprt = parse_sprt(options.sprt)
             except ValueError as exc:
-                raise UsageError(f"--sprt: {exc}") from None
+                raise MatchUsageError(f"--sprt: {exc}") from None
         self.address: str | None = None
         if options.cluster is not None:
             from hub.tournament.ray_backend import parse_cluster
@@ -217,12 +220,12 @@ class Setup:
             try:
                 self.address = parse_cluster(options.cluster)
             except ValueError as exc:
-                raise UsageError(str(exc)) from None
+                raise MatchUsageError(str(exc)) from None
         from hub.records import record_path
 
         self.path = record_path(options)
         if options.resume is not None and self.path is None:
-            raise UsageError("--resume needs the database (drop --no-record)")
+            raise MatchUsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
         games = options.games or len(players)
@@ -256,7 +259,7 @@ class Setup:
             return
         summaries = self.store.games(match_id=self.match_id)
         if not summaries:
-            raise UsageError(
+            raise MatchUsageError(
                 f"--resume {self.match_id}: no game of that match is recorded in {self.path} "
                 "(check the id with `hub games history`, or start a new match without --resume)"
             )
@@ -266,13 +269,13 @@ class Setup:
             record = self.store.get(summary.game_id)
             index = summary.index
             if record is None or index is None or not 0 <= index < len(self.schedule):
-                raise UsageError(
+                raise MatchUsageError(
                     f"match {self.match_id} has game {index}, which these arguments do not "
                     "schedule: resume with the arguments it was started with"
                 )
             problem = resume_difference(self.schedule.games[index], record)
             if problem is not None:
-                raise UsageError(f"--resume {self.match_id}: {problem}")
+                raise MatchUsageError(f"--resume {self.match_id}: {problem}")
             self.tally.add(outcome_of(self.schedule.games[index], record))
         self.skip = self.store.finished_indices(self.match_id)
 
@@ -474,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = Output(1), Output(2)
     try:
         return _main(args, out, err)
-    except UsageError as exc:
+    except MatchUsageError as exc:
         return usage_error(err, str(exc))
     except Failure as exc:
         err.line(f"{PROG}: {exc}")
@@ -493,9 +496,9 @@ def _main(args: list[str], out: Output, err: Output) -> int:
         except KitLoadFailed as exc:
             raise Failure(str(exc)) from None
         except KitError as exc:
-            raise UsageError(str(exc)) from None
+            raise MatchUsageError(str(exc)) from None
     elif not {"-h", "--help"} & set(args):
-        raise UsageError("name a game (see `hub games`) and its players")
+        raise MatchUsageError("name a game (see `hub games`) and its players")
     parser = build_parser(kit)
     try:
         options = parser.parse_args(args)

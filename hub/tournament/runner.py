@@ -268,7 +268,8 @@ class MatchReport:
         return max(0.0, end - self.started)
 
 
-Listener = Callable[[MatchReport], None]
+ReportListener = Callable[[MatchReport], None]
+"""What `TournamentRunner` tells as a match goes on (core/bus's `Listener` hears a game)."""
 
 
 class TournamentRunner:
@@ -283,7 +284,7 @@ class TournamentRunner:
         recorder: Recorder | None = None,
         tally: Tally | None = None,
         sprt: Sprt | None = None,
-        on_update: Listener | None = None,
+        on_update: ReportListener | None = None,
         on_game: Callable[[Finished], None] | None = None,
     ) -> None:
         skipped = set(skip)

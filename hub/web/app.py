@@ -41,7 +41,7 @@ from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
 from hub.web.streams import FrameStream
-from hub.web.views import Game, detail, ply_json, stored_summary
+from hub.web.views import ShownGame, detail, ply_json, stored_summary
 
 RECORDS_LISTED = 50
 """Games from the records store listed under the recent ones in the memory."""
@@ -110,7 +110,7 @@ def create_app(
     hosts = hosts if hosts is not None else AllowedHosts()
     limits = limits if limits is not None else ClientLimits()
 
-    async def find(game_id: str) -> Game | None:
+    async def find(game_id: str) -> ShownGame | None:
         game = index.game(game_id)
         if game is None and records is not None:
             game = await records.get(game_id)

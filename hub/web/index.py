@@ -31,7 +31,7 @@ from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.referee import Termination
 from hub.core.values import JSON
 from hub.web.render import points_text
-from hub.web.views import Game, LiveGame, detail, move_json, summary
+from hub.web.views import LiveGame, ShownGame, detail, move_json, summary
 
 LOBBY = "lobby"
 CONSOLE = "console"
@@ -342,7 +342,7 @@ class GameIndex:
 
     # -- queries --------------------------------------------------------------------------
 
-    def game(self, game_id: str) -> Game | None:
+    def game(self, game_id: str) -> ShownGame | None:
         return self.live.get(game_id) or self.finished.get(game_id)
 
     def set_stored(self, rows: list[dict[str, Any]]) -> None:

@@ -78,14 +78,15 @@ class LiveGame:
         return self.moves[-1] if self.moves else None
 
 
-Game = LiveGame | GameRecord
+ShownGame = LiveGame | GameRecord
+"""A game the web view shows: one being played, or one from the records."""
 
 
 def players_json(players: Sequence[PlayerInfo]) -> list[dict[str, str]]:
     return [{"name": player.name, "kind": player.kind} for player in players]
 
 
-def summary(game: Game) -> dict[str, JSON]:
+def summary(game: ShownGame) -> dict[str, JSON]:
     """One lobby row."""
     if isinstance(game, LiveGame):
         last = game.last
@@ -140,11 +141,11 @@ def stored_summary(row: GameSummary) -> dict[str, JSON]:
     }
 
 
-def plies(game: Game) -> int:
+def plies(game: ShownGame) -> int:
     return game.ply if isinstance(game, LiveGame) else len(game.moves)
 
 
-def position(game: Game, ply: int) -> Position | None:
+def position(game: ShownGame, ply: int) -> Position | None:
     """The game at ``ply`` (0: the start); None for a ply it does not have (or lost)."""
     if not 0 <= ply <= plies(game):
         return None
@@ -189,7 +190,7 @@ def status(at: Position) -> list[str]:
     return status_lines(at)
 
 
-def ply_json(game: Game, ply: int) -> dict[str, JSON] | None:
+def ply_json(game: ShownGame, ply: int) -> dict[str, JSON] | None:
     """One ply for the replay: its move, the board and the status lines."""
     at = position(game, ply)
     if at is None:
@@ -197,7 +198,7 @@ def ply_json(game: Game, ply: int) -> dict[str, JSON] | None:
     return {"ply": ply, "move": at.last_move, "html": render_position(at), "status": status(at)}
 
 
-def moves_json(game: Game) -> list[dict[str, JSON] | None]:
+def moves_json(game: ShownGame) -> list[dict[str, JSON] | None]:
     """The moves for the list beside the board (None: a move whose event was lost)."""
     if isinstance(game, LiveGame):
         listed: list[dict[str, JSON] | None] = []
@@ -265,7 +266,7 @@ def _from_declared(
         return otherwise
 
 
-def detail(game: Game) -> dict[str, JSON]:
+def detail(game: ShownGame) -> dict[str, JSON]:
     """The whole game for its page: the lobby row, the moves and the latest position."""
     data = summary(game)
     data["moves"] = moves_json(game)

@@ -10,9 +10,9 @@ import pytest
 from hub.chess.search import (
     MATE_BOUND,
     ComputerPlayer,
-    Info,
     Limits,
     Searcher,
+    SearchInfo,
     evaluate,
     exposure,
     is_capture_or_check,
@@ -132,7 +132,7 @@ def test_level4_is_reproducible_with_a_node_budget() -> None:
 
 
 def test_level4_reports_each_iteration_and_honours_depth() -> None:
-    infos: list[Info] = []
+    infos: list[SearchInfo] = []
     result = Searcher().search(chess.Board(), Limits(depth=3), infos.append)
     assert [info.depth for info in infos] == [1, 2, 3]
     assert result.depth == 3 and result.move == infos[-1].pv[0]

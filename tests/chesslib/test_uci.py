@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from hub.chess.search import Info, Limits, SearchResult
+from hub.chess.search import Limits, SearchInfo, SearchResult
 from hub.chess.uci import (
     Go,
     PositionError,
@@ -79,12 +79,12 @@ def test_legal_move_reads_long_algebraic_only() -> None:
 
 def test_info_and_bestmove_lines() -> None:
     pv = (chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5"))
-    info = Info(depth=3, seldepth=7, score=35, nodes=1000, seconds=0.5, pv=pv)
+    info = SearchInfo(depth=3, seldepth=7, score=35, nodes=1000, seconds=0.5, pv=pv)
     assert info_line(info) == (
         "info depth 3 seldepth 7 multipv 1 score cp 35 nodes 1000 nps 2000 time 500 pv e2e4 e7e5"
     )
-    assert " score mate 2 " in info_line(Info(3, 3, 100_000 - 3, 1, 0.0, pv))
-    assert " score mate -1 " in info_line(Info(3, 3, -(100_000 - 2), 1, 0.0, pv))
+    assert " score mate 2 " in info_line(SearchInfo(3, 3, 100_000 - 3, 1, 0.0, pv))
+    assert " score mate -1 " in info_line(SearchInfo(3, 3, -(100_000 - 2), 1, 0.0, pv))
     result = SearchResult(pv[0], 35, 3, 1000, 0.5, pv)
     assert bestmove_lines(chess.Board(), result) == ["bestmove e2e4 ponder e7e5"]
     single = SearchResult(pv[0], 35, 1, 10, 0.1, pv[:1])

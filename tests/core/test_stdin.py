@@ -138,8 +138,8 @@ async def test_a_regular_file_and_bounded_read_ahead(tmp_path: Path) -> None:
             # waits: the file offset tells how far it got.
             bound = chunk + (buffer + 1) * chunk
             while os.lseek(fd, 0, os.SEEK_CUR) < bound:
-                await trio.sleep(0.01)
-            await trio.sleep(0.1)
+                await trio.sleep(0.01)  # the reading thread tells nobody: the offset is polled
+            await trio.sleep(0.1)  # the behaviour under test: it reads no further meanwhile
             assert os.lseek(fd, 0, os.SEEK_CUR) == bound
             assert first + await receive_all(stream) == content
     finally:

@@ -71,7 +71,7 @@ def wait_for_games(db: Path, count: int, timeout: float = 60) -> None:
             with RecordStore.open(db) as store:
                 if store.count() >= count:
                     return
-        time.sleep(0.05)
+        time.sleep(0.05)  # the hub match process writes the database: polled, bounded
     raise AssertionError(f"fewer than {count} games recorded in time")
 
 
@@ -92,7 +92,7 @@ def processes_mentioning(text: str) -> list[int]:
 def wait_until_gone(text: str, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
     while processes_mentioning(text) and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.05)  # grandchildren init reaps: only /proc tells when they are gone
     assert not processes_mentioning(text), "processes left behind"
 
 

@@ -35,7 +35,7 @@ class FirstFree(BaseSeat[Board, int]):
             cell = await self.gate.receive()
             if cell is not None:
                 return cell
-        await trio.sleep(self.delay)
+        await trio.sleep(self.delay)  # the behaviour: a player who takes this long
         return turn.state.cells.index(".")
 
 

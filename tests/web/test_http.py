@@ -49,8 +49,10 @@ async def web(nursery: trio.Nursery) -> AsyncIterator[Web]:
 
 
 async def settle() -> None:
-    """Let the index and the server take in what was published (loopback is real)."""
-    await trio.sleep(0.05)
+    """Until the index and the server have taken in what was published or sent: every task
+    of this process is blocked (a request on loopback is in the kernel when it was sent,
+    so trio's poll sees it: the server is not idle until it has handled it)."""
+    await trio.testing.wait_all_tasks_blocked()
 
 
 async def test_the_lobby_lists_running_and_finished_games_escaped(web: Web) -> None:
@@ -157,8 +159,8 @@ async def test_a_stalled_connection_costs_a_bounded_queue(web: Web) -> None:
             assert len(snapshot["game"]["moves"]) == 200
         await stalled.aclose()
         with trio.fail_after(5):
-            while index.viewers:
-                await trio.sleep(0.02)
+            while index.viewers:  # the server sees the stalled page go, then drops its viewer
+                await trio.testing.wait_all_tasks_blocked()
 
 
 async def test_many_followers_get_every_move(web: Web) -> None:
