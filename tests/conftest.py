@@ -55,6 +55,9 @@ def descendants(pid: int) -> list[int]:
 
 SYSTEM_MODULES = frozenset(
     {
+        "clubs/test_bare_clubber.py",
+        "declared/test_plugin_load_errors.py",
+        "declared/test_terminal_turns.py",
         "chess/test_console_records.py",
         "chess/test_console_robustness.py",
         "chess/test_console_sessions.py",
@@ -105,6 +108,14 @@ the console scripts, child processes or servers on real sockets."""
 
 SYSTEM_TESTS = frozenset(
     {
+        "declared/test_chance.py::test_spy_programs_over_pipes_and_tcp",
+        "declared/test_chance.py::test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own",
+        "declared/test_chance.py::test_two_people_at_one_keyboard_choose_one_after_the_other",
+        "declared/test_chance.py::test_no_page_or_stream_shows_a_card_of_another_hand",
+        "declared/test_chance.py::test_no_page_or_stream_shows_a_choice_before_both_are_in",
+        "declared/test_picture_rules.py::test_hub_serve_says_in_its_help_where_the_port_is_printed",
+        "records/test_identity.py::test_an_engine_s_options_are_part_of_its_identity",
+        "web/test_security.py::test_one_client_cannot_take_every_stream",
         "chesslib/test_seats.py::test_a_broken_engine_loses",
         "chesslib/test_seats.py::test_a_real_stockfish_with_a_skill_level_plays_legal_moves",
         "chesslib/test_seats.py::test_an_engine_as_black_gets_a_per_move_limit",
