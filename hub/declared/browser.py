@@ -63,6 +63,11 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
+        self.game_id = ""
+        """The match's id: the page steps through its positions at ``/api/game/ID/ply/N``."""
+        self.clocks: tuple[float | None, ...] = ()
+        self.clocks_at = 0.0
+        """Each seat's time left after the last move, and when (trio's clock)."""
         self.numbered = False  # the game numbers its moves (chess), not the list's plies
         self.turn: Turn[Any] | None = None
         self.error = ""
@@ -86,6 +91,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.seat = start.seat
         self.state = self.start = start.state
         self.match = start.match
+        self.game_id = start.match.game_id
         self.players = [player.name for player in start.event.players]
         self._bump()
 
@@ -119,10 +125,11 @@ class BrowserSeat(BaseSeat[Any, Any]):
             self.turn = None
         self.state = moved.after
         self.last = (moved.text, moved.before)
+        self.clocks, self.clocks_at = moved.clocks, trio.current_time()
         before = self.game.view(moved.before, None)
         words = self.game.move_words(before, moved.text)
         number = self.game.move_number(before)
-        head = self.game.seat_name(moved.seat) if number is None else number
+        head = self.game.seat_label(moved.seat, before) if number is None else number
         self.numbered = number is not None
         self.moves.append(f"{head} {words}")
         self._bump()
@@ -182,6 +189,34 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "you_asked": self in offer.asked,
         }
 
+    def _label(self, seat: int, view: Any) -> str:
+        """The seat's name where it sits now (Kalah after the pie swap: the side it plays)."""
+        return self.game.seat_label(seat, view)
+
+    def _left_ms(self, seat: int, to_move: int | None, mine: int | None) -> int | None:
+        """A seat's time left in ms (None: no limit, or not known yet): this seat's own
+        turn from its deadline, another's from the clocks of the last move."""
+        if self.over:
+            return None
+        if seat == self.seat and mine is not None:
+            return mine
+        if seat >= len(self.clocks) or self.clocks[seat] is None:
+            return None
+        left = self.clocks[seat]
+        assert left is not None
+        if seat == to_move:
+            left -= trio.current_time() - self.clocks_at
+        return round(max(0.0, left) * 1000) if math.isfinite(left) else None
+
+    def _status(self, view: Any) -> list[str]:
+        """The game's words under the board (chess: ``White is in check.``)."""
+        if view is None or self.over:
+            return []
+        try:
+            return list(self.game.status(view))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return []
+
     async def wait_changed(self, version: int) -> None:
         """Return once the snapshot is newer than ``version``."""
         if self.version <= version:
@@ -206,18 +241,29 @@ class BrowserSeat(BaseSeat[Any, Any]):
             seconds = self.turn.time_left()
             left = round(seconds * 1000) if math.isfinite(seconds) else None
         to_move = None if state is None or self.over else game.to_move(state)
+        spectator = None if state is None else game.view(state, None)
+        legal = game.legal_texts(state) if mine else []
         return {
             "version": self.version,
             "game": game.name,
             "seat": self.seat,
-            "seat_name": game.seat_name(self.seat) if self.seat >= 0 else "",
+            "seat_name": self._label(self.seat, spectator) if self.seat >= 0 else "",
+            "game_id": self.game_id,
             "players": [
-                {"seat": game.seat_name(seat), "name": name}
+                {
+                    "seat": self._label(seat, spectator),
+                    "name": name,
+                    "you": seat == self.seat,
+                    "to_move": seat == to_move,
+                    "left_ms": self._left_ms(seat, to_move, left),
+                }
                 for seat, name in enumerate(self.players)
             ],
-            "to_move": None if to_move is None else game.seat_name(to_move),
+            "to_move": None if to_move is None else self._label(to_move, spectator),
             "your_turn": mine,
-            "legal": game.legal_texts(state) if mine else [],
+            "legal": legal,
+            "legal_words": [game.move_words(spectator, text) for text in legal],
+            "status": self._status(spectator),
             "html": html,
             "moves": self.moves,
             "numbered": self.numbered,

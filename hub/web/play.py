@@ -228,22 +228,46 @@ def routes(
 
 
 def seat_body(snapshot: dict[str, Any]) -> str:
-    """The seat's page as the server renders it (the script redraws it from the stream)."""
+    """The seat's page as the server renders it (the script redraws it from the stream): the
+    players' bar with every clock, the picture, the game's words under it (check), the move
+    box, resign (which asks first), the result, and the move list with the buttons that
+    step through the game's positions."""
     players = "".join(
-        f"<li><span class=side>{escape(p['seat'])}</span> {escape(p['name'])}</li>"
+        f'<li class="player{" you" if p.get("you") else ""}">'
+        f"<span class=side>{escape(p['seat'])}</span> "
+        f'<span class="name">{escape(p["name"])}</span></li>'
         for p in snapshot["players"]
+    )
+    steps = "".join(
+        f'<button id="{name}" type="button" title="{title}">{glyph}</button>'
+        for name, glyph, title in (
+            ("first", "&#x23EE;", "the start"),
+            ("prev", "&#x25C0;", "one move back"),
+            ("next", "&#x25B6;", "one move on"),
+            ("last", "&#x23ED;", "the game now"),
+        )
     )
     return (
         '<div class="game-page play">'
-        f'<section class="view"><div id="position">{snapshot["html"]}</div>'
+        f'<section class="view"><ol id="bar" class="players">{players}</ol>'
+        '<p id="viewing" class="viewing" hidden>An earlier position. '
+        '<button id="back" type="button">Back to the game</button></p>'
+        f'<div id="position">{snapshot["html"]}</div>'
+        '<ul id="status" class="status"></ul>'
         f'<p id="turn" class="status">{escape(turn_words(snapshot))}</p>'
         '<p id="error" class="error"></p>'
         '<div id="legal" class="legal-moves"></div>'
-        '<p><span id="clock" class="clock"></span> '
-        '<button id="resign" type="button">Resign</button></p></section>'
-        f'<aside><ol class="players">{players}</ol>'
-        f'<p id="result" class="result">{escape(snapshot["result"])}</p>'
+        '<form id="movebox" class="movebox" hidden autocomplete="off">'
+        '<label for="move-input">Type a move</label> '
+        '<input id="move-input" list="legal-list" size="8" spellcheck="false">'
+        '<datalist id="legal-list"></datalist> <button type="submit">Play</button></form>'
+        '<p class="actions"><button id="resign" type="button">Resign</button>'
+        '<span id="confirm" class="confirm" hidden> Resign this game? '
+        '<button id="resign-yes" type="button">Yes, resign</button> '
+        '<button id="resign-no" type="button">No</button></span></p></section>'
+        f'<aside><p id="result" class="result">{escape(snapshot["result"])}</p>'
         '<div id="rematch" class="rematch"></div>'
+        f'<div class="replay">{steps}<span id="plylabel"></span></div>'
         '<ol id="moves" class="moves"></ol></aside></div>'
     )
 
