@@ -241,10 +241,10 @@ def seat_body(snapshot: dict[str, Any]) -> str:
     steps = "".join(
         f'<button id="{name}" type="button" title="{title}">{glyph}</button>'
         for name, glyph, title in (
-            ("first", "&#x23EE;", "the start"),
-            ("prev", "&#x25C0;", "one move back"),
-            ("next", "&#x25B6;", "one move on"),
-            ("last", "&#x23ED;", "the game now"),
+            ("first", "&laquo;", "the start"),
+            ("prev", "&lsaquo;", "one move back"),
+            ("next", "&rsaquo;", "one move on"),
+            ("last", "&raquo;", "the game now"),
         )
     )
     return (

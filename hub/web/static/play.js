@@ -56,6 +56,7 @@ function play(move) {
   for (const node of document.querySelectorAll(".legal, .part")) {
     node.classList.remove("legal", "part");
   }
+  moveBox.hidden = true; // until the next snapshot: one move per turn
   post("move", { move });
 }
 
@@ -134,7 +135,8 @@ function offer(moves, chosen) {
     const part = node.dataset.part;
     const next = chosen ? candidates(`${chosen}${part}`).length
       + candidates(`${chosen} ${part}`).length : candidates(part).length;
-    node.classList.toggle("part", myTurn() && next > 0);
+    const start = chosen && (part === lastPart || candidates(part).length > 0); // (reselect)
+    node.classList.toggle("part", myTurn() && (next > 0 || Boolean(start)));
     node.classList.toggle("target", Boolean(chosen) && next > 0);
     node.classList.toggle("chosen", Boolean(chosen) && part === lastPart);
   }
