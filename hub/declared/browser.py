@@ -51,8 +51,18 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     waits_for_input = True
 
-    def __init__(self, game: Game[Any, Any], token: str, player: PlayerInfo) -> None:
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        token: str,
+        player: PlayerInfo,
+        draws: dict[str, DrawOffer] | None = None,
+    ) -> None:
         self.game = game
+        self._draws: dict[str, DrawOffer] = {} if draws is None else draws
+        """The draw offers of the games of this seat's desk, by game id."""
+        self.draw = DrawOffer()
+        self.infos: list[PlayerInfo] = []
         self.token = token
         self.player = player
         self.seat = -1
@@ -92,7 +102,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.state = self.start = start.state
         self.match = start.match
         self.game_id = start.match.game_id
-        self.players = [player.name for player in start.event.players]
+        self.infos = list(start.event.players)
+        self.players = [player.name for player in self.infos]
+        self.draw = self._draws.setdefault(self.game_id, DrawOffer())
+        self.draw.seats.append(self)
         self._bump()
 
     async def choose(self, turn: Turn[Any]) -> Any:
@@ -132,6 +145,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
         head = self.game.seat_label(moved.seat, before) if number is None else number
         self.numbered = number is not None
         self.moves.append(f"{head} {words}")
+        self.draw.moved(moved.seat)
         self._bump()
 
     async def time_up(self, seat: int) -> None:
@@ -142,6 +156,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.result = result_words(self.game, players, result)
         self.over = True
         self.turn = None
+        if self in self.draw.seats:
+            self.draw.seats.remove(self)
+        if not self.draw.seats:
+            self._draws.pop(self.game_id, None)
         self._bump()
 
     # -- the page's side -----------------------------------------------------------------------
@@ -163,6 +181,59 @@ class BrowserSeat(BaseSeat[Any, Any]):
             return "the game is over"
         self.match.stop(self.seat, Termination.RESIGNATION, "resigned in the browser")
         return None
+
+    def offer_draw(self) -> str | None:
+        """This seat's person offers a draw, or accepts the one another person offered;
+        None if done (the answer is in the snapshots), else why not. The built-in players
+        answer at once by their evaluation (`Game.accepts_draw`); when every other seat
+        agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
+        if self.over or self.match is None or self.state is None:
+            return "the game is over"
+        outcome = self.game.agreed_draw(self.state)
+        if outcome is None:
+            return f"{self.game.name} has no draws by agreement"
+        offer = self.draw
+        if offer.by is self:
+            return "you offered a draw already"
+        if offer.by is not None:  # the other person's offer, accepted
+            self.match.agree_draw(outcome)
+            return None
+        people = {seat.seat for seat in offer.seats if seat is not self}
+        for seat, info in enumerate(self.infos):
+            if seat == self.seat or seat in people:
+                continue
+            who = f"{self._label(seat, None)} ({info.name})"
+            if info.kind != "ai":
+                return f"{who} cannot be asked for a draw"
+            if not self.game.accepts_draw(self.state, seat):
+                offer.answer(f"{who} declines the draw.")
+                return None
+        if people:
+            offer.make(self)
+        else:
+            self.match.agree_draw(outcome)
+        return None
+
+    def decline_draw(self) -> str | None:
+        """This seat's person declines the draw another person offered."""
+        offer = self.draw
+        if self.over or offer.by is None or offer.by is self:
+            return "no draw is offered to you"
+        offer.answer(f"{self._label(self.seat, None)} declines the draw.")
+        return None
+
+    def _draw_json(self) -> dict[str, Any]:
+        offer = self.draw
+        possible = not self.over and self.state is not None
+        if possible and self.game.agreed_draw(self.state) is None:
+            possible = False
+        by = offer.by
+        return {
+            "possible": possible,
+            "offered_by": "" if by is None or by is self else self._label(by.seat, None),
+            "you_offered": by is self,
+            "note": offer.note if possible else "",
+        }
 
     def ask_rematch(self) -> str | None:
         """This seat's person asks for a rematch; None if asked (or started), else why not."""
@@ -272,8 +343,38 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "result": self.result,
             "over": self.over,
             "rematch": self._rematch_json(),
+            "draw": self._draw_json(),
             "next": self.next_page,
         }
+
+
+@attrs.define(eq=False)
+class DrawOffer:
+    """The draw offers of one game, shared by its browser seats (`seats`): who offered
+    the standing one (``by``; a move by another seat withdraws it, as declining), and the
+    last answer in words (``note``: ``Black (ai:1) declines the draw.``) until the next
+    move."""
+
+    seats: list[BrowserSeat] = attrs.Factory(list)
+    by: BrowserSeat | None = None
+    note: str = ""
+
+    def make(self, seat: BrowserSeat) -> None:
+        self.by, self.note = seat, ""
+        self._tell()
+
+    def answer(self, note: str) -> None:
+        self.by, self.note = None, note
+        self._tell()
+
+    def moved(self, seat: int) -> None:
+        if self.by is not None and self.by.seat != seat:
+            self.by = None
+        self.note = ""
+
+    def _tell(self) -> None:
+        for seat in self.seats:
+            seat._bump()
 
 
 @attrs.define(eq=False)
@@ -338,6 +439,8 @@ class SeatDesk:
 
     def __init__(self) -> None:
         self.seats: dict[str, BrowserSeat] = {}
+        self.draws: dict[str, DrawOffer] = {}
+        """The draw offers of the games being played, by game id (`BrowserSeat.offer_draw`)."""
 
     def open(self, game: Game[Any, Any], player: PlayerInfo | None = None) -> BrowserSeat:
         if len(self.seats) >= MAX_SEATS:
@@ -349,7 +452,7 @@ class SeatDesk:
                 raise DeskFull(f"{MAX_SEATS} browser seats are playing")
         token = secrets.token_urlsafe(18)
         who = player or PlayerInfo("browser", "person", "web", "person:browser")
-        seat = BrowserSeat(game, token, who)
+        seat = BrowserSeat(game, token, who, self.draws)
         self.seats[token] = seat
         return seat
 

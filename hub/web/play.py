@@ -4,9 +4,11 @@
   turn as elements carrying ``data-move``, the moves, the clock, resign);
 * ``GET /play/{token}/events``: the seat's snapshot as server-sent events, one at every
   change;
-* ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign`` and,
-  once the game is over, ``POST /play/{token}/rematch`` (this seat asks for a rematch; the
-  snapshot's ``rematch`` says who asked, ``next`` where the new game is).
+* ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign``,
+  ``POST /play/{token}/draw`` (offer a draw, or accept the one offered) and
+  ``POST /play/{token}/decline-draw``, in a game that has draws; once the game is over,
+  ``POST /play/{token}/rematch`` (this seat asks for a rematch; the snapshot's
+  ``rematch`` says who asked, ``next`` where the new game is).
 
 Who may do what: the token in the URL *is* the seat (unguessable, one per seat); an unknown
 token is 404, so a spectator or another seat cannot move for it. A POST must be JSON
@@ -51,6 +53,10 @@ class PlaySeat(Protocol):
     def resign(self) -> str | None: ...
 
     def ask_rematch(self) -> str | None: ...
+
+    def offer_draw(self) -> str | None: ...
+
+    def decline_draw(self) -> str | None: ...
 
     async def wait_changed(self, version: int) -> None: ...
 
@@ -204,6 +210,8 @@ def routes(
 
     resign = seat_action(lambda seat: seat.resign())
     rematch = seat_action(lambda seat: seat.ask_rematch())
+    draw = seat_action(lambda seat: seat.offer_draw())
+    decline_draw = seat_action(lambda seat: seat.decline_draw())
 
     async def new_game(request: Request) -> Response:
         data = await checked_body(request, seat=False)
@@ -224,6 +232,8 @@ def routes(
         Route("/play/{token}/move", move, methods=["POST"]),
         Route("/play/{token}/resign", resign, methods=["POST"]),
         Route("/play/{token}/rematch", rematch, methods=["POST"]),
+        Route("/play/{token}/draw", draw, methods=["POST"]),
+        Route("/play/{token}/decline-draw", decline_draw, methods=["POST"]),
     ]
 
 
@@ -264,7 +274,9 @@ def seat_body(snapshot: dict[str, Any]) -> str:
         '<p class="actions"><button id="resign" type="button">Resign</button>'
         '<span id="confirm" class="confirm" hidden> Resign this game? '
         '<button id="resign-yes" type="button">Yes, resign</button> '
-        '<button id="resign-no" type="button">No</button></span></p></section>'
+        '<button id="resign-no" type="button">No</button></span> '
+        '<button id="draw" type="button" hidden>Offer a draw</button></p>'
+        '<div id="draw-offer" class="draw-offer"></div></section>'
         f'<aside><p id="result" class="result">{escape(snapshot["result"])}</p>'
         '<div id="rematch" class="rematch"></div>'
         f'<div class="replay">{steps}<span id="plylabel"></span></div>'

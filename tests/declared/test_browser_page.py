@@ -240,3 +240,54 @@ async def test_the_seat_page_steps_back_through_the_moves_and_resign_asks_first(
             expect(page.locator("#result")).to_contain_text("resign")
 
         await run_in_browser(script, viewport=DESKTOP)
+
+
+AI_WORSE = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"
+"""White (the person) has a queen more: Black's built-in player accepts a draw."""
+AI_BETTER = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"
+
+
+@pytest.mark.browser
+async def test_a_draw_is_offered_accepted_by_a_person_and_answered_by_the_ai() -> None:
+    """Two people: White offers, Black's page says so and accepts: a draw on both pages.
+    Against ai:1 the built-in player answers by its evaluation: it declines where it
+    stands better, accepts where it stands worse. Connect Four, which has no draws by
+    agreement, offers none."""
+    with ExitStack() as stack:
+        people = stack.enter_context(seats("chess", "web", "web", count=2))
+        better = stack.enter_context(seats("chess", "web", "ai:1", "--fen", AI_BETTER))[0]
+        worse = stack.enter_context(seats("chess", "web", "ai:1", "--fen", AI_WORSE))[0]
+        connect4 = stack.enter_context(seats("connect4", "web", "ai:1"))[0]
+
+        def script(white: Any) -> list[str]:
+            black = white.context.new_page()
+            white.goto(people[0])
+            black.goto(people[1])
+            white.locator("#draw").click()
+            expect(white.locator("#draw")).to_have_text("Draw offered")
+            expect(black.locator("#draw-offer .offer")).to_have_text("White offers a draw.")
+            black.screenshot(path=artifacts() / "chess-draw-offered.png", full_page=True)
+            black.locator("#accept-draw").click()
+            results = []
+            for page in (white, black):
+                expect(page.locator("#result")).to_contain_text("draw")
+                results.append(str(page.locator("#result").inner_text()))
+
+            white.goto(better)
+            white.locator("#draw").click()
+            expect(white.locator("#draw-offer .note")).to_have_text(
+                "Black (ai:1) declines the draw."
+            )
+            expect(white.locator("#result")).to_be_empty()
+            white.goto(worse)
+            white.locator("#draw").click()
+            expect(white.locator("#result")).to_contain_text("draw")
+            results.append(str(white.locator("#result").inner_text()))
+
+            white.goto(connect4)
+            expect(white.locator("#turn")).to_contain_text("Your move")
+            expect(white.locator("#draw")).to_be_hidden()
+            return results
+
+        results = await run_in_browser(script, viewport=DESKTOP)
+        assert all("agreement" in result for result in results), results

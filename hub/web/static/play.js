@@ -193,7 +193,33 @@ function render(next) {
   }));
   document.body.classList.toggle("over", next.over);
   document.body.classList.toggle("my-turn", Boolean(next.your_turn));
+  showDraw(next);
   showRematch(next);
+}
+
+// a draw offer, in a game that has draws: offered here, or by the other person (accept or
+// decline); a built-in player's answer in words
+function showDraw(next) {
+  const draw = next.draw || { possible: false };
+  const button = document.getElementById("draw");
+  const box = document.getElementById("draw-offer");
+  box.replaceChildren();
+  button.hidden = !draw.possible || Boolean(draw.offered_by);
+  button.disabled = Boolean(draw.you_offered);
+  button.textContent = draw.you_offered ? "Draw offered" : "Offer a draw";
+  if (!draw.possible) return;
+  if (draw.note) box.append(el("p", draw.note, "note"));
+  if (!draw.offered_by) return;
+  box.append(el("p", `${draw.offered_by} offers a draw.`, "offer"));
+  const accept = el("button", "Accept the draw");
+  accept.type = "button";
+  accept.id = "accept-draw";
+  accept.addEventListener("click", () => post("draw", {}));
+  const decline = el("button", "Decline");
+  decline.type = "button";
+  decline.id = "decline-draw";
+  decline.addEventListener("click", () => post("decline-draw", {}));
+  box.append(accept, " ", decline);
 }
 
 // the players' bar: each seat's name, who is to move, and each clock
@@ -382,6 +408,8 @@ document.getElementById("resign-yes").addEventListener("click", () => {
   confirmBox.hidden = true;
   post("resign", {});
 });
+
+document.getElementById("draw").addEventListener("click", () => post("draw", {}));
 
 setInterval(tick, 100);
 
