@@ -291,3 +291,29 @@ async def test_a_draw_is_offered_accepted_by_a_person_and_answered_by_the_ai() -
 
         results = await run_in_browser(script, viewport=DESKTOP)
         assert all("agreement" in result for result in results), results
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+async def test_the_clubs_table_keeps_its_words_whole(viewport: str) -> None:
+    """A card played by a click; the table's headers are not broken inside a word (the
+    "score" header once wrapped as "scor e" on a phone), and nothing scrolls sideways."""
+    with seats("clubs", "web", "ai", "random", "random", "--seed", "3") as (url,):
+
+        def script(page: Any) -> None:
+            page.goto(url)
+            page.locator("#position [data-move].legal").first.click()
+            expect(page.locator("#moves li").first).not_to_be_empty()
+            for header in page.locator("#position table thead th").all():
+                box = header.bounding_box()
+                assert box is not None
+                lines = page.evaluate(
+                    "(node) => { const range = document.createRange();"
+                    " range.selectNodeContents(node); return range.getClientRects().length; }",
+                    header.element_handle(),
+                )
+                assert lines == 1, (header.inner_text(), lines)
+            no_sideways_scroll(page)
+            page.screenshot(path=artifacts() / f"clubs-seat-{viewport}.png", full_page=True)
+
+        await run_in_browser(script, viewport=VIEWPORTS[viewport])
