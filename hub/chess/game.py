@@ -159,7 +159,7 @@ class ChessGame(Game["ChessState", str]):
         """Chess has draws: ½-½ by agreement."""
         from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT
 
-        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail="a draw by agreement")
+        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail="by agreement")
 
     def accepts_draw(self, state: ChessState, seat: int) -> bool:
         """The built-in players accept a draw when their static evaluation says their side
