@@ -82,6 +82,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.turn: Turn[Any] | None = None
         self.error = ""
         self.result = ""
+        self.ending: tuple[str, list[int]] | None = None
+        """How the game ended (its termination's word) and its winners."""
         self.over = False
         self.version = 0
         self.rematch: RematchOffer | None = None
@@ -154,6 +156,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
     async def end(self, result: MatchResult[Any, Any]) -> None:
         players = [PlayerInfo(name) for name in self.players]
         self.result = result_words(self.game, players, result)
+        self.ending = (result.termination.value, sorted(result.outcome.winners))
         self.over = True
         self.turn = None
         if self in self.draw.seats:
@@ -280,11 +283,13 @@ class BrowserSeat(BaseSeat[Any, Any]):
         return round(max(0.0, left) * 1000) if math.isfinite(left) else None
 
     def _status(self, view: Any) -> list[str]:
-        """The game's words under the board (chess: ``White is in check.``)."""
-        if view is None or self.over:
+        """The game's words under the board (chess: ``White is in check.``, at the end
+        ``Checkmate! Black wins!``)."""
+        if view is None:
             return []
+        termination, winners = self.ending or (None, None)
         try:
-            return list(self.game.status(view))
+            return list(self.game.status(view, termination=termination, winners=winners))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return []
 
@@ -326,6 +331,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
                     "name": name,
                     "you": seat == self.seat,
                     "to_move": seat == to_move,
+                    "winner": self.ending is not None and seat in self.ending[1],
                     "left_ms": self._left_ms(seat, to_move, left),
                 }
                 for seat, name in enumerate(self.players)

@@ -195,6 +195,7 @@ async def test_connect4_wins_in_each_direction_with_the_four_marked(viewport: st
                 for page in pages:
                     expect(page.locator("#result")).to_contain_text("Red")
                     expect(page.locator("#result")).to_contain_text("wins")
+                    expect(page.locator("#bar .player.winner .side")).to_have_text("Red")
                     rings = page.locator("#position circle.win")
                     expect(rings).to_have_count(4)
                     centres = [
@@ -238,6 +239,7 @@ async def test_the_seat_page_steps_back_through_the_moves_and_resign_asks_first(
             page.locator("#resign").click()
             page.locator("#resign-yes").click()
             expect(page.locator("#result")).to_contain_text("resign")
+            expect(page.locator("#bar .player.winner .name")).to_have_text("ai:1")
 
         await run_in_browser(script, viewport=DESKTOP)
 

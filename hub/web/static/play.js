@@ -231,6 +231,8 @@ function renderPlayers(next) {
     item.classList.toggle("you", player.you);
     item.append(el("span", player.seat, "side"), " ", el("span", player.name, "name"));
     if (player.you) item.append(" ", el("span", "(you)", "kind"));
+    item.classList.toggle("winner", Boolean(player.winner));
+    if (player.winner) item.append(" ", el("span", "wins", "mark"));
     if (player.left_ms !== null && player.left_ms !== undefined) {
       const clock = el("span", "", player.to_move ? "clock running" : "clock");
       clock.dataset.seat = String(seat);
