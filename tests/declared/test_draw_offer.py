@@ -19,6 +19,7 @@ from hub.core.values import PlayerInfo
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, ai_seat
 from hub.games.connect4 import ConnectFour
+from hub.games.kalah.game import KalahGame
 
 AI_BETTER = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"
 AI_WORSE = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"
@@ -127,5 +128,28 @@ async def test_the_snapshot_names_every_seat_and_counts_down_the_movers_clock(
     seen_by_red = red.snapshot()["players"]
     assert [p["left_ms"] for p in seen_by_red] == [55_000, 58_000]  # Yellow's runs
     assert yellow.snapshot()["your_turn"]
+    match.stop(None)
+    await match.wait_finished()
+
+
+async def test_after_the_pie_swap_the_seat_is_named_where_it_now_sits(
+    nursery: trio.Nursery,
+) -> None:
+    """Seat 1 starts North; once it takes the pie it plays South's row, and its page,
+    its bar and its move list say South."""
+    game, desk = KalahGame({"pie": True}), SeatDesk()
+    first, second = desk.open(game), desk.open(game)
+    match = Match(game, game.start(random.Random(0)), [first, second], notation=game)
+    await started(match, nursery)
+    assert second.snapshot()["seat_name"] == "North"
+    assert first.submit("1") is None
+    await trio.testing.wait_all_tasks_blocked()
+    assert "P" in second.snapshot()["legal"]
+    assert second.submit("P") is None
+    await trio.testing.wait_all_tasks_blocked()
+    snapshot = second.snapshot()
+    assert snapshot["seat_name"] == "South"
+    assert [p["seat"] for p in snapshot["players"]] == ["North", "South"]
+    assert snapshot["moves"][-1] == "North P"  # (named where it sat when it swapped)
     match.stop(None)
     await match.wait_finished()

@@ -176,6 +176,13 @@ function render(next) {
   clocksAt = performance.now();
   if (shownPly === null) redraw();
   document.getElementById("turn").textContent = turnWords(next);
+  // the seat's name where it sits now (Kalah's pie swap moves a person to the other side)
+  const title = `${next.game}: you play ${next.seat_name}`;
+  const heading = document.querySelector("header h1");
+  if (next.seat_name && heading && heading.textContent !== title) {
+    heading.textContent = title;
+    document.title = `${title} - hub`;
+  }
   document.getElementById("status").replaceChildren(...next.status.map((line) => el("li", line)));
   errorLine.textContent = next.error || "";
   document.getElementById("result").textContent = next.result;
