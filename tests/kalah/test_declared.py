@@ -225,3 +225,14 @@ def test_hub_match_seats_the_json_example_bot_with_json() -> None:
     assert rows[f"json:{PY_BOT}"][-4:] == ["0", "0", "0", "0"]
     bad = hub("match", "kalah", "json:ai:3", "ai:4")
     assert bad.returncode == 2 and "json: names a program" in bad.stderr
+
+
+def test_a_chain_of_many_sowings_draws_no_boards_between_them() -> None:
+    """Past `MAX_STAGES` unfinished prefixes a picture carries none (pages get buttons)."""
+    from hub.games.kalah.pictures import MAX_STAGES
+
+    # hole h holds 7 - h seeds: each sowing ends in the store, 258 unfinished prefixes
+    chained = {"holes": 6, "board": [6, 5, 4, 3, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0], "to_move": 0}
+    few = {"holes": 3, "board": [0, 2, 2, 0, 1, 1, 1, 0], "to_move": 0}
+    assert board_html(chained).count("<template") == 0 < board_html(few).count("<template")
+    assert MAX_STAGES == 64

@@ -22,6 +22,11 @@ from typing import Any
 
 from hub.games.kalah.rules import relative_board, sow, turn_sequences
 
+MAX_STAGES = 64
+"""At most this many boards after a sowing in one picture (each is about 1.5 kB, and the
+picture goes to every page that follows the game); a position with more shows none, and
+a page offers the turns' endings as buttons instead."""
+
 Pit = tuple[int, int]
 """(seat, hole 1..h), hole h + 1 being the seat's store."""
 
@@ -139,6 +144,8 @@ def _stages(view: Mapping[str, Any]) -> list[str]:
         for length, hole in enumerate(sequence[:-1], 1):
             sow(sowing, hole - 1, holes)
             stages.setdefault(sequence[:length], tuple(sowing))
+        if len(stages) > MAX_STAGES:  # a rare chain of sowings: the page offers buttons
+            return []
     drawn = []
     for prefix, relative in stages.items():
         absolute = list(relative[-offset:] + relative[:-offset]) if offset else list(relative)
