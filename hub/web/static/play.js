@@ -404,7 +404,9 @@ moveBox.addEventListener("submit", (event) => {
   const typed = moveInput.value.trim();
   if (!typed || !snapshot) return;
   const words = snapshot.legal_words || [];
-  const index = words.findIndex((each) => each.toLowerCase() === typed.toLowerCase());
+  // the exact words first (chess's Bxc3 and bxc3 are two moves), then in any case
+  let index = words.indexOf(typed);
+  if (index < 0) index = words.findIndex((each) => each.toLowerCase() === typed.toLowerCase());
   moveInput.value = "";
   play(index >= 0 ? snapshot.legal[index] : typed);
 });
