@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AI_SECONDS = 1.0
 """Level 4's thinking time a move (the console's default ``--movetime``)."""
+DRAW_MARGIN = 100
+"""How much worse, in centipawns, the built-in players must stand to accept a draw."""
 UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnQRBN]?")
 SESSION_RULES = "console"
 """The ``rules`` setting of the console's games (and of ``hub match chess``'s, which play by
@@ -170,6 +172,21 @@ class ChessGame(Game["ChessState", str]):
         if not isinstance(score, Mapping):
             return []
         return [float(score.get(name.lower(), 0)) for name in self.seat_names]
+
+    def agreed_draw(self, state: ChessState) -> Outcome | None:
+        """Chess has draws: ½-½ by agreement."""
+        from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT
+
+        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail="by agreement")
+
+    def accepts_draw(self, state: ChessState, seat: int) -> bool:
+        """The built-in players accept a draw when their static evaluation says their side
+        stands worse than `DRAW_MARGIN` centipawns, and decline it otherwise."""
+        from hub.chess.search import evaluate
+
+        board = state.board
+        mine = board.turn == (seat == 0)  # (True is White's turn; White is seat 0)
+        return (evaluate(board) if mine else -evaluate(board)) < -DRAW_MARGIN
 
     # -- players -------------------------------------------------------------------------------
 

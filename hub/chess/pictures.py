@@ -43,7 +43,44 @@ def board_svg(view: Mapping[str, Any]) -> str:
     check = board.king(board.turn) if board.is_check() else None
     svg = chess.svg.board(board, lastmove=lastmove, check=check, size=None)
     svg = _SQUARE.sub(r'class="square \1\2" data-part="\2"', svg)
-    return svg.replace("<use ", '<use pointer-events="none" ')
+    svg = svg.replace("<use ", '<use pointer-events="none" ')
+    # the check highlight lies over the king's square: it must not take the click
+    svg = svg.replace('class="check"', 'class="check" pointer-events="none"')
+    return svg + promotion_choosers(board)
+
+
+PROMOTIONS = (
+    (chess.QUEEN, "queen"),
+    (chess.ROOK, "rook"),
+    (chess.BISHOP, "bishop"),
+    (chess.KNIGHT, "knight"),
+)
+
+
+def promotion_choosers(board: chess.Board) -> str:
+    """The piece chooser of each promotion the side to move may make: an empty
+    ``data-stage`` place under the board, and per promotion a ``<template
+    data-after="e7e8">`` whose buttons (the pieces' glyphs, ``data-move="e7e8q"``) a page
+    shows there once the person has clicked e7 and e8 (docs/web.md, "Clicking a move")."""
+    squares = sorted(
+        {(move.from_square, move.to_square) for move in board.legal_moves if move.promotion}
+    )
+    templates = []
+    for start, end in squares:
+        prefix = chess.square_name(start) + chess.square_name(end)
+        buttons = "".join(
+            f'<button type="button" class="promote" data-move="{prefix}{chess.piece_symbol(kind)}"'
+            f' title="promote to a {name}">'
+            f"{chess.Piece(kind, board.turn).unicode_symbol()}</button>"
+            for kind, name in PROMOTIONS
+        )
+        templates.append(
+            f'<template data-after="{prefix}"><div class="chooser" data-stage>'
+            f"<span>Promote to</span> {buttons}</div></template>"
+        )
+    if not templates:
+        return ""
+    return '<div class="chooser" data-stage></div>' + "".join(templates)
 
 
 def status_lines(

@@ -320,6 +320,17 @@ class Game(Generic[S, M]):
         last ply ``termination`` and ``winners`` say how it ended. Default: none."""
         return []
 
+    def agreed_draw(self, state: S) -> Outcome | None:
+        """The outcome of a draw its players agree at ``state`` (a person's draw offer on
+        the page, accepted); None (the default): the game has no draws by agreement and its
+        pages offer none."""
+        return None
+
+    def accepts_draw(self, state: S, seat: int) -> bool:
+        """Whether the built-in players (``ai:N``, ``random``) at ``seat`` accept a draw
+        offered at ``state``, by their evaluation of it. Default: they decline."""
+        return False
+
     def session_score(self, settings: Mapping[str, Any]) -> list[float] | None:
         """For a game played in a session with a running score (the chess console's), the
         score before this game, by seat, from the game's recorded ``settings`` (``[]``: the

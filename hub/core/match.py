@@ -391,6 +391,8 @@ class MatchView(Protocol):
         self, seat: int | None, termination: Termination = Termination.ABORTED, detail: str = ""
     ) -> None: ...
 
+    def agree_draw(self, outcome: Outcome) -> None: ...
+
     async def settle(self) -> None: ...
 
     async def wait_finished(self) -> None: ...
@@ -472,6 +474,7 @@ class Match(Generic[S, M]):
         self._scope: trio.CancelScope | None = None
         self._watch: _Watch | None = None
         self._stop: Fault | None = None
+        self._agreed: Outcome | None = None
         self._rest = trio.Event()
         self._done = trio.Event()
         self._finished_callbacks: list[Callable[[], None]] = []
@@ -491,12 +494,24 @@ class Match(Generic[S, M]):
     ) -> None:
         """End the game from outside: ``seat`` resigned or left (it loses), or with
         ``seat=None`` an abort. Takes effect at once if the loop is waiting; the result is
-        sent to every seat as usual. Later calls are ignored."""
-        if self._stop is not None or self.finished:
+        sent to every seat as usual. Later calls, and calls after `agree_draw`, are
+        ignored."""
+        if self._stop is not None or self._agreed is not None or self.finished:
             return
         if seat is None:
             termination = Termination.ABORTED
         self._stop = Fault(seat, termination, detail)
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def agree_draw(self, outcome: Outcome) -> None:
+        """End the game now with ``outcome``, a draw its players agreed (a person's offer in
+        the browser, accepted): neither the rules nor a fault ended it, so nobody is at fault
+        and the termination is the outcome's own. Takes effect like `stop`; a call after
+        the game ended, or was stopped, is ignored."""
+        if self._stop is not None or self._agreed is not None or self.finished:
+            return
+        self._agreed = outcome
         if self._scope is not None:
             self._scope.cancel()
 
@@ -590,7 +605,7 @@ class Match(Generic[S, M]):
         fault: Fault | None = None
         try:
             with trio.CancelScope() as self._scope:
-                if self._stop is None:
+                if self._stop is None and self._agreed is None:
                     fault = await self._play()
         except BaseException as exc:
             self._abort(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
@@ -995,7 +1010,7 @@ class Match(Generic[S, M]):
             )
 
     def _finish(self, fault: Fault | None) -> MatchResult[S, M]:
-        outcome = None if fault is not None else self.referee.outcome(self.state)
+        outcome = None if fault is not None else self._agreed or self.referee.outcome(self.state)
         if outcome is None:
             if fault is None:  # pragma: no cover - a referee bug: over without an outcome
                 fault = Fault(None, Termination.ABORTED, "the referee gave no outcome")

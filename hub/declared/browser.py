@@ -67,8 +67,18 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     waits_for_input = True
 
-    def __init__(self, game: Game[Any, Any], token: str, player: PlayerInfo) -> None:
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        token: str,
+        player: PlayerInfo,
+        draws: dict[str, DrawOffer] | None = None,
+    ) -> None:
         self.game = game
+        self._draws: dict[str, DrawOffer] = {} if draws is None else draws
+        """The draw offers of the games of this seat's desk, by game id."""
+        self.draw = DrawOffer()
+        self.infos: list[PlayerInfo] = []
         self.token = token
         self.player = player
         self.seat = -1
@@ -79,10 +89,17 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.match: MatchView | None = None
         self.players: list[str] = []
         self.moves: list[str] = []
+        self.game_id = ""
+        """The match's id: the page steps through its positions at ``/api/game/ID/ply/N``."""
+        self.clocks: tuple[float | None, ...] = ()
+        self.clocks_at = 0.0
+        """Each seat's time left after the last move, and when (trio's clock)."""
         self.numbered = False  # the game numbers its moves (chess), not the list's plies
         self.turn: Turn[Any] | None = None
         self.error = ""
         self.result = ""
+        self.ending: tuple[str, list[int]] | None = None
+        """How the game ended (its termination's word) and its winners."""
         self.over = False
         self.version = 0
         self.rematch: RematchOffer | None = None
@@ -111,9 +128,13 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.seat = start.seat
         self.state = self.start = start.state
         self.match = start.match
-        self.players = [player.name for player in start.event.players]
+        self.game_id = start.match.game_id
+        self.infos = list(start.event.players)
+        self.players = [player.name for player in self.infos]
         self.waiting = ""
         self.leaving = None
+        self.draw = self._draws.setdefault(self.game_id, DrawOffer())
+        self.draw.seats.append(self)
         self._bump()
 
     async def choose(self, turn: Turn[Any]) -> Any:
@@ -147,12 +168,14 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.state = moved.after
         text = moved.text_for(self.seat)  # a card drawn into another's hand: not its name
         self.last = (text, moved.before)
+        self.clocks, self.clocks_at = moved.clocks, trio.current_time()
         before = self.game.view(moved.before, None)
         words = self.game.move_words(before, text)
         number = self.game.move_number(before)
-        head = self.game.seat_name(moved.seat) if number is None else number
+        head = self.game.seat_label(moved.seat, before) if number is None else number
         self.numbered = number is not None
         self.moves.append(f"{head} {words}")
+        self.draw.moved(moved.seat)
         self._bump()
 
     async def time_up(self, seat: int) -> None:
@@ -161,8 +184,13 @@ class BrowserSeat(BaseSeat[Any, Any]):
     async def end(self, result: MatchResult[Any, Any]) -> None:
         players = [PlayerInfo(name) for name in self.players]
         self.result = result_words(self.game, players, result)
+        self.ending = (result.termination.value, sorted(result.outcome.winners))
         self.over = True
         self.turn = None
+        if self in self.draw.seats:
+            self.draw.seats.remove(self)
+        if not self.draw.seats:
+            self._draws.pop(self.game_id, None)
         self._bump()
 
     # -- whether the person is here ------------------------------------------------------------
@@ -257,6 +285,59 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.match.stop(self.seat, Termination.RESIGNATION, "resigned in the browser")
         return None
 
+    def offer_draw(self) -> str | None:
+        """This seat's person offers a draw, or accepts the one another person offered;
+        None if done (the answer is in the snapshots), else why not. The built-in players
+        answer at once by their evaluation (`Game.accepts_draw`); when every other seat
+        agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
+        if self.over or self.match is None or self.state is None:
+            return "the game is over"
+        outcome = self.game.agreed_draw(self.state)
+        if outcome is None:
+            return f"{self.game.name} has no draws by agreement"
+        offer = self.draw
+        if offer.by is self:
+            return "you offered a draw already"
+        if offer.by is not None:  # the other person's offer, accepted
+            self.match.agree_draw(outcome)
+            return None
+        people = {seat.seat for seat in offer.seats if seat is not self}
+        for seat, info in enumerate(self.infos):
+            if seat == self.seat or seat in people:
+                continue
+            who = f"{self._label(seat, None)} ({info.name})"
+            if info.kind != "ai":
+                return f"{who} cannot be asked for a draw"
+            if not self.game.accepts_draw(self.state, seat):
+                offer.answer(f"{who} declines the draw.")
+                return None
+        if people:
+            offer.make(self)
+        else:
+            self.match.agree_draw(outcome)
+        return None
+
+    def decline_draw(self) -> str | None:
+        """This seat's person declines the draw another person offered."""
+        offer = self.draw
+        if self.over or offer.by is None or offer.by is self:
+            return "no draw is offered to you"
+        offer.answer(f"{self._label(self.seat, None)} declines the draw.")
+        return None
+
+    def _draw_json(self) -> dict[str, Any]:
+        offer = self.draw
+        possible = not self.over and self.state is not None
+        if possible and self.game.agreed_draw(self.state) is None:
+            possible = False
+        by = offer.by
+        return {
+            "possible": possible,
+            "offered_by": "" if by is None or by is self else self._label(by.seat, None),
+            "you_offered": by is self,
+            "note": offer.note if possible else "",
+        }
+
     def ask_rematch(self) -> str | None:
         """This seat's person asks for a rematch; None if asked (or started), else why not."""
         if not self.over:
@@ -282,6 +363,36 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "you_asked": self in offer.asked,
         }
 
+    def _label(self, seat: int, view: Any) -> str:
+        """The seat's name where it sits now (Kalah after the pie swap: the side it plays)."""
+        return self.game.seat_label(seat, view)
+
+    def _left_ms(self, seat: int, to_move: int | None, mine: int | None) -> int | None:
+        """A seat's time left in ms (None: no limit, or not known yet): this seat's own
+        turn from its deadline, another's from the clocks of the last move."""
+        if self.over:
+            return None
+        if seat == self.seat and mine is not None:
+            return mine
+        if seat >= len(self.clocks) or self.clocks[seat] is None:
+            return None
+        left = self.clocks[seat]
+        assert left is not None
+        if seat == to_move:
+            left -= trio.current_time() - self.clocks_at
+        return round(max(0.0, left) * 1000) if math.isfinite(left) else None
+
+    def _status(self, view: Any) -> list[str]:
+        """The game's words under the board (chess: ``White is in check.``, at the end
+        ``Checkmate! Black wins!``)."""
+        if view is None:
+            return []
+        termination, winners = self.ending or (None, None)
+        try:
+            return list(self.game.status(view, termination=termination, winners=winners))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return []
+
     async def wait_changed(self, version: int) -> None:
         """Return once the snapshot is newer than ``version``."""
         if self.version <= version:
@@ -306,18 +417,30 @@ class BrowserSeat(BaseSeat[Any, Any]):
             seconds = self.turn.time_left()
             left = round(seconds * 1000) if math.isfinite(seconds) else None
         to_move = None if state is None or self.over else game.to_move(state)
+        spectator = None if state is None else game.view(state, None)
+        legal = game.legal_texts(state) if mine else []
         return {
             "version": self.version,
             "game": game.name,
             "seat": self.seat,
-            "seat_name": game.seat_name(self.seat) if self.seat >= 0 else "",
+            "seat_name": self._label(self.seat, spectator) if self.seat >= 0 else "",
+            "game_id": self.game_id,
             "players": [
-                {"seat": game.seat_name(seat), "name": name}
+                {
+                    "seat": self._label(seat, spectator),
+                    "name": name,
+                    "you": seat == self.seat,
+                    "to_move": seat == to_move,
+                    "winner": self.ending is not None and seat in self.ending[1],
+                    "left_ms": self._left_ms(seat, to_move, left),
+                }
                 for seat, name in enumerate(self.players)
             ],
-            "to_move": None if to_move is None else game.seat_name(to_move),
+            "to_move": None if to_move is None else self._label(to_move, spectator),
             "your_turn": mine,
-            "legal": game.legal_texts(state) if mine else [],
+            "legal": legal,
+            "legal_words": [game.move_words(spectator, text) for text in legal],
+            "status": self._status(spectator),
             "html": html,
             "moves": self.moves,
             "numbered": self.numbered,
@@ -326,10 +449,40 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "result": self.result,
             "over": self.over,
             "rematch": self._rematch_json(),
+            "draw": self._draw_json(),
             "next": self.next_page,
             "waiting": self.waiting,
             "can_leave": self.leaving is not None,
         }
+
+
+@attrs.define(eq=False)
+class DrawOffer:
+    """The draw offers of one game, shared by its browser seats (`seats`): who offered
+    the standing one (``by``; a move by another seat withdraws it, as declining), and the
+    last answer in words (``note``: ``Black (ai:1) declines the draw.``) until the next
+    move."""
+
+    seats: list[BrowserSeat] = attrs.Factory(list)
+    by: BrowserSeat | None = None
+    note: str = ""
+
+    def make(self, seat: BrowserSeat) -> None:
+        self.by, self.note = seat, ""
+        self._tell()
+
+    def answer(self, note: str) -> None:
+        self.by, self.note = None, note
+        self._tell()
+
+    def moved(self, seat: int) -> None:
+        if self.by is not None and self.by.seat != seat:
+            self.by = None
+        self.note = ""
+
+    def _tell(self) -> None:
+        for seat in self.seats:
+            seat._bump()
 
 
 @attrs.define(eq=False)
@@ -484,6 +637,8 @@ class SeatDesk:
 
     def __init__(self) -> None:
         self.seats: dict[str, BrowserSeat] = {}
+        self.draws: dict[str, DrawOffer] = {}
+        """The draw offers of the games being played, by game id (`BrowserSeat.offer_draw`)."""
 
     def open(self, game: Game[Any, Any], player: PlayerInfo | None = None) -> BrowserSeat:
         if len(self.seats) >= MAX_SEATS:
@@ -497,7 +652,7 @@ class SeatDesk:
                 )
         token = secrets.token_urlsafe(18)
         who = player or PlayerInfo("browser", "person", "web", "person:browser")
-        seat = BrowserSeat(game, token, who)
+        seat = BrowserSeat(game, token, who, self.draws)
         self.seats[token] = seat
         return seat
 

@@ -4,9 +4,11 @@
   turn as elements carrying ``data-move``, the moves, the clock, resign);
 * ``GET /play/{token}/events``: the seat's snapshot as server-sent events, one at every
   change;
-* ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign`` and,
-  once the game is over, ``POST /play/{token}/rematch`` (this seat asks for a rematch; the
-  snapshot's ``rematch`` says who asked, ``next`` where the new game is), and ``POST
+* ``POST /play/{token}/move`` (``{"move": "TEXT"}``), ``POST /play/{token}/resign``,
+  ``POST /play/{token}/draw`` (offer a draw, or accept the one offered) and
+  ``POST /play/{token}/decline-draw``, in a game that has draws; once the game is over,
+  ``POST /play/{token}/rematch`` (this seat asks for a rematch; the snapshot's
+  ``rematch`` says who asked, ``next`` where the new game is); and ``POST
   /play/{token}/leave`` (a person waiting for an opponent leaves the queue).
 
 A seat knows while a page of its person follows it (`PlaySeat.attend`, held by each open
@@ -62,6 +64,10 @@ class PlaySeat(Protocol):
     def leave(self) -> str | None: ...
 
     def attend(self) -> AbstractContextManager[None]: ...
+
+    def offer_draw(self) -> str | None: ...
+
+    def decline_draw(self) -> str | None: ...
 
     async def wait_changed(self, version: int) -> None: ...
 
@@ -199,6 +205,8 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
     resign = seat_action(lambda seat: seat.resign())
     rematch = seat_action(lambda seat: seat.ask_rematch())
     leave = seat_action(lambda seat: seat.leave())
+    draw = seat_action(lambda seat: seat.offer_draw())
+    decline_draw = seat_action(lambda seat: seat.decline_draw())
 
     return [
         Route("/play/{token}", play_page, methods=["GET"]),
@@ -207,28 +215,56 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
         Route("/play/{token}/resign", resign, methods=["POST"]),
         Route("/play/{token}/rematch", rematch, methods=["POST"]),
         Route("/play/{token}/leave", leave, methods=["POST"]),
+        Route("/play/{token}/draw", draw, methods=["POST"]),
+        Route("/play/{token}/decline-draw", decline_draw, methods=["POST"]),
     ]
 
 
 def seat_body(snapshot: dict[str, Any]) -> str:
-    """The seat's page as the server renders it (the script redraws it from the stream)."""
+    """The seat's page as the server renders it (the script redraws it from the stream): the
+    players' bar with every clock, the picture, the game's words under it (check), the move
+    box, resign (which asks first), the result, and the move list with the buttons that
+    step through the game's positions."""
     players = "".join(
-        f"<li><span class=side>{escape(p['seat'])}</span> {escape(p['name'])}</li>"
+        f'<li class="player{" you" if p.get("you") else ""}">'
+        f"<span class=side>{escape(p['seat'])}</span> "
+        f'<span class="name">{escape(p["name"])}</span></li>'
         for p in snapshot["players"]
+    )
+    steps = "".join(
+        f'<button id="{name}" type="button" title="{title}">{glyph}</button>'
+        for name, glyph, title in (
+            ("first", "&laquo;", "the start"),
+            ("prev", "&lsaquo;", "one move back"),
+            ("next", "&rsaquo;", "one move on"),
+            ("last", "&raquo;", "the game now"),
+        )
     )
     return (
         '<div class="game-page play">'
-        f'<section class="view"><div id="position">{snapshot["html"]}</div>'
+        f'<section class="view"><ol id="bar" class="players">{players}</ol>'
+        '<p id="viewing" class="viewing" hidden>An earlier position. '
+        '<button id="back" type="button">Back to the game</button></p>'
+        f'<div id="position">{snapshot["html"]}</div>'
+        '<ul id="status" class="status"></ul>'
         f'<p id="turn" class="status">{escape(turn_words(snapshot))}</p>'
         '<p id="error" class="error"></p>'
         '<div id="legal" class="legal-moves"></div>'
-        '<p><span id="clock" class="clock"></span> '
-        '<button id="resign" type="button">Resign</button> '
+        '<form id="movebox" class="movebox" hidden autocomplete="off">'
+        '<label for="move-input">Type a move</label> '
+        '<input id="move-input" list="legal-list" size="8" spellcheck="false">'
+        '<datalist id="legal-list"></datalist> <button type="submit">Play</button></form>'
+        '<p class="actions"><button id="resign" type="button">Resign</button>'
+        '<span id="confirm" class="confirm" hidden> Resign this game? '
+        '<button id="resign-yes" type="button">Yes, resign</button> '
+        '<button id="resign-no" type="button">No</button></span> '
+        '<button id="draw" type="button" hidden>Offer a draw</button> '
         f'<button id="leave" type="button"{"" if snapshot.get("can_leave") else " hidden"}>'
-        "Leave the queue</button></p></section>"
-        f'<aside><ol class="players">{players}</ol>'
-        f'<p id="result" class="result">{escape(snapshot["result"])}</p>'
+        "Leave the queue</button></p>"
+        '<div id="draw-offer" class="draw-offer"></div></section>'
+        f'<aside><p id="result" class="result">{escape(snapshot["result"])}</p>'
         '<div id="rematch" class="rematch"></div>'
+        f'<div class="replay">{steps}<span id="plylabel"></span></div>'
         '<ol id="moves" class="moves"></ol></aside></div>'
     )
 

@@ -27,7 +27,7 @@ from hub.core.match import (
     Start,
     Turn,
 )
-from hub.core.referee import IllegalMove, Termination
+from hub.core.referee import IllegalMove, Outcome, Termination
 from hub.core.seats import FedSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import JSON, PlayerInfo
 from tests.core.toys import Nim, NimState
@@ -337,6 +337,25 @@ async def test_stop_from_outside_is_a_resignation(autojump_clock: trio.testing.M
     assert (match.result.fault.seat, match.result.termination) == (0, Termination.RESIGNATION)
     assert match.result.outcome.winners == {1}
     assert log[-2:] == ["A end resignation", "B end resignation"]
+
+
+async def test_an_agreed_draw_ends_the_game_with_its_outcome_and_no_fault(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    log: list[str] = []
+    match = Match(Nim(), NimState(5), seats([(100.0, 1)], [], log=log))
+    drawn = Outcome([1, 1], [0, 1], detail="a draw by agreement")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await trio.sleep(1)
+        match.agree_draw(drawn)
+        match.stop(0, Termination.RESIGNATION)  # ignored: the game is agreed drawn
+    assert match.result is not None and match.result.fault is None
+    assert match.result.outcome == drawn and match.result.termination is Termination.NORMAL
+    assert match.result.record.detail == "a draw by agreement"
+    assert log[-2:] == ["A end normal", "B end normal"]
+    match.agree_draw(Outcome([0, 2], [1]))  # after the end: ignored
+    assert match.result.outcome == drawn
 
 
 async def test_abort_has_no_winner(autojump_clock: trio.testing.MockClock) -> None:

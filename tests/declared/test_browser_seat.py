@@ -267,6 +267,15 @@ async def test_hub_play_starts_the_clock_only_once_the_person_opened_the_page() 
         assert process.wait(timeout=30) == 130
 
 
+def type_a_move(page: Any) -> None:
+    """Type the first move the move box suggests (its datalist: the legal moves' words)."""
+    options = page.locator("#legal-list option")
+    if not options.count():
+        return
+    page.locator("#move-input").fill(str(options.first.get_attribute("value")))
+    page.locator("#move-input").press("Enter")
+
+
 def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
     """Click a legal move on whichever page offers one until every page shows a result."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -278,10 +287,15 @@ def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
         for page in pages:
             legal = page.locator("[data-move].legal")
             try:
-                legal.first.wait_for(timeout=300)
+                page.locator("[data-move].legal, #movebox:not([hidden])").first.wait_for(
+                    timeout=300
+                )
             except PlaywrightTimeout:
                 continue
-            legal.first.click()
+            if legal.count():
+                legal.first.click()
+            else:  # a move made of parts (chess's squares): typed into the move box
+                type_a_move(page)
             page.wait_for_timeout(30)
     for number, page in enumerate(pages):
         expect(page.locator("#result")).not_to_be_empty()
@@ -559,6 +573,7 @@ async def test_a_chess_page_shows_where_the_game_started_and_the_captured_pieces
             expect(page.locator("#moves li").nth(1)).not_to_be_empty()  # Black answered
             page.screenshot(path=artifacts() / "chess-started-from-captures.png", full_page=True)
             page.locator("#resign").click()
+            page.locator("#resign-yes").click()  # resigning asks first
             expect(page.locator("#result")).not_to_be_empty()
             return str(page.locator("#result").inner_text())
 

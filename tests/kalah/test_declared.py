@@ -110,10 +110,17 @@ def test_the_html_picture_marks_the_clickable_holes_and_the_pie() -> None:
     game = KalahGame({"holes": 3, "seeds": 2, "pie": True})
     state = KalahState(3, (0, 3, 3, 0, 2, 2, 0, 0), mover=1, turns=1, pie=True)
     mine = board_html(game.view(state, 1))
-    assert re.findall(r'data-part="(\d)"( data-move="\d")?', mine) == [
+    board, after_2 = re.fullmatch(
+        r'(.*?)<template data-after="2">(.*?)</template>.*', mine
+    ).groups()
+    assert re.findall(r'data-part="(\d)"( data-move="\d")?', board) == [
         ("2", ""),
         ("1", ' data-move="1"'),
     ]
+    # after sowing 2 the turn goes on: the board then, where hole 3 (empty at the turn's
+    # start) may be sown too; its parts end the turn when joined ("2 3", "2 1")
+    assert re.findall(r'data-part="(\d)"( data-move="\d")?', after_2) == [("3", ""), ("1", "")]
+    assert re.findall(r"<b>(\d+)</b>", after_2) == ["1", "1", "0", "2", "0", "3", "3", "0"]
     assert 'data-move="P"' in mine
     spectators = game.html(game.view(state))
     assert 'data-move="P"' not in spectators and 'data-part="1"' in spectators
@@ -218,3 +225,14 @@ def test_hub_match_seats_the_json_example_bot_with_json() -> None:
     assert rows[f"json:{PY_BOT}"][-4:] == ["0", "0", "0", "0"]
     bad = hub("match", "kalah", "json:ai:3", "ai:4")
     assert bad.returncode == 2 and "json: names a program" in bad.stderr
+
+
+def test_a_chain_of_many_sowings_draws_no_boards_between_them() -> None:
+    """Past `MAX_STAGES` unfinished prefixes a picture carries none (pages get buttons)."""
+    from hub.games.kalah.pictures import MAX_STAGES
+
+    # hole h holds 7 - h seeds: each sowing ends in the store, 258 unfinished prefixes
+    chained = {"holes": 6, "board": [6, 5, 4, 3, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0], "to_move": 0}
+    few = {"holes": 3, "board": [0, 2, 2, 0, 1, 1, 1, 0], "to_move": 0}
+    assert board_html(chained).count("<template") == 0 < board_html(few).count("<template")
+    assert MAX_STAGES == 64

@@ -34,6 +34,18 @@ class Board:
     last: int = 0  # the column of the last move (0: none yet)
 
 
+def winning_cells(grid: list[str], winner: int | None, need: int) -> set[tuple[int, int]]:
+    """The cells (x, y from the top) of the winner's lines of ``need``: the page marks them."""
+    disc = "-" if winner is None else DISCS[winner]
+
+    def at(x: int, y: int) -> bool:
+        return 0 <= y < len(grid) and 0 <= x < len(grid[y]) and grid[y][x] == disc
+
+    runs = [[(x + dx * k, y + dy * k) for k in range(need)] for dx, dy in DIRECTIONS
+            for y, row in enumerate(grid) for x in range(len(row))]  # fmt: skip
+    return {cell for run in runs if all(at(*cell) for cell in run) for cell in run}
+
+
 class ConnectFour(Game[Board, int]):
     name = "connect4"
     summary = "Connect Four: drop discs, four in a row wins (human, AI levels 1-8, bots)"
@@ -115,6 +127,11 @@ class ConnectFour(Game[Board, int]):
             + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
             for y, row in enumerate(grid)
             for x, c in enumerate(row)
+        )
+        cells += "".join(  # a ring in each disc of the winning line
+            f'<circle class="win" cx="{x + 0.5}" cy="{y + 0.5}" r=".22" fill="none" '
+            'stroke="#fff" stroke-width=".08"/>'
+            for x, y in sorted(winning_cells(grid, view.get("winner"), self.settings["connect"]))
         )
         drops = "".join(
             f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '

@@ -22,6 +22,11 @@ from typing import Any
 
 from hub.games.kalah.rules import relative_board, sow, turn_sequences
 
+MAX_STAGES = 64
+"""At most this many boards after a sowing in one picture (each is about 1.5 kB, and the
+picture goes to every page that follows the game); a position with more shows none, and
+a page offers the turns' endings as buttons instead."""
+
 Pit = tuple[int, int]
 """(seat, hole 1..h), hole h + 1 being the seat's store."""
 
@@ -109,12 +114,62 @@ def board_html(
 ) -> str:
     """The board with South along the bottom (holes 1..h left to right, its store on the
     right) and North along the top (right to left, its store on the left); the last move's
-    ``sown`` holes and the pit it ``landed`` in marked (`last_move_marks`)."""
+    ``sown`` holes and the pit it ``landed`` in marked (`last_move_marks`). The board is the
+    picture's ``data-stage``; after it, for each sowing of the mover that leaves the turn
+    unfinished (``3``, ``3 4``), a ``<template data-after="3">`` holding the board after it,
+    whose holes to sow next are the parts: a page shows it once those holes are clicked,
+    so a turn of several sowings is played on a board that follows it."""
+    parts, singles = whole_turns(view)
+    board = _board(view, parts, singles, sown, landed)
+    swapped = '<p class="note">sides swapped (pie rule)</p>' if view.get("swapped") else ""
+    pie = ""
+    if view.get("pie") and view.get("to_move") == 1:
+        pie = (
+            '<button class="pie" data-move="P" title="take the pie: swap sides">'
+            f"{escape('swap sides (P)')}</button>"
+        )
+    return f"{board}{''.join(_stages(view))}{swapped}{pie}"
+
+
+def _stages(view: Mapping[str, Any]) -> list[str]:
+    """The boards after each unfinished prefix of the mover's turns, as templates."""
+    holes, board = _checked(view)
+    mover = view.get("to_move")
+    if mover not in (0, 1):
+        return []
+    offset = mover * (holes + 1)
+    stages: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for sequence, _ in turn_sequences(relative_board(board, holes, mover), holes):
+        sowing = list(relative_board(board, holes, mover))
+        for length, hole in enumerate(sequence[:-1], 1):
+            sow(sowing, hole - 1, holes)
+            stages.setdefault(sequence[:length], tuple(sowing))
+        if len(stages) > MAX_STAGES:  # a rare chain of sowings: the page offers buttons
+            return []
+    drawn = []
+    for prefix, relative in stages.items():
+        absolute = list(relative[-offset:] + relative[:-offset]) if offset else list(relative)
+        after = {**view, "board": absolute}
+        nonempty = {hole for hole in range(1, holes + 1) if relative[hole - 1]}
+        text = " ".join(map(str, prefix))
+        drawn.append(
+            f'<template data-after="{text}">'
+            f"{_board(after, nonempty, set(), set(), None)}</template>"
+        )
+    return drawn
+
+
+def _board(
+    view: Mapping[str, Any],
+    parts: set[int],
+    singles: set[int],
+    sown: set[Pit] | frozenset[Pit],
+    landed: Pit | None,
+) -> str:
     holes, board = _checked(view)
     south = 1 if view.get("swapped") else 0
     north = 1 - south
     to_move = view.get("to_move")
-    parts, singles = whole_turns(view)
 
     def store(seat: int, where: str) -> str:
         count = board[seat * (holes + 1) + holes]
@@ -140,15 +195,8 @@ def board_html(
         cells = "".join(hole(seat, n) for n in numbers)
         return f'<div class="row {where}{turn}">{cells}</div>'
 
-    swapped = '<p class="note">sides swapped (pie rule)</p>' if view.get("swapped") else ""
-    pie = ""
-    if view.get("pie") and to_move == 1:
-        pie = (
-            '<button class="pie" data-move="P" title="take the pie: swap sides">'
-            f"{escape('swap sides (P)')}</button>"
-        )
     return (
-        f'<div class="kalah" style="--holes: {holes}">'
+        f'<div class="kalah" data-stage style="--holes: {holes}">'
         f"{store(north, 'north')}{row(north, 'north')}{row(south, 'south')}"
-        f"{store(south, 'south')}</div>{swapped}{pie}"
+        f"{store(south, 'south')}</div>"
     )
