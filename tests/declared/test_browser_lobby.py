@@ -127,7 +127,7 @@ async def test_a_friend_game_starts_its_clock_only_when_the_friend_arrives(
         expect(page.locator("#turn")).to_have_text(
             "Waiting for Yellow (friend) to open their page: no clock runs until then."
         )
-        expect(page.locator("#clock")).to_have_text("")
+        expect(page.locator("#bar .you .clock")).to_have_count(0)  # no clock shown or running
         page.screenshot(path=artifacts() / "friend-waiting.png", full_page=True)
         before = games()  # the creator is on their page, the friend not yet
         link = page.locator(".share a").inner_text()
@@ -135,8 +135,8 @@ async def test_a_friend_game_starts_its_clock_only_when_the_friend_arrives(
         friend.goto(link)
         expect(friend.locator("header h1")).to_have_text("connect4: you play Yellow")
         expect(page.locator("#turn")).to_have_text("Your move (Red).")
-        expect(page.locator("#clock")).to_contain_text(":")
-        clock = str(page.locator("#clock").inner_text())
+        expect(page.locator("#bar .you .clock")).to_contain_text(":")
+        clock = str(page.locator("#bar .you .clock").inner_text())
         expect(friend.locator("#turn")).to_have_text("Waiting for Red.")
         return before, clock, str(friend.locator("#turn").inner_text())
 

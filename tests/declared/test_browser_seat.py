@@ -254,8 +254,8 @@ async def test_hub_play_starts_the_clock_only_once_the_person_opened_the_page() 
         def script(page: Any) -> tuple[str, str]:
             page.goto(url)
             expect(page.locator("#turn")).to_have_text("Your move (Red).")
-            expect(page.locator("#clock")).to_contain_text(":")
-            clock = str(page.locator("#clock").inner_text())
+            expect(page.locator("#bar .you .clock")).to_contain_text(":")
+            clock = str(page.locator("#bar .you .clock").inner_text())
             return clock, play_through(page, url, shots="connect4-web-after-waiting")
 
         clock, result = await run_in_browser(script)
