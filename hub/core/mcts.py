@@ -46,6 +46,8 @@ BASE_PLAYOUTS = 50
 """The playouts of level 1; level N searches ``BASE_PLAYOUTS * 2 ** (N - 1)``."""
 LEVELS = range(1, 11)
 """The general player's levels: 50 playouts (level 1) to 25,600 (level 10)."""
+DEFAULT_LEVEL = 4
+"""The level of a bare ``mcts`` (and ``ai`` of a game without an AI of its own): 400."""
 EXPLORATION = 1.0
 """UCT's exploration constant c in ``mean + c * sqrt(ln(parent visits) / visits)``."""
 CLOCK_EVERY = 4
@@ -397,10 +399,10 @@ def general_move(
     return choose(game, seen, rng, budget, stop, search=search)
 
 
-def refuse_hidden(game: Game[Any, Any]) -> str:
+def refuse_hidden(name: str) -> str:
     """The message refusing the general player for a game that hides something and offers
     no sampler."""
     return (
-        f"{game.name} hides information from its players and offers no way to sample what a"
+        f"{name} hides information from its players and offers no way to sample what a"
         " seat cannot see, so the general player (mcts) cannot play it without peeking"
     )

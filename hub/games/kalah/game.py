@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from hub.core.game import BadMove, Game, Option, SettingsError
+from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.core.values import JSON
 from hub.games.kalah import ai as search
@@ -35,6 +36,7 @@ from hub.games.kalah.rules import (
     Move,
     new_game,
     random_layout,
+    random_playout,
 )
 
 if TYPE_CHECKING:
@@ -75,6 +77,8 @@ class KalahGame(Game[KalahState, Move]):
     program_kind = "kalah"
     """``hub match kalah ai:9 ./agent``: an agent program of kalah.md, over pipes."""
     match_person = "hub.games.kalah.match:person_seat"
+    search = Search(playout=lambda game, state, rng: random_playout(state, rng))
+    """``mcts:N`` plays out by random sowings, not by listing whole turns."""
     match: KalahSettings | None = None
     """The settings of a match's game (`for_match`)."""
     match_layout: tuple[int, ...] | None = None
