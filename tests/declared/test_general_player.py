@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from hub.core.bus import EventBus
+from hub.core.clock import TimeControl
 from hub.declared.kit import DeclaredKit
 from hub.declared.seats import SeatSpec, SeatSpecError, ai_levels, is_general, parse_seat
-from hub.declared.serve import BUILT_IN
+from hub.declared.serve import BUILT_IN, Lobby
 from hub.games.clubs.game import ClubsGame
 from hub.games.connect4 import ConnectFour
 from tests.conftest import program
@@ -128,6 +130,10 @@ def test_mcts_is_offered_beside_a_games_own_ai() -> None:
 
 
 def test_hub_match_and_hub_serve_read_the_specs() -> None:
+    lobby = Lobby(TakeThreeAgain(), TimeControl(), EventBus())
+    assert ("ai:10", "the computer, level 10") in lobby.choices()
+    assert lobby._built("ai:2") == SeatSpec("ai", "ai:2", level=2)
+    assert lobby._built("mcts:3") == SeatSpec("ai", "mcts:3", level=3)
     kit = DeclaredKit(TakeThreeAgain)
     assert kit.seat_spec("mcts:2") == SeatSpec("ai", "mcts:2", level=2)
     assert kit.seat_spec("ai:5") == SeatSpec("ai", "ai:5", level=5)
