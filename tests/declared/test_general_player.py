@@ -15,13 +15,22 @@ import pytest
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
+from hub.core.local_seats import StopFlag, TurnTime
 from hub.declared.kit import DeclaredKit
-from hub.declared.seats import SeatSpec, SeatSpecError, ai_levels, is_general, parse_seat
+from hub.declared.play import default_seats
+from hub.declared.seats import (
+    SeatSpec,
+    SeatSpecError,
+    ai_levels,
+    general_seat,
+    is_general,
+    parse_seat,
+)
 from hub.declared.serve import BUILT_IN, Lobby
 from hub.games.clubs.game import ClubsGame
 from hub.games.connect4 import ConnectFour
 from tests.conftest import program
-from tests.core.test_mcts import TakeThreeAgain
+from tests.core.test_mcts import Heap, TakeThreeAgain
 
 PILES = textwrap.dedent(
     '''
@@ -116,6 +125,7 @@ def test_ai_of_a_game_without_one_is_the_general_player() -> None:
     assert is_general(spec, TakeThreeAgain)
     assert parse_seat("ai", TakeThreeAgain).level == 4
     assert ai_levels(TakeThreeAgain) == range(1, 11)
+    assert default_seats(TakeThreeAgain) == ["human", "ai"]  # hub play GAME: against it
     with pytest.raises(SeatSpecError, match="levels of take-three-again are ai:1 to ai:10"):
         parse_seat("ai:11", TakeThreeAgain)
 
@@ -153,3 +163,11 @@ def test_a_hidden_game_without_a_sampler_is_refused_in_words() -> None:
     assert ai_levels(Hidden) == range(0)
     assert ai_levels(ClubsGame) == range(1, 2)  # clubs' own; mcts:N through its sampler
     assert parse_seat("mcts:2", ClubsGame).level == 2
+
+
+def test_the_seat_answers_a_legal_move_with_no_time_left() -> None:
+    game = TakeThreeAgain()
+    seat = general_seat(game, parse_seat("ai:10", TakeThreeAgain), seed=1)
+    state = Heap(20)
+    for left in (0.0, 0.005):
+        assert seat.think(state, TurnTime(left=left), StopFlag()) in (1, 2, 3)
