@@ -173,3 +173,16 @@ def test_the_watch_catches_a_player_that_peeks() -> None:
     Watched.real.append(state)
     with pytest.raises(AssertionError, match="real state"):
         choose(game, state, random.Random(0), Budget(20))
+
+
+def test_the_same_seed_and_budget_give_the_same_card() -> None:
+    game = ClubsGame(seats=3)
+    state = position(3, 4, 2)
+    seat = state.to_move
+    assert seat is not None
+    view = game.view(state, seat)
+    cards = {
+        choose_from_view(game, view, seat, sample_state, random.Random(5), Budget(40))
+        for _ in range(3)
+    }
+    assert len(cards) == 1
