@@ -16,7 +16,7 @@ A game with hidden information (a hand) is searched from its seat's VIEW only, t
 unseen cards dealt at random): `choose_from_view` runs single-observer information-set MCTS,
 one tree over the seat's moves and what follows, a fresh sample for every iteration
 (determinization), so the player never sees a state it did not sample itself. Without a
-sampler the general player refuses such a game (`NoSampler`).
+sampler the general player refuses such a game (`refuse_hidden` says why).
 
 Budgets: ``playouts`` (deterministic given the seeded ``rng``), and/or ``seconds`` of a
 clock read every `CLOCK_EVERY` playouts, and a ``stop`` flag; a legal move is returned in
@@ -66,11 +66,6 @@ class Stop(Protocol):
     """A flag a search polls (`hub.core.local_seats.StopFlag`)."""
 
     def is_set(self) -> bool: ...
-
-
-class NoSampler(ValueError):
-    """A game whose views hide something, without a sampler: the general player cannot play
-    it without peeking (the message says so)."""
 
 
 Sample = Callable[["Game[Any, Any]", JSON, int, random.Random], Any]
