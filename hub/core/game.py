@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
     from hub.core.match import Fault
+    from hub.core.mcts import Search
     from hub.core.referee import Referee
 
 S = TypeVar("S")
@@ -362,6 +363,11 @@ class Game(Generic[S, M]):
         return self.seat_name(seat)
 
     # -- players -------------------------------------------------------------------------------
+
+    search: ClassVar[Search | None] = None
+    """What the general game player (``mcts:N``, and ``ai:N`` of a game without an AI of its
+    own; hub.core.mcts) may use beyond the rules: a sampler of states consistent with a
+    seat's view (required for a `hidden_information` game), a cheap playout."""
 
     def ai(self, state: S, level: int, stop: StopFlag) -> M:
         """The built-in AI's move at ``level`` (one of `ai_levels`); runs in a worker thread

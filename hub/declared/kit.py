@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 HUMAN = "human"
 REFUSED = ("web", "tcp")
-GENERIC_WORDS = ("ai", "random", HUMAN, "web", "tcp", "json")
+GENERIC_WORDS = ("ai", "mcts", "random", HUMAN, "web", "tcp", "json")
 """The first words of the specs that are not a bare program."""
 
 

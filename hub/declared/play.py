@@ -51,7 +51,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
-from hub.declared.seats import SeatMaker, SeatSpec, bot_seat, parse_seat
+from hub.declared.seats import SeatMaker, SeatSpec, ai_levels, bot_seat, parse_seat
 from hub.declared.terminal import KeyboardPerson, Narrator, PersonWords
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option, web_address
@@ -65,7 +65,8 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
         usage=f"hub {verb} {game.name} [SEAT ...] [OPTIONS]",
         description=f"{game.summary}. Play one game between {count} seats (default: "
         f"{' '.join(default_seats(game))}). A SEAT is ai or ai:N (levels "
-        f"{_levels(game)}), random, human (you, at this terminal), web (a person in a "
+        f"{_levels(game)}), mcts:N (the general game player, levels 1-10), random, human "
+        "(you, at this terminal), web (a person in a "
         "browser: needs --web; the seat's page is printed, and its clock starts once the "
         f"page is open, else the game is called off after {ARRIVAL:g} s; a page closed for "
         f"{GRACE:g} s mid-game is a disconnect), tcp (a client of --port "
@@ -96,12 +97,12 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
 
 
 def _levels(game: type[Game[Any, Any]]) -> str:
-    levels = game.ai_levels
+    levels = ai_levels(game)
     return f"{levels[0]}-{levels[-1]}" if levels else "none"
 
 
 def default_seats(game: type[Game[Any, Any]]) -> list[str]:
-    other = "ai" if game.ai_levels else "random"
+    other = "ai" if ai_levels(game) else "random"
     return ["human", *[other] * (game.players[0] - 1)]
 
 

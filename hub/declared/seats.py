@@ -1,7 +1,9 @@
 """Seat specs, the same for every declared game and every verb, and the seats they make.
 
 =================  ===========================================================================
-``ai`` ``ai:N``    the game's built-in AI at level N (default: its middle level)
+``ai`` ``ai:N``    the game's built-in AI at level N (default: its middle level); for a game
+                   without one, the general game player (``mcts:N``)
+``mcts:N``         the general game player (hub.core.mcts) at level N, for every game
 ``random``         a random legal move (``random:SEED`` to fix its choices)
 ``human``          a person at this terminal (told the legal moves after a bad one)
 ``web``            a person in a browser (``--web PORT``; the seat's page is printed)
@@ -29,6 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import attrs
 import trio
 
+from hub.core import mcts
 from hub.core.game import Game
 from hub.core.identity import ai_identity, program_identity, random_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
@@ -94,15 +97,18 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
             return SeatSpec(word, text, argv=tuple(shlex.split(arg)))
         except ValueError as exc:
             raise SeatSpecError(f"{text!r}: {exc}") from None
-    if word == "ai":
-        if not game.ai_levels:
-            raise SeatSpecError(f"{game.name} has no built-in AI (try random or a program)")
+    if word in ("ai", "mcts"):
+        general = word == "mcts" or not game.ai_levels
+        if general and game.hidden_information and (game.search is None or not game.search.sample):
+            raise SeatSpecError(mcts.refuse_hidden(game.name))
+        levels = mcts.LEVELS if general else game.ai_levels
         if not colon:
-            return SeatSpec("ai", text, level=default_level(game))
-        levels = game.ai_levels
+            level = mcts.DEFAULT_LEVEL if general else default_level(game)
+            return SeatSpec("ai", text, level=level)
         if not arg.isdigit() or int(arg) not in levels:
+            which = "the general player's levels" if general else "the AI levels"
             raise SeatSpecError(
-                f"{text!r}: the AI levels of {game.name} are ai:{levels[0]} to ai:{levels[-1]}"
+                f"{text!r}: {which} of {game.name} are {word}:{levels[0]} to {word}:{levels[-1]}"
             )
         return SeatSpec("ai", text, level=int(arg))
     if word == "random":
@@ -146,6 +152,42 @@ class RandomSeat(BaseSeat[Any, Any]):
     async def choose(self, turn: Turn[Any]) -> Any:
         await trio.lowlevel.checkpoint()
         return self.rng.choice(list(self.game.legal_moves(turn.state)))
+
+
+def ai_levels(game: type[Game[Any, Any]]) -> range:
+    """The levels ``ai:N`` offers: the game's own AI's, else the general player's (none for
+    a game that hides something and offers no sampler)."""
+    if game.ai_levels:
+        return game.ai_levels
+    if game.hidden_information and (game.search is None or not game.search.sample):
+        return range(0)
+    return mcts.LEVELS
+
+
+def is_general(spec: SeatSpec, game: type[Game[Any, Any]]) -> bool:
+    """``mcts:N``, or ``ai:N`` of a game without an AI of its own: the general player."""
+    return spec.kind == "ai" and (spec.text.strip().startswith("mcts") or not game.ai_levels)
+
+
+def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[Any, Any]:
+    """The general game player (`hub.core.mcts`) at ``spec``'s level, budgeting from its
+    clock, its choices drawn from ``seed``; for a game with hidden information it is given
+    only its seat's view."""
+    level, search, rng = spec.level or mcts.DEFAULT_LEVEL, type(game).search, random.Random(seed)
+    hidden = search is not None and search.sample is not None
+
+    def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
+        seconds = mcts.think_seconds(time.left, time.game_left, time.control.increment)
+        if seconds is not None:  # less what starting the worker thread took
+            seconds = max(0.0, seconds - time.since_asked())
+        seat = game.to_move(state)
+        assert seat is not None
+        seen = game.view(state, seat) if hidden else state
+        return mcts.general_move(game, seen, seat, level, seconds, stop, search=search, rng=rng)
+
+    word = spec.text.strip().partition(":")[0]
+    player = PlayerInfo(f"{word}:{level}", "ai", spec.text, f"{game.name}/mcts:{level}")
+    return ThreadSeat(think, player)
 
 
 def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> ThreadSeat[Any, Any]:
@@ -340,6 +382,8 @@ class SeatMaker:
         self, stack: contextlib.AsyncExitStack, spec: SeatSpec, number: int
     ) -> Seat[Any, Any]:
         seed = self.seed * 8 + number
+        if is_general(spec, type(self.game)):
+            return general_seat(self.game, spec, seed)
         if spec.kind == "ai":
             assert spec.level is not None
             level_kind = type(self.game).level_seat

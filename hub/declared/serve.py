@@ -71,7 +71,14 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
-from hub.declared.seats import SeatMaker, SeatSpec, SeatSpecError, handshake, parse_seat
+from hub.declared.seats import (
+    SeatMaker,
+    SeatSpec,
+    SeatSpecError,
+    ai_levels,
+    handshake,
+    parse_seat,
+)
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
@@ -134,7 +141,7 @@ PEOPLE = ("any", "person", "friend")
 """The opponents that are people (the others are built-in players)."""
 ASK_FOR = "ask for any, random or ai:N"
 ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
-BUILT_IN = re.compile(r"random|ai(:[0-9]{1,3})?")
+BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
 """The built-in players a hello or a page may ask for, checked before anything is looked
 up: the answer to a program's path is the same whether it exists or not."""
 
@@ -334,7 +341,7 @@ class Lobby:
 
     def choices(self) -> list[tuple[str, str]]:
         """What the lobby page offers: (opponent, words)."""
-        offered = [(f"ai:{level}", f"the computer, level {level}") for level in self.game.ai_levels]
+        offered = [(f"ai:{n}", f"the computer, level {n}") for n in ai_levels(type(self.game))]
         offered.append(("random", "random moves"))
         offered.append(("person", "a friend (you get a link to share)"))
         offered.append(("any", "the next player to arrive (a browser or a program over TCP)"))

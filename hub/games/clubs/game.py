@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from hub.core.game import Game, Option, SettingsError
+from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError, card_text, deal, parse_deck_file
 from hub.games.clubs.pictures import (
@@ -37,6 +38,7 @@ from hub.games.clubs.pictures import (
     state_view,
 )
 from hub.games.clubs.rules import ClubsState, clubs_outcome, legal_cards, new_game, play
+from hub.games.clubs.sampling import sample_state
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
@@ -84,6 +86,8 @@ class ClubsGame(Game[ClubsState, Card]):
     ai_levels = range(1, 2)
     opening_plies = 0
     hidden_information = True
+    search = Search(sample=sample_state)
+    """``mcts:N`` decides from its seat's view, over hands dealt at random (sampling.py)."""
     seat_kinds: ClassVar[Mapping[str, str]] = {"clubs": "hub.games.clubs.match:program_seat"}
     program_kind = "clubs"
     """``hub match clubs clubber ./player``: programs of the clubs protocol (clubs.md)."""

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from hub.core.game import BadMove, Game, Option, SettingsError
+from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.core.values import JSON
-from hub.games.kalah import ai as search
+from hub.games.kalah import ai as alphabeta
 from hub.games.kalah import pictures
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, format_move, parse_move
 from hub.games.kalah.rules import (
@@ -39,6 +40,7 @@ from hub.games.kalah.rules import (
     outcome,
     play,
     random_layout,
+    random_playout,
 )
 from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings, parse_layout
 
@@ -59,14 +61,16 @@ class KalahGame(Game[KalahState, Move]):
         Option("layout", "", "the seeds in each hole of a side, e.g. 6,4,7,6,5,8 (sets holes)"),
     )
     seat_names = ("South", "North")
-    ai_levels = range(search.MIN_LEVEL, search.MAX_LEVEL + 1)
-    ai_default = search.DEFAULT_LEVEL
+    ai_levels = range(alphabeta.MIN_LEVEL, alphabeta.MAX_LEVEL + 1)
+    ai_default = alphabeta.DEFAULT_LEVEL
     opening_plies = 0
     """A Kalah opening is a layout (``--random``), as in ``hub match kalah``."""
     seat_kinds: ClassVar[Mapping[str, str]] = {"kalah": "hub.games.kalah.match:program_seat"}
     program_kind = "kalah"
     """``hub match kalah ai:9 ./agent``: an agent program of kalah.md, over pipes."""
     match_person = "hub.games.kalah.match:person_seat"
+    search = Search(playout=lambda game, state, rng: random_playout(state, rng))
+    """``mcts:N`` plays out by random sowings, not by listing whole turns."""
     match: KalahSettings | None = None
     """The settings of a match's game (`for_match`)."""
     match_layout: tuple[int, ...] | None = None
@@ -246,4 +250,4 @@ class KalahGame(Game[KalahState, Move]):
         from hub.games.kalah.players import KalahAi
 
         limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
-        return KalahAi(level).search(state, search.budget_seconds(limit_ms), stop)
+        return KalahAi(level).search(state, alphabeta.budget_seconds(limit_ms), stop)

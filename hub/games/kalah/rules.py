@@ -276,6 +276,32 @@ def play(state: KalahState, move: Move) -> KalahState:
     )
 
 
+def random_playout(state: KalahState, rng: random.Random) -> Outcome:
+    """The outcome of playing ``state`` to the end by random sowings (one random non-empty
+    hole at a time; no pie): the general player's cheap playout (`hub.core.mcts.Search`),
+    on one list, without listing whole turns."""
+    mover = state.mover
+    if mover is None:
+        ended = outcome(state)
+        assert ended is not None
+        return ended
+    holes = state.holes
+    board = list(state.relative())
+    side = range(holes)
+    while True:
+        full = [pit for pit in side if board[pit]]
+        result = sow(board, full[int(rng.random() * len(full))], holes)
+        if result == OVER:
+            break
+        if result == PASS:
+            board = board[holes + 1 :] + board[: holes + 1]
+            mover = 1 - mover
+    absolute = relative_board(board, holes, mover)
+    scores = (absolute[holes], absolute[2 * holes + 1])
+    best = max(scores)
+    return Outcome(scores, [seat for seat in (0, 1) if scores[seat] == best])
+
+
 @attrs.frozen
 class Partial:
     """A turn in progress (for people entering one hole at a time): the board so far."""
