@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from hub.games.uqchess import protocol as p
 
 VALID = {
-    "start computer white": p.Start("computer", "white"),
-    "start human either": p.Start("human", "either"),
-    "start human black": p.Start("human", "black"),
+    "start computer white": p.StartRequest("computer", "white"),
+    "start human either": p.StartRequest("human", "either"),
+    "start human black": p.StartRequest("human", "black"),
     "board": p.BoardRequest(),
     "hint best": p.Hint(all=False),
     "hint all": p.Hint(all=True),

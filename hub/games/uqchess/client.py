@@ -135,7 +135,7 @@ class ClientSession:
 
     def newgame(self) -> str:
         self.board_kept = False
-        return p.format_command(p.Start(self.options.versus, self.options.colour))
+        return p.format_command(p.StartRequest(self.options.versus, self.options.colour))
 
     def on_user_line(self, line: str) -> UserAction:
         words = line.split(" ")

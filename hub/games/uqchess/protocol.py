@@ -39,7 +39,7 @@ def is_move_text(text: str) -> bool:
 
 
 @attrs.frozen
-class Start:
+class StartRequest:
     against: Against
     colour: ColourChoice
 
@@ -64,7 +64,7 @@ class Resign:
     pass
 
 
-Command = Start | BoardRequest | Hint | MoveRequest | Resign
+Command = StartRequest | BoardRequest | Hint | MoveRequest | Resign
 
 
 def parse_command(line: str) -> Command | None:
@@ -74,7 +74,7 @@ def parse_command(line: str) -> Command | None:
         return None  # leading, trailing or doubled spaces, or an empty line
     match words:
         case ["start", against, colour] if against in AGAINST and colour in COLOUR_CHOICES:
-            return Start(against, colour)
+            return StartRequest(against, colour)
         case ["board"]:
             return BoardRequest()
         case ["hint", "best"]:
@@ -90,7 +90,7 @@ def parse_command(line: str) -> Command | None:
 
 def format_command(command: Command) -> str:
     match command:
-        case Start(against, colour):
+        case StartRequest(against, colour):
             return f"start {against} {colour}"
         case BoardRequest():
             return "board"
