@@ -80,7 +80,7 @@ def test_server_messages() -> None:
     assert p.format_board(["", "x", ""]) == ["startboard", "", "x", "", "endboard"]
     assert p.parse_message("started white") == p.Started("white")
     assert p.parse_message("ok") == p.Accepted()
-    assert p.parse_message("moved e2e4") == p.Moved("e2e4")
+    assert p.parse_message("moved e2e4") == p.MovedMessage("e2e4")
     assert p.parse_message("gameover resignation white") == p.GameOver("resignation", "white")
     assert p.parse_message("startboard") == p.BoardStart()
     assert p.parse_message("started purple") == p.Other("started purple")

@@ -189,7 +189,7 @@ class ClientSession:
             case p.Started(colour):
                 self.in_progress, self.colour, self.turn = True, colour, "white"
                 self.board_kept = False
-            case p.Accepted() | p.Moved():
+            case p.Accepted() | p.MovedMessage():
                 self.turn = p.other(self.turn)
             case p.GameOver():
                 if self.in_progress:

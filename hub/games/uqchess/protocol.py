@@ -161,7 +161,7 @@ class Accepted:
 
 
 @attrs.frozen
-class Moved:
+class MovedMessage:
     move: str
 
 
@@ -188,7 +188,7 @@ class Other:
     line: str
 
 
-Message = Started | Accepted | Moved | GameOver | BoardStart | BoardEnd | Other
+Message = Started | Accepted | MovedMessage | GameOver | BoardStart | BoardEnd | Other
 
 
 def parse_message(line: str) -> Message:
@@ -200,7 +200,7 @@ def parse_message(line: str) -> Message:
         case ["ok"]:
             return Accepted()
         case ["moved", move] if move:
-            return Moved(move)
+            return MovedMessage(move)
         case ["gameover", how]:
             return GameOver(how, None)
         case ["gameover", how, winner]:
