@@ -48,7 +48,7 @@ INVALID = [
 
 
 @pytest.mark.parametrize(("line", "command"), VALID.items())
-def test_valid_commands_round_trip(line: str, command: p.Command) -> None:
+def test_valid_commands_round_trip(line: str, command: p.ClientCommand) -> None:
     assert p.parse_command(line) == command
     assert p.format_command(command) == line
 

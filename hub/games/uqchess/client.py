@@ -145,7 +145,7 @@ class ClientSession:
             return UserAction(send=self.newgame())
         if line == "help":
             return UserAction(info=self.help_lines())
-        command: p.Command
+        command: p.ClientCommand
         needs_turn = True
         match words:
             case ["print"]:

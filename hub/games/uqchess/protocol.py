@@ -1,6 +1,6 @@
 """The UQChess wire protocol, both directions, as pure functions over lines (sans-IO).
 
-Client to server: `parse_command` maps a line (without its newline) to a `Command` or to
+Client to server: `parse_command` maps a line (without its newline) to a `ClientCommand` or to
 None, which the server answers with ``error command``; it never raises. `format_command`
 is its inverse (the client uses it).
 
@@ -64,10 +64,10 @@ class Resign:
     pass
 
 
-Command = StartRequest | BoardRequest | Hint | MoveRequest | Resign
+ClientCommand = StartRequest | BoardRequest | Hint | MoveRequest | Resign
 
 
-def parse_command(line: str) -> Command | None:
+def parse_command(line: str) -> ClientCommand | None:
     """The command ``line`` holds, or None (``error command``): exact words, one space apart."""
     words = line.split(" ")
     if any(not word for word in words):
@@ -88,7 +88,7 @@ def parse_command(line: str) -> Command | None:
     return None
 
 
-def format_command(command: Command) -> str:
+def format_command(command: ClientCommand) -> str:
     match command:
         case StartRequest(against, colour):
             return f"start {against} {colour}"
