@@ -42,7 +42,7 @@ from hub.games.chess.console.commands import (
     NO_MOVES_YET,
     PLAYERS,
     SETUP_DONE,
-    Command,
+    ConsoleCommand,
     Done,
     FirstToMove,
     Place,
@@ -192,7 +192,7 @@ class ConsoleSession:
             return [command.message]
         return await self._dispatch(command)
 
-    async def _dispatch(self, command: Command) -> list[str]:
+    async def _dispatch(self, command: ConsoleCommand) -> list[str]:
         return await self._handlers[command.verb](command.args)
 
     # -- games ----------------------------------------------------------------------------
