@@ -641,7 +641,7 @@ def player_work(players: int, messages: Sequence[bytes]) -> int:
 
 
 def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
-    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus, the `Narrator`
+    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus, the `ClubhubNarrator`
     watching), with seats that play the strategy and format their lines in
     memory."""
     import trio
@@ -693,7 +693,7 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
             notation=game,
             events=EventBus(),
             forfeit=game.forfeit,
-            spectators=[hub_module.Narrator(Output(null))],
+            spectators=[hub_module.ClubhubNarrator(Output(null))],
         )
         result = await match.run()
         return len(result.moves)

@@ -4,7 +4,7 @@ The thin I/O layer of clubs: it parses the command line and the deck file, start
 players as child processes (`hub.games.clubs.table`), and plays the game through the core
 match loop (`hub.core.match.Match`): the game's declaration (`ClubsGame`: its rules, a
 card's text, its forfeit rule), one
-`LineSeat` speaking `ClubsCodec` per player, and a `Narrator` watching the game (a spectator)
+`LineSeat` speaking `ClubsCodec` per player, and a `ClubhubNarrator` watching the game (a spectator)
 that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
 player is sent ``end`` and reaped within 2 seconds, then the exit reports and the hub's own
 message are printed and the hub exits with the status of clubs.md.
@@ -149,7 +149,7 @@ def winners_line(winners: Iterable[int]) -> str:
 
 
 @attrs.define(eq=False)
-class Narrator:
+class ClubhubNarrator:
     """Prints the game on stdout, one write per round; at the end, the winners of a game
     that no player left early. A `hub.core.match.Spectator`: it reads the typed states, so
     a game nobody else watches never builds the JSON state views of the event stream."""
@@ -251,7 +251,7 @@ class Session:
         seats = self.seats()
         spectators: list[Spectator[ClubsState, Card]] = []
         if config.person is None:
-            spectators.append(Narrator(self.out))
+            spectators.append(ClubhubNarrator(self.out))
         else:
             from hub.games.clubs.person import PersonNarrator
 
