@@ -183,7 +183,7 @@ FAULT_EXITS = {
 
 
 @attrs.define(eq=False)
-class Session:
+class ClubhubRun:
     """One run of clubhub: the children it started and what became of the game."""
 
     config: Config
@@ -316,7 +316,7 @@ async def run(
     ``web``: serve the live web view of the game there (its URL first on stderr), answering
     to ``allowed_hosts`` (default: its address and the loopback names).
     ``record``: write the finished game to this records database (hub.records)."""
-    session = Session(config, out, early=early)
+    session = ClubhubRun(config, out, early=early)
     if early is not None:  # ours to reap from here on, whatever happens
         session.children.extend(adopt_players(early))
     status = HubExit.OK
