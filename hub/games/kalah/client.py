@@ -12,7 +12,7 @@ server's. `connect_and_play` is the program's side (the connection, the printed 
 the exit status); the command itself is `hub.games.kalah.play`, and a local game at the
 terminal `hub.games.kalah.local`.
 
-While a player thinks, the connection is still read (`_Session.race`): a server that goes
+While a player thinks, the connection is still read (`_ClientConnection.race`): a server that goes
 away is noticed at once (`ServerGone`), and a ``TIME`` or a result that comes meanwhile
 stops the player. Once the game has begun no read waits longer than `server_wait` (twice the
 limit plus `GRACE`): a silent server is `ServerTooSlow`. A person's lines come through
@@ -134,7 +134,10 @@ def server_wait(time_ms: int, grace: float = GRACE) -> float:
 
 
 @attrs.define(eq=False)
-class _Session:
+class _ClientConnection:
+    """Our client's side of the connection: the server's lines, what we print, whether
+    ``BEGIN`` came, and a line read early and kept for the next read."""
+
     lines: LineStream
     out: Output
     quiet: bool
@@ -236,7 +239,7 @@ async def play_remote(
     (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long). ``name``
     names our side in what is printed (``you``, ``AI``), the other side is `OPPONENT`; a
     ``person`` is warned before the game when the time limit is too short to type a move."""
-    session = _Session(lines, out, quiet)
+    session = _ClientConnection(lines, out, quiet)
     info = await _handshake(session, name=name, person=person)
     game = _RemoteGame(
         session,
@@ -254,7 +257,7 @@ async def play_remote(
     return await game.play()
 
 
-async def _handshake(session: _Session, *, name: str, person: bool) -> Info:
+async def _handshake(session: _ClientConnection, *, name: str, person: bool) -> Info:
     """``WELCOME`` and ``INFO`` (said in words unless quiet); `ProtocolError` otherwise."""
     # Before INFO there is no limit to go by, and a server may rightly keep us waiting
     # (for a partner, or for its person to finish a game): only its going away ends that.
@@ -283,7 +286,7 @@ class _RemoteGame:
     """One game after ``READY``: our turns (`_our_turn`) and the server's (`_their_turn`)
     until a result, the state kept by our rules (`hub.games.kalah.rules.play`)."""
 
-    session: _Session
+    session: _ClientConnection
     player: KalahSeat
     info: Info
     name: str
