@@ -495,7 +495,7 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
 
     stats: dict[str, Any] = {}
     stream = lines_module.LineStream
-    originals = (hub_module.new_game, hub_module.Session.end_players)
+    originals = (hub_module.new_game, hub_module.ClubhubRun.end_players)
     stream_originals = (stream.queue_line, stream.queue_lines, stream.flush, stream.receive_line)
     new_game, end_players = originals
     queue_line, queue_lines, flush, receive_line = stream_originals
@@ -528,7 +528,7 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
         return await receive_line(self, max_line)
 
     hub_module.new_game = timed_new_game
-    hub_module.Session.end_players = timed_end_players
+    hub_module.ClubhubRun.end_players = timed_end_players
     stream.queue_line = counted_queue_line
     stream.queue_lines = counted_queue_lines
     stream.flush = counted_write
@@ -536,7 +536,7 @@ def instrumented_hub() -> Iterator[dict[str, Any]]:
     try:
         yield stats
     finally:
-        hub_module.new_game, hub_module.Session.end_players = originals
+        hub_module.new_game, hub_module.ClubhubRun.end_players = originals
         stream.queue_line, stream.queue_lines, stream.flush, stream.receive_line = stream_originals
 
 
@@ -641,7 +641,7 @@ def player_work(players: int, messages: Sequence[bytes]) -> int:
 
 
 def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
-    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus, the `Narrator`
+    """`Match` as clubhub sets it up (codec, notation, forfeit, an event bus, the `ClubhubNarrator`
     watching), with seats that play the strategy and format their lines in
     memory."""
     import trio
@@ -693,7 +693,7 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
             notation=game,
             events=EventBus(),
             forfeit=game.forfeit,
-            spectators=[hub_module.Narrator(Output(null))],
+            spectators=[hub_module.ClubhubNarrator(Output(null))],
         )
         result = await match.run()
         return len(result.moves)

@@ -31,7 +31,7 @@ from hub.games.clubs.cards import CARD_TEXT, DeckError, parse_card_list, parse_d
 from hub.games.clubs.codec import ClubsCodec
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.protocol import (
-    BadMessage,
+    BadClubsMessage,
     HubMessage,
     PlayerArgsError,
     parse_hub_message,
@@ -128,7 +128,7 @@ HUB_LINES = [
 @FUZZ
 @given(lines_like(HUB_LINES))
 def test_hub_messages_raise_only_bad_message(line: str) -> None:
-    with only(BadMessage):
+    with only(BadClubsMessage):
         assert isinstance(parse_hub_message(line), HubMessage)
 
 
@@ -141,7 +141,7 @@ def test_the_player_state_machine_raises_only_bad_message(lines: list[str]) -> N
             break
         try:
             card = me.handle(parse_hub_message(line))
-        except BadMessage:
+        except BadClubsMessage:
             break
         assert card is None or 0 <= card < 52
         assert me.report().count("\n") == 6

@@ -15,7 +15,7 @@ from hub.games.chess.console.commands import (
     INVALID,
     INVALID_HELP,
     SETUP_USAGE,
-    Command,
+    ConsoleCommand,
     Done,
     FirstToMove,
     Place,
@@ -45,13 +45,13 @@ def test_no_private_python_chess_api_in_the_console_and_its_rules() -> None:
 
 def test_a_line_is_a_command_or_the_specs_message() -> None:
     assert parse_command("   ", classic=False) is None
-    assert parse_command("game human  computer4", classic=True) == Command(
+    assert parse_command("game human  computer4", classic=True) == ConsoleCommand(
         "game", ("human", "computer4")
     )
-    assert parse_command("move", classic=True) == Command("move")
-    assert parse_command("resign", classic=True) == Command("resign")
+    assert parse_command("move", classic=True) == ConsoleCommand("move")
+    assert parse_command("resign", classic=True) == ConsoleCommand("resign")
     assert parse_command("resign now", classic=False) == Refusal(INVALID_HELP)
-    assert parse_command("undo", classic=False) == Command("undo")
+    assert parse_command("undo", classic=False) == ConsoleCommand("undo")
     assert parse_command("undo", classic=True) == Refusal(INVALID)
     assert parse_command("help me", classic=False) == Refusal(INVALID_HELP)
 

@@ -16,7 +16,7 @@ from hub.games.clubs.cards import (
 )
 from hub.games.clubs.player import Player
 from hub.games.clubs.protocol import (
-    BadMessage,
+    BadClubsMessage,
     HubMessage,
     PlayerArgsError,
     format_message,
@@ -116,7 +116,7 @@ def test_hub_messages_round_trip(line: str) -> None:
     ],
 )
 def test_bad_hub_messages(line: str) -> None:
-    with pytest.raises(BadMessage):
+    with pytest.raises(BadClubsMessage):
         parse_hub_message(line)
 
 
@@ -124,7 +124,7 @@ def test_bad_hub_messages(line: str) -> None:
 def test_hub_parser_raises_only_bad_message(line: str) -> None:
     try:
         message = parse_hub_message(line)
-    except BadMessage:
+    except BadClubsMessage:
         return
     assert isinstance(message, HubMessage)
     assert format_message(message) == line
@@ -204,11 +204,11 @@ def test_report_format_matches_the_spec() -> None:
 def test_player_rejects_messages_out_of_order() -> None:
     player = Player(2, 1)
     for line in ("newtrick", "yourturn", "played 2S", "trickover", "scores 0,0"):
-        with pytest.raises(BadMessage):
+        with pytest.raises(BadClubsMessage):
             Player(2, 1).handle(parse_hub_message(line))
     hand = ",".join(CARD_TEXT[i] for i in range(1, 52, 2))
     player.handle(parse_hub_message(f"newround {hand}"))
-    with pytest.raises(BadMessage):
+    with pytest.raises(BadClubsMessage):
         player.handle(parse_hub_message(f"newround {hand}"))
 
 

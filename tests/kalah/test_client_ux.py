@@ -48,7 +48,7 @@ from hub.games.kalah.players import (
     person_seat,
     scripted_seat,
 )
-from hub.games.kalah.printer import Ending, remote_result_line
+from hub.games.kalah.printer import ResultCause, remote_result_line
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, turn
 from hub.games.kalah.seats import KalahSeat
 from hub.games.kalah.settings import KalahSettings
@@ -520,48 +520,48 @@ async def test_type_ahead_is_bounded(autojump_clock: trio.testing.MockClock) -> 
 @pytest.mark.parametrize(
     ("word", "ending", "names", "stores", "words"),
     [
-        ("WINNER", Ending.RULES, ("you", "opponent"), (16, 5), "you win 16-5"),
-        ("LOSER", Ending.RULES, ("you", "opponent"), (5, 16), "opponent wins 16-5"),
-        ("WINNER", Ending.RULES, ("AI", "opponent"), (16, 5), "AI wins 16-5"),
-        ("TIE", Ending.RULES, ("you", "opponent"), (8, 8), "tie, 8-8"),
+        ("WINNER", ResultCause.RULES, ("you", "opponent"), (16, 5), "you win 16-5"),
+        ("LOSER", ResultCause.RULES, ("you", "opponent"), (5, 16), "opponent wins 16-5"),
+        ("WINNER", ResultCause.RULES, ("AI", "opponent"), (16, 5), "AI wins 16-5"),
+        ("TIE", ResultCause.RULES, ("you", "opponent"), (8, 8), "tie, 8-8"),
         (
             "LOSER",
-            Ending.LATE,
+            ResultCause.LATE,
             ("you", "opponent"),
             (0, 3),
             "you lost on time (stores: you 0, opponent 3)",
         ),
         (
             "LOSER",
-            Ending.REFUSED,
+            ResultCause.REFUSED,
             ("AI", "opponent"),
             (1, 2),
             "AI lost: the server refused the move as illegal (stores: AI 1, opponent 2)",
         ),
         (
             "WINNER",
-            Ending.SERVER_LATE,
+            ResultCause.SERVER_LATE,
             ("you", "opponent"),
             (1, 2),
             "you win: the opponent ran out of time (stores: you 1, opponent 2)",
         ),
         (
             "WINNER",
-            Ending.SERVER_ILLEGAL,
+            ResultCause.SERVER_ILLEGAL,
             ("you", "opponent"),
             (1, 2),
             "you win: the opponent played an illegal move (stores: you 1, opponent 2)",
         ),
         (
             "WINNER",
-            Ending.SERVER_ENDED,
+            ResultCause.SERVER_ENDED,
             ("you", "opponent"),
             (1, 2),
             "the server ended the game: you win (stores: you 1, opponent 2)",
         ),
         (
             "LOSER",
-            Ending.RULES,  # the server's word disagrees with the stores
+            ResultCause.RULES,  # the server's word disagrees with the stores
             ("AI", "opponent"),
             (9, 2),
             "the server ended the game: AI loses (stores: AI 9, opponent 2)",
@@ -569,7 +569,7 @@ async def test_type_ahead_is_bounded(autojump_clock: trio.testing.MockClock) -> 
     ],
 )
 def test_remote_results_in_words(
-    word: str, ending: Ending, names: tuple[str, str], stores: tuple[int, int], words: str
+    word: str, ending: ResultCause, names: tuple[str, str], stores: tuple[int, int], words: str
 ) -> None:
     assert remote_result_line(word, ending, names, stores) == words
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from hub.games.uqchess import protocol as p
 
 VALID = {
-    "start computer white": p.Start("computer", "white"),
-    "start human either": p.Start("human", "either"),
-    "start human black": p.Start("human", "black"),
+    "start computer white": p.StartRequest("computer", "white"),
+    "start human either": p.StartRequest("human", "either"),
+    "start human black": p.StartRequest("human", "black"),
     "board": p.BoardRequest(),
     "hint best": p.Hint(all=False),
     "hint all": p.Hint(all=True),
@@ -48,7 +48,7 @@ INVALID = [
 
 
 @pytest.mark.parametrize(("line", "command"), VALID.items())
-def test_valid_commands_round_trip(line: str, command: p.Command) -> None:
+def test_valid_commands_round_trip(line: str, command: p.ClientCommand) -> None:
     assert p.parse_command(line) == command
     assert p.format_command(command) == line
 
@@ -80,7 +80,7 @@ def test_server_messages() -> None:
     assert p.format_board(["", "x", ""]) == ["startboard", "", "x", "", "endboard"]
     assert p.parse_message("started white") == p.Started("white")
     assert p.parse_message("ok") == p.Accepted()
-    assert p.parse_message("moved e2e4") == p.Moved("e2e4")
+    assert p.parse_message("moved e2e4") == p.MovedMessage("e2e4")
     assert p.parse_message("gameover resignation white") == p.GameOver("resignation", "white")
     assert p.parse_message("startboard") == p.BoardStart()
     assert p.parse_message("started purple") == p.Other("started purple")

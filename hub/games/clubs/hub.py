@@ -4,7 +4,7 @@ The thin I/O layer of clubs: it parses the command line and the deck file, start
 players as child processes (`hub.games.clubs.table`), and plays the game through the core
 match loop (`hub.core.match.Match`): the game's declaration (`ClubsGame`: its rules, a
 card's text, its forfeit rule), one
-`LineSeat` speaking `ClubsCodec` per player, and a `Narrator` watching the game (a spectator)
+`LineSeat` speaking `ClubsCodec` per player, and a `ClubhubNarrator` watching the game (a spectator)
 that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
 player is sent ``end`` and reaped within 2 seconds, then the exit reports and the hub's own
 message are printed and the hub exits with the status of clubs.md.
@@ -149,7 +149,7 @@ def winners_line(winners: Iterable[int]) -> str:
 
 
 @attrs.define(eq=False)
-class Narrator:
+class ClubhubNarrator:
     """Prints the game on stdout, one write per round; at the end, the winners of a game
     that no player left early. A `hub.core.match.Spectator`: it reads the typed states, so
     a game nobody else watches never builds the JSON state views of the event stream."""
@@ -183,7 +183,7 @@ FAULT_EXITS = {
 
 
 @attrs.define(eq=False)
-class Session:
+class ClubhubRun:
     """One run of clubhub: the children it started and what became of the game."""
 
     config: Config
@@ -251,7 +251,7 @@ class Session:
         seats = self.seats()
         spectators: list[Spectator[ClubsState, Card]] = []
         if config.person is None:
-            spectators.append(Narrator(self.out))
+            spectators.append(ClubhubNarrator(self.out))
         else:
             from hub.games.clubs.person import PersonNarrator
 
@@ -316,7 +316,7 @@ async def run(
     ``web``: serve the live web view of the game there (its URL first on stderr), answering
     to ``allowed_hosts`` (default: its address and the loopback names).
     ``record``: write the finished game to this records database (hub.records)."""
-    session = Session(config, out, early=early)
+    session = ClubhubRun(config, out, early=early)
     if early is not None:  # ours to reap from here on, whatever happens
         session.children.extend(adopt_players(early))
     status = HubExit.OK

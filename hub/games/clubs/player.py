@@ -35,7 +35,7 @@ from hub.games.clubs.protocol import (
     SCORES,
     TRICKOVER,
     YOURTURN,
-    BadMessage,
+    BadClubsMessage,
     HubMessage,
     PlayerArgsError,
     parse_hub_message,
@@ -73,7 +73,10 @@ class Player:
         self._played_lines = [f"Played ({letter}): " for letter in SUITS]
 
     def handle(self, message: HubMessage) -> Card | None:
-        """Apply one message; return the card to play, if it is our turn. Raises `BadMessage`."""
+        """Apply one message; return the card to play, if it is our turn.
+
+        Raises `BadClubsMessage`.
+        """
         kind = message.kind
         if kind == PLAYED:
             self._played(message.cards[0])
@@ -85,12 +88,12 @@ class Player:
                 or not self.played_in_trick
                 or self.awaiting_echo is not None
             ):
-                raise BadMessage("trickover before the trick is complete and echoed")
+                raise BadClubsMessage("trickover before the trick is complete and echoed")
             self.trick = []
             self.played_in_trick = False
         elif kind == NEWROUND:
             if self.in_round or len(message.cards) != hand_size(self.players):
-                raise BadMessage("newround out of order or with the wrong number of cards")
+                raise BadClubsMessage("newround out of order or with the wrong number of cards")
             self.hand = sorted(message.cards)
             self._hand_changed()
             self.played = []
@@ -99,11 +102,11 @@ class Player:
             self.in_round = True
         elif kind == SCORES:
             if not self.in_round or self.hand or self.trick or len(message.scores) != self.players:
-                raise BadMessage("scores out of order or with the wrong count")
+                raise BadClubsMessage("scores out of order or with the wrong count")
             self.scores = list(message.scores)
             self.in_round = False
         else:  # pragma: no cover - END is handled by the caller
-            raise BadMessage(kind)
+            raise BadClubsMessage(kind)
         return None
 
     def _turn(self, *, lead: bool) -> Card:
@@ -115,7 +118,7 @@ class Player:
             or (lead and self.trick)
             or (not lead and not 0 < len(self.trick) < self.players)
         ):
-            raise BadMessage("not our turn")
+            raise BadClubsMessage("not our turn")
         card = choose_card(self.hand, self.trick, self.players, self.played)
         self.hand.remove(card)
         self._hand_changed()
@@ -127,11 +130,11 @@ class Player:
     def _played(self, card: Card) -> None:
         if self.awaiting_echo is not None:
             if card != self.awaiting_echo:
-                raise BadMessage("played is not the card we played")
+                raise BadClubsMessage("played is not the card we played")
             self.awaiting_echo = None
             return
         if not self.in_round or len(self.trick) >= self.players:
-            raise BadMessage("played out of order")
+            raise BadClubsMessage("played out of order")
         self._record(card)
 
     def _record(self, card: Card) -> None:
@@ -170,9 +173,9 @@ def play(players: int, seat: int, stdin: BinaryIO) -> int:
             return EXIT_OK
         try:
             if too_long:
-                raise BadMessage("line too long")
+                raise BadClubsMessage("line too long")
             card = player.handle(parse_hub_message(line))
-        except BadMessage:
+        except BadClubsMessage:
             write_all(2, echo + b"Bad message from hub\n")
             return EXIT_BAD_MESSAGE
         if card is not None:

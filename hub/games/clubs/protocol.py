@@ -28,7 +28,7 @@ NEWROUND, NEWTRICK, YOURTURN, PLAYED, TRICKOVER, SCORES, END = (
 )  # fmt: skip
 
 
-class BadMessage(ValueError):
+class BadClubsMessage(ValueError):
     """A line that is not a valid hub message."""
 
 
@@ -58,28 +58,28 @@ _BARE = {NEWTRICK, YOURTURN, TRICKOVER, END}
 
 
 def parse_hub_message(line: str) -> HubMessage:
-    """Parse one hub line (without its newline); raises `BadMessage`."""
+    """Parse one hub line (without its newline); raises `BadClubsMessage`."""
     if line in _BARE:
         return HubMessage(line)
     word, space, argument = line.partition(" ")
     if not space or not argument:
-        raise BadMessage(line)
+        raise BadClubsMessage(line)
     if word == PLAYED:
         card = parse_card(argument)
         if card is None:
-            raise BadMessage(line)
+            raise BadClubsMessage(line)
         return HubMessage(PLAYED, (card,))
     if word == NEWROUND:
         cards = parse_card_list(argument)
         if not cards:
-            raise BadMessage(line)
+            raise BadClubsMessage(line)
         return HubMessage(NEWROUND, cards)
     if word == SCORES:
         scores = [parse_whole_number(part) for part in argument.split(",")]
         if any(score is None for score in scores):
-            raise BadMessage(line)
+            raise BadClubsMessage(line)
         return HubMessage(SCORES, scores=[score for score in scores if score is not None])
-    raise BadMessage(line)
+    raise BadClubsMessage(line)
 
 
 def format_message(message: HubMessage) -> str:

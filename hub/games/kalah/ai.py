@@ -73,7 +73,7 @@ def _never() -> bool:
 
 
 @attrs.frozen
-class SearchResult:
+class KalahSearchResult:
     move: Move
     value: int
     """The expected final margin (mover minus opponent) at the searched depth."""
@@ -361,7 +361,7 @@ class Search:
         max_depth: int = LEVEL_DEPTH[MAX_LEVEL],
         max_nodes: int | None = None,
         stop: Callable[[], bool] | None = None,
-    ) -> SearchResult:
+    ) -> KalahSearchResult:
         """The best whole turn for the player to move in ``state`` (which must not be over);
         ``stop`` returning True ends it early, like the deadline (it is asked with the clock)."""
         if state.over:
@@ -404,7 +404,7 @@ class Search:
             if searched and done_depth:
                 best = max(searched, key=lambda m: m.value)
                 best_value = best.value
-        return SearchResult(
+        return KalahSearchResult(
             move=best.move,
             value=best_value,
             depth=done_depth,
@@ -421,7 +421,7 @@ def choose(
     budget: float = UNLIMITED_BUDGET,
     clock: Callable[[], float] = time.perf_counter,
     search: Search | None = None,
-) -> SearchResult:
+) -> KalahSearchResult:
     """The AI's turn at ``level`` within ``budget`` seconds (a fresh search unless given)."""
     check_level(level)
     if search is None:

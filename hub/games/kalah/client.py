@@ -12,7 +12,7 @@ server's. `connect_and_play` is the program's side (the connection, the printed 
 the exit status); the command itself is `hub.games.kalah.play`, and a local game at the
 terminal `hub.games.kalah.local`.
 
-While a player thinks, the connection is still read (`_Session.race`): a server that goes
+While a player thinks, the connection is still read (`_ClientConnection.race`): a server that goes
 away is noticed at once (`ServerGone`), and a ``TIME`` or a result that comes meanwhile
 stops the player. Once the game has begun no read waits longer than `server_wait` (twice the
 limit plus `GRACE`): a silent server is `ServerTooSlow`. A person's lines come through
@@ -57,7 +57,7 @@ from hub.games.kalah.options import (
     PlayOptions,
 )
 from hub.games.kalah.players import ai_seat, person_seat, time_warning
-from hub.games.kalah.printer import Ending, remote_result_line, verb
+from hub.games.kalah.printer import ResultCause, remote_result_line, verb
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -122,7 +122,7 @@ class ClientResult:
     seat: int
     moves: tuple[tuple[int, Move], ...]
     info: Info
-    ending: Ending = Ending.RULES
+    ending: ResultCause = ResultCause.RULES
     """What led to the result (for the words a person reads)."""
 
 
@@ -134,7 +134,10 @@ def server_wait(time_ms: int, grace: float = GRACE) -> float:
 
 
 @attrs.define(eq=False)
-class _Session:
+class _ClientConnection:
+    """Our client's side of the connection: the server's lines, what we print, whether
+    ``BEGIN`` came, and a line read early and kept for the next read."""
+
     lines: LineStream
     out: Output
     quiet: bool
@@ -236,7 +239,7 @@ async def play_remote(
     (`ServerGone` if it goes away, `ServerTooSlow` if it is silent for too long). ``name``
     names our side in what is printed (``you``, ``AI``), the other side is `OPPONENT`; a
     ``person`` is warned before the game when the time limit is too short to type a move."""
-    session = _Session(lines, out, quiet)
+    session = _ClientConnection(lines, out, quiet)
     info = await _handshake(session, name=name, person=person)
     game = _RemoteGame(
         session,
@@ -254,7 +257,7 @@ async def play_remote(
     return await game.play()
 
 
-async def _handshake(session: _Session, *, name: str, person: bool) -> Info:
+async def _handshake(session: _ClientConnection, *, name: str, person: bool) -> Info:
     """``WELCOME`` and ``INFO`` (said in words unless quiet); `ProtocolError` otherwise."""
     # Before INFO there is no limit to go by, and a server may rightly keep us waiting
     # (for a partner, or for its person to finish a game): only its going away ends that.
@@ -283,7 +286,7 @@ class _RemoteGame:
     """One game after ``READY``: our turns (`_our_turn`) and the server's (`_their_turn`)
     until a result, the state kept by our rules (`hub.games.kalah.rules.play`)."""
 
-    session: _Session
+    session: _ClientConnection
     player: KalahSeat
     info: Info
     name: str
@@ -308,7 +311,7 @@ class _RemoteGame:
     async def play(self) -> ClientResult:
         while True:
             if self.state.over:
-                return await self._until_result(Ending.RULES, OK)
+                return await self._until_result(ResultCause.RULES, OK)
             if self.state.mover == self.me:
                 result = await self._our_turn()
             else:
@@ -316,13 +319,13 @@ class _RemoteGame:
             if result is not None:
                 return result
 
-    def _finish(self, word: str, ending: Ending) -> ClientResult:
-        if ending is Ending.RULES and not self.state.over:
-            ending = Ending.SERVER_ENDED
+    def _finish(self, word: str, ending: ResultCause) -> ClientResult:
+        if ending is ResultCause.RULES and not self.state.over:
+            ending = ResultCause.SERVER_ENDED
         return ClientResult(word, self.state, self.me, tuple(self.moves), self.info, ending)
 
     async def _until_result(
-        self, ending: Ending, *allowed: str, moves_allowed: bool = False, longer: float = 0.0
+        self, ending: ResultCause, *allowed: str, moves_allowed: bool = False, longer: float = 0.0
     ) -> ClientResult:
         while True:
             got = await self.session.read(self.wait + longer)
@@ -349,17 +352,19 @@ class _RemoteGame:
         if move is None:  # the server spoke first: it can only be ending the game
             said = (await session.read()).strip()
             if said in RESULTS:
-                return self._finish(said, Ending.SERVER_ENDED)
+                return self._finish(said, ResultCause.SERVER_ENDED)
             if said == TIME:
-                return await self._until_result(Ending.LATE)
+                return await self._until_result(ResultCause.LATE)
             raise ProtocolError(f"unexpected {safe_text(said)!r} while we were to move")
         await _send(session.lines, format_move(move))
         session.say(f"{name} swapped sides (pie rule)" if move == PIE else f"{name}: {move}")
         reply = (await session.read(self.wait)).strip()
         if reply in RESULTS:
-            return self._finish(reply, Ending.SERVER_ENDED)
+            return self._finish(reply, ResultCause.SERVER_ENDED)
         if reply in (ILLEGAL, TIME):
-            return await self._until_result(Ending.LATE if reply == TIME else Ending.REFUSED)
+            return await self._until_result(
+                ResultCause.LATE if reply == TIME else ResultCause.REFUSED
+            )
         if reply != OK:
             raise ProtocolError(f"expected OK, got {safe_text(reply)!r}")
         try:
@@ -379,14 +384,14 @@ class _RemoteGame:
         except BadLine:
             raise ProtocolError(f"unexpected line {safe_text(line)!r}") from None
         if parsed.word in RESULTS:
-            return self._finish(parsed.word or "", Ending.SERVER_ENDED)
+            return self._finish(parsed.word or "", ResultCause.SERVER_ENDED)
         if parsed.word == TIME:
             session.say(f"the {OPPONENT} ran out of time")
             return await self._until_result(
-                Ending.SERVER_LATE, ILLEGAL, moves_allowed=True, longer=LATE_MOVE_WAIT
+                ResultCause.SERVER_LATE, ILLEGAL, moves_allowed=True, longer=LATE_MOVE_WAIT
             )
         if parsed.word == ILLEGAL:
-            return await self._until_result(Ending.SERVER_ILLEGAL)
+            return await self._until_result(ResultCause.SERVER_ILLEGAL)
         if parsed.move is None:
             raise ProtocolError(f"unexpected {safe_text(line)!r}")
         move = parsed.move
@@ -397,7 +402,7 @@ class _RemoteGame:
             after = play(rules_state, move)
         except IllegalMove as exc:
             session.say(f"the {OPPONENT} played an illegal move: {move} ({exc})")
-            return await self._until_result(Ending.SERVER_ILLEGAL, ILLEGAL)
+            return await self._until_result(ResultCause.SERVER_ILLEGAL, ILLEGAL)
         self.moves.append((1 - self.me, move))
         self.state = after
         if move == PIE:

@@ -93,7 +93,7 @@ class PlayOptions:
     """How much longer than twice the time limit the client waits for the server."""
 
 
-class _Parser(Parser):
+class _KalahOptionParser(Parser):
     """`hub.core.usage.Parser` (``--help`` raises `HelpRequested`), errors as `OptionsError`."""
 
     def error(self, message: str) -> NoReturn:
@@ -279,7 +279,9 @@ PLAY_DESCRIPTION = (
 
 def serve_parser() -> argparse.ArgumentParser:
     """The parser of ``hub serve kalah`` (its ``--help`` lists every option)."""
-    parser = _Parser(SERVE_PROG, usage=f"{SERVE_PROG} [options]", description=SERVE_DESCRIPTION)
+    parser = _KalahOptionParser(
+        SERVE_PROG, usage=f"{SERVE_PROG} [options]", description=SERVE_DESCRIPTION
+    )
     server = parser.add_argument_group("the server")
     server.add_argument(
         "--listenOn",
@@ -308,7 +310,9 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def play_parser() -> argparse.ArgumentParser:
     """The parser of ``hub play kalah`` (its ``--help`` lists every option)."""
-    parser = _Parser(PLAY_PROG, usage=f"{PLAY_PROG} [options]", description=PLAY_DESCRIPTION)
+    parser = _KalahOptionParser(
+        PLAY_PROG, usage=f"{PLAY_PROG} [options]", description=PLAY_DESCRIPTION
+    )
     client = parser.add_argument_group("the player")
     client.add_argument(
         "--connect",

@@ -37,8 +37,8 @@ from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
+    KalahSearchResult,
     Search,
-    SearchResult,
     budget_seconds,
     check_level,
 )
@@ -89,7 +89,7 @@ class KalahAi:
     budget: float | None = None
     """Seconds per turn instead of the share of the time limit (benchmarks)."""
     table_size: int = 1 << 15
-    last: SearchResult | None = None
+    last: KalahSearchResult | None = None
     """The last search's result (tests, benchmarks)."""
     _search: Search | None = None
 

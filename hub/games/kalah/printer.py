@@ -8,7 +8,7 @@ spectators at the terminal, the server's own for the person playing a client. Li
 never block: output is written, not awaited.
 
 `remote_result_line` says in words how a game of our client against a server ended (the
-client has no events: it knows the server's result word and what led to it, an `Ending`).
+client has no events: it knows the server's result word and what led to it, a `ResultCause`).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class GameView(BoardPrinter):
         return f"{won} {scores[winner]}-{scores[1 - winner]}{why}"
 
 
-class Ending(enum.Enum):
+class ResultCause(enum.Enum):
     """What led to the result a server sent our client."""
 
     RULES = "the game ended by the rules"
@@ -109,7 +109,7 @@ class Ending(enum.Enum):
 
 
 def remote_result_line(
-    word: str, ending: Ending, names: tuple[str, str], stores: tuple[int, int]
+    word: str, ending: ResultCause, names: tuple[str, str], stores: tuple[int, int]
 ) -> str:
     """The result of a remote game in words: ``you win 16-5``, ``opponent wins 16-5``,
     ``tie, 8-8``, ``you lost on time (stores: you 0, opponent 3)``, ``the server ended the
@@ -120,20 +120,20 @@ def remote_result_line(
     me, opponent = names
     mine, theirs = stores
     detail = f"(stores: {me} {mine}, {opponent} {theirs})"
-    if ending is Ending.RULES:
+    if ending is ResultCause.RULES:
         if word == WINNER and mine > theirs:
             return f"{verb(me, 'win')} {mine}-{theirs}"
         if word == LOSER and mine < theirs:
             return f"{verb(opponent, 'win')} {theirs}-{mine}"
         if word == TIE and mine == theirs:
             return f"tie, {mine}-{theirs}"
-    elif word == LOSER and ending is Ending.LATE:
+    elif word == LOSER and ending is ResultCause.LATE:
         return f"{me} lost on time {detail}"
-    elif word == LOSER and ending is Ending.REFUSED:
+    elif word == LOSER and ending is ResultCause.REFUSED:
         return f"{me} lost: the server refused the move as illegal {detail}"
-    elif word == WINNER and ending is Ending.SERVER_LATE:
+    elif word == WINNER and ending is ResultCause.SERVER_LATE:
         return f"{verb(me, 'win')}: the opponent ran out of time {detail}"
-    elif word == WINNER and ending is Ending.SERVER_ILLEGAL:
+    elif word == WINNER and ending is ResultCause.SERVER_ILLEGAL:
         return f"{verb(me, 'win')}: the opponent played an illegal move {detail}"
     verdict = {WINNER: verb(me, "win"), LOSER: verb(me, "lose"), TIE: "tie"}.get(word, word)
     return f"the server ended the game: {verdict} {detail}"

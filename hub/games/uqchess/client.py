@@ -135,7 +135,7 @@ class ClientSession:
 
     def newgame(self) -> str:
         self.board_kept = False
-        return p.format_command(p.Start(self.options.versus, self.options.colour))
+        return p.format_command(p.StartRequest(self.options.versus, self.options.colour))
 
     def on_user_line(self, line: str) -> UserAction:
         words = line.split(" ")
@@ -145,7 +145,7 @@ class ClientSession:
             return UserAction(send=self.newgame())
         if line == "help":
             return UserAction(info=self.help_lines())
-        command: p.Command
+        command: p.ClientCommand
         needs_turn = True
         match words:
             case ["print"]:
@@ -189,7 +189,7 @@ class ClientSession:
             case p.Started(colour):
                 self.in_progress, self.colour, self.turn = True, colour, "white"
                 self.board_kept = False
-            case p.Accepted() | p.Moved():
+            case p.Accepted() | p.MovedMessage():
                 self.turn = p.other(self.turn)
             case p.GameOver():
                 if self.in_progress:

@@ -1,6 +1,6 @@
 """The UQChess wire protocol, both directions, as pure functions over lines (sans-IO).
 
-Client to server: `parse_command` maps a line (without its newline) to a `Command` or to
+Client to server: `parse_command` maps a line (without its newline) to a `ClientCommand` or to
 None, which the server answers with ``error command``; it never raises. `format_command`
 is its inverse (the client uses it).
 
@@ -39,7 +39,7 @@ def is_move_text(text: str) -> bool:
 
 
 @attrs.frozen
-class Start:
+class StartRequest:
     against: Against
     colour: ColourChoice
 
@@ -64,17 +64,17 @@ class Resign:
     pass
 
 
-Command = Start | BoardRequest | Hint | MoveRequest | Resign
+ClientCommand = StartRequest | BoardRequest | Hint | MoveRequest | Resign
 
 
-def parse_command(line: str) -> Command | None:
+def parse_command(line: str) -> ClientCommand | None:
     """The command ``line`` holds, or None (``error command``): exact words, one space apart."""
     words = line.split(" ")
     if any(not word for word in words):
         return None  # leading, trailing or doubled spaces, or an empty line
     match words:
         case ["start", against, colour] if against in AGAINST and colour in COLOUR_CHOICES:
-            return Start(against, colour)
+            return StartRequest(against, colour)
         case ["board"]:
             return BoardRequest()
         case ["hint", "best"]:
@@ -88,9 +88,9 @@ def parse_command(line: str) -> Command | None:
     return None
 
 
-def format_command(command: Command) -> str:
+def format_command(command: ClientCommand) -> str:
     match command:
-        case Start(against, colour):
+        case StartRequest(against, colour):
             return f"start {against} {colour}"
         case BoardRequest():
             return "board"
@@ -161,7 +161,7 @@ class Accepted:
 
 
 @attrs.frozen
-class Moved:
+class MovedMessage:
     move: str
 
 
@@ -188,7 +188,7 @@ class Other:
     line: str
 
 
-Message = Started | Accepted | Moved | GameOver | BoardStart | BoardEnd | Other
+Message = Started | Accepted | MovedMessage | GameOver | BoardStart | BoardEnd | Other
 
 
 def parse_message(line: str) -> Message:
@@ -200,7 +200,7 @@ def parse_message(line: str) -> Message:
         case ["ok"]:
             return Accepted()
         case ["moved", move] if move:
-            return Moved(move)
+            return MovedMessage(move)
         case ["gameover", how]:
             return GameOver(how, None)
         case ["gameover", how, winner]:

@@ -117,7 +117,7 @@ class ChessService:
         match command:
             case None:
                 player.send([p.format_error(p.ErrorReason.COMMAND)])
-            case p.Start(against, colour):
+            case p.StartRequest(against, colour):
                 await self.start(player, against, colour)
             case p.BoardRequest():
                 self.board(player)

@@ -52,7 +52,7 @@ EXTRAS = ("undo", "history", "hint", "board", "help")
 
 
 @attrs.frozen
-class Command:
+class ConsoleCommand:
     """A command line: its verb (one of `WITH_ARGUMENTS`, `BARE`, `EXTRAS`) and arguments."""
 
     verb: str
@@ -66,14 +66,14 @@ class Refusal:
     message: str
 
 
-def parse_command(line: str, *, classic: bool) -> Command | Refusal | None:
+def parse_command(line: str, *, classic: bool) -> ConsoleCommand | Refusal | None:
     """A line outside setup mode; None for a blank line (it prints nothing)."""
     words = line.split()
     if not words:
         return None
     verb, args = words[0], tuple(words[1:])
     if verb in WITH_ARGUMENTS or (not args and (verb in BARE or (not classic and verb in EXTRAS))):
-        return Command(verb, args)
+        return ConsoleCommand(verb, args)
     return Refusal(INVALID if classic else INVALID_HELP)
 
 

@@ -42,7 +42,7 @@ from hub.games.chess.console.commands import (
     NO_MOVES_YET,
     PLAYERS,
     SETUP_DONE,
-    Command,
+    ConsoleCommand,
     Done,
     FirstToMove,
     Place,
@@ -85,7 +85,7 @@ def search_move(player: ComputerPlayer, board: chess.Board, stop: StopFlag) -> c
 
 
 ConsoleSeat = FedSeat[ChessState, str] | PromptedSeat[ChessState, str]
-Handler = Callable[[Sequence[str]], Awaitable[list[str]]]
+CommandHandler = Callable[[Sequence[str]], Awaitable[list[str]]]
 
 
 class ConsoleSession:
@@ -133,7 +133,7 @@ class ConsoleSession:
         self._last_ending: list[str] = []
         """How the last game ended (``Checkmate! White wins!``), for ``board``."""
         self._failure: Exception | None = None
-        self._handlers: Mapping[str, Handler] = {
+        self._handlers: Mapping[str, CommandHandler] = {
             "game": self._game,
             "move": self._move,
             "resign": self._resign,
@@ -192,7 +192,7 @@ class ConsoleSession:
             return [command.message]
         return await self._dispatch(command)
 
-    async def _dispatch(self, command: Command) -> list[str]:
+    async def _dispatch(self, command: ConsoleCommand) -> list[str]:
         return await self._handlers[command.verb](command.args)
 
     # -- games ----------------------------------------------------------------------------
