@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 import time
@@ -25,6 +26,7 @@ from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
+from hub.tournament.formats import FORMATS, GAUNTLET, ROUND_ROBIN, SWISS, TABLES, Plan
 from hub.tournament.progress import ProgressLine, format_table, report_json
 from hub.tournament.runner import (
     Backend,
@@ -35,6 +37,7 @@ from hub.tournament.runner import (
     WorkerPool,
 )
 from hub.tournament.schedule import (
+    Field,
     Schedule,
     Scheduled,
     display_names,
@@ -43,6 +46,7 @@ from hub.tournament.schedule import (
     rounds_for,
     seed_of,
 )
+from hub.tournament.standings import Crosstable
 from hub.tournament.stats import Sprt, Tally, parse_sprt
 from hub.tournament.worker import KitError, KitLoadFailed, describe_error, load_kit
 from hub.web.options import add_web_option
@@ -133,6 +137,37 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         "with --cluster: the cluster's CPUs)",
     )
     group.add_argument(
+        "--format",
+        choices=FORMATS,
+        metavar="FORMAT",
+        help="a tournament: round-robin (every pair meets), gauntlet (the first --seeds "
+        "players against the others), swiss (pairings by score, no pair twice), knockout "
+        "(winners go on), tables (games of more seats: tables drawn so that everyone meets "
+        "everyone about equally) (default: one table of every player when the game seats "
+        "them all, else round-robin for a two-player game and tables for others)",
+    )
+    group.add_argument(
+        "--rounds",
+        type=positive,
+        metavar="R",
+        help="a tournament's rounds: game pairs per pair of players (round-robin, gauntlet), "
+        "Swiss rounds, game pairs per knockout match, stages of tables (default: 1; Swiss: "
+        "enough for a winner, about log2 of the players; tables: enough for everyone to "
+        "meet everyone)",
+    )
+    group.add_argument(
+        "--seeds",
+        type=positive,
+        metavar="N",
+        help="gauntlet: how many of the first players play all the others (default 1)",
+    )
+    group.add_argument(
+        "--table",
+        type=positive,
+        metavar="N",
+        help="tables: players at each table (default: the most the game seats)",
+    )
+    group.add_argument(
         "--seed",
         type=whole,
         metavar="S",
@@ -187,10 +222,7 @@ class Setup:
         self.store: RecordStore | None = None
         self.ray: RayBackend | None = None
         players: list[str] = options.players
-        low, high = kit.seats
-        if not low <= len(players) <= high:
-            seats = f"{low}" if low == high else f"{low} to {high}"
-            raise UsageError(f"{options.game} takes {seats} players, not {len(players)}")
+        self.plan = plan_of(options, kit.seats)
         try:
             self.settings: dict[str, Any] = kit.settings(options)
         except ValueError as exc:
@@ -201,8 +233,8 @@ class Setup:
                 raise UsageError(problem)
         self.sprt: Sprt | None = None
         if options.sprt is not None:
-            if len(players) != 2:
-                raise UsageError("--sprt needs exactly two players")
+            if len(players) != 2 or self.plan is not None:
+                raise UsageError("--sprt needs exactly two players (and no --format)")
             try:
                 self.sprt = parse_sprt(options.sprt)
             except ValueError as exc:
@@ -222,20 +254,40 @@ class Setup:
             raise UsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
-        games = options.games or len(players)
-        rounds = rounds_for(games, len(players))
-        openings: list[Any] = []
-        if options.openings != FIXED:
-            openings = kit.openings(self.settings, options.openings or rounds, seed)
-        self.schedule: Schedule = make_schedule(
-            match_id=self.match_id,
-            game=options.game,
-            players=players,
-            settings=self.settings,
-            games=games,
-            seed=seed,
-            openings=openings,
-        )
+        self.crosstable: Crosstable | None = None
+        self.points: dict[int, dict[int, float]] = {}
+        if self.plan is not None:
+            openings: list[Any] = []
+            if options.openings != FIXED:
+                count = options.openings or self.plan.most_tables()
+                openings = kit.openings(self.settings, count, seed)
+            self.field: Field | None = Field(
+                attrs.evolve(self.plan, seed=seed),
+                self.match_id,
+                options.game,
+                tuple(players),
+                self.settings,
+                seed,
+                tuple(openings),
+            )
+            self.schedule: Schedule = self.field.schedule({})
+            self.crosstable = Crosstable(display_names(players))
+        else:
+            self.field = None
+            games = options.games or len(players)
+            rounds = rounds_for(games, len(players))
+            openings = []
+            if options.openings != FIXED:
+                openings = kit.openings(self.settings, options.openings or rounds, seed)
+            self.schedule = make_schedule(
+                match_id=self.match_id,
+                game=options.game,
+                players=players,
+                settings=self.settings,
+                games=games,
+                seed=seed,
+                openings=openings,
+            )
         self.tally = Tally(display_names(players))
         self.skip: set[int] = set()
 
@@ -259,18 +311,42 @@ class Setup:
             )
         from hub.tournament.runner import outcome_of
 
-        for summary in sorted(summaries, key=lambda summary: summary.index or 0):
+        records: dict[int, GameRecord] = {}
+        for summary in summaries:
             record = self.store.get(summary.game_id)
-            index = summary.index
-            if record is None or index is None or not 0 <= index < len(self.schedule):
+            if record is None or summary.index is None:
                 raise UsageError(
-                    f"match {self.match_id} has game {index}, which these arguments do not "
-                    "schedule: resume with the arguments it was started with"
+                    f"match {self.match_id} has a game without its place in the match: "
+                    "resume with the arguments it was started with"
                 )
-            problem = resume_difference(self.schedule.games[index], record)
-            if problem is not None:
-                raise UsageError(f"--resume {self.match_id}: {problem}")
-            self.tally.add(outcome_of(self.schedule.games[index], record))
+            records[summary.index] = record
+        taken: set[int] = set()
+        while True:  # a tournament's later stages follow from the results of earlier ones
+            if self.field is not None:
+                self.schedule = self.field.schedule(self.points)
+            scheduled = {game.index: game for game in self.schedule.games}
+            new = sorted(index for index in records.keys() - taken if index in scheduled)
+            if not new:
+                break
+            for index in new:
+                problem = resume_difference(scheduled[index], records[index])
+                if problem is not None:
+                    raise UsageError(f"--resume {self.match_id}: {problem}")
+                outcome = outcome_of(scheduled[index], records[index])
+                self.tally.add(outcome)
+                if not outcome.aborted:
+                    self.points[index] = outcome.points()
+                if self.crosstable is not None:
+                    self.crosstable.add(outcome, records[index].game_id)
+                taken.add(index)
+            if self.field is None:
+                break
+        if records.keys() - taken:
+            index = min(records.keys() - taken)
+            raise UsageError(
+                f"match {self.match_id} has game {index}, which these arguments do not "
+                "schedule: resume with the arguments it was started with"
+            )
         self.skip = self.store.finished_indices(self.match_id)
 
     def backend(self) -> Backend:
@@ -289,6 +365,50 @@ class Setup:
             self.ray.stop()
         if self.store is not None:
             self.store.close()
+
+
+def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
+    """The tournament ``options`` ask for, or None for a match of one table (every player in
+    every game: the players fit the game's seats and no --format is given)."""
+    count = len(options.players)
+    low, high = seats
+    fmt: str | None = options.format
+    tournament_only = [
+        flag for flag, value in (("--rounds", options.rounds), ("--seeds", options.seeds),
+                                 ("--table", options.table)) if value is not None
+    ]  # fmt: skip
+    if fmt is None and low <= count <= high:
+        if tournament_only:
+            raise UsageError(f"{tournament_only[0]} is for a tournament (see --format)")
+        return None
+    if fmt is None:
+        if count < low:
+            seats_text = f"{low}" if low == high else f"{low} to {high}"
+            raise UsageError(f"{options.game} takes {seats_text} players, not {count}")
+        fmt = TABLES if high > 2 else ROUND_ROBIN
+    if options.games is not None:
+        raise UsageError("--games is for a match of one table; a tournament's games follow "
+                         "from its format and --rounds")  # fmt: skip
+    if options.seeds is not None and fmt != GAUNTLET:
+        raise UsageError("--seeds is for --format gauntlet")
+    if options.table is not None and fmt != TABLES:
+        raise UsageError("--table is for --format tables")
+    table = options.table or (high if fmt == TABLES else 2)
+    if not low <= table <= high:
+        seats_text = f"{low}" if low == high else f"{low} to {high}"
+        raise UsageError(f"{options.game} seats {seats_text} players, not tables of {table}")
+    rounds = options.rounds
+    if rounds is None:
+        if fmt == SWISS:
+            rounds = min(count - 1, max(1, math.ceil(math.log2(count))))
+        elif fmt == TABLES:
+            rounds = max(1, math.ceil((count - 1) / max(1, table - 1)))
+        else:
+            rounds = 1
+    try:
+        return Plan(fmt, count, rounds=rounds, seeds=options.seeds or 1, table=table)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _plain(value: Any) -> Any:
@@ -534,6 +654,8 @@ def run_tournament(setup: Setup, backend: Backend, out: Output, err: Output) -> 
         recorder=setup.store,
         tally=setup.tally,
         sprt=setup.sprt,
+        crosstable=setup.crosstable,
+        points=setup.points,
         on_update=progress.update,
         on_game=None if web is None or isinstance(backend, InProcess) else web.finished,
     )

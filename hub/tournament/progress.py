@@ -16,7 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from hub.core.output import write_all
+from hub.tournament.formats import GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES
 from hub.tournament.runner import MatchReport
+from hub.tournament.standings import Rating
 from hub.tournament.stats import NO_SPREAD, TOO_FEW, EloEstimate, Interval, Tally
 
 TTY_INTERVAL = 0.1
@@ -200,11 +202,15 @@ def format_table(report: MatchReport) -> str:
         f"({duration(report.elapsed)}, {report.backend})"
     ]
     many = len(tally.names) > 2
+    cross = report.crosstable
+    ratings = cross.ratings() if cross is not None else None
     width = max([len("player"), *(len(name) for name in tally.names)])
     header = f"{'rank':>4}  {'player':<{width}}  {'games':>5}  {'W':>4}  {'D':>4}  {'L':>4}  "
     header += f"{'points':>7}  {'score':<{SCORE_WIDTH}}"
     if many:
         header += f"  {'game score':>10}"
+    if ratings is not None:
+        header += f"  {'Elo':>14}"
     header += "".join(f"  {title:>8}" for title, _ in FAULT_COLUMNS)
     lines.append(header.rstrip())
     for line in tally.standings():
@@ -215,10 +221,14 @@ def format_table(report: MatchReport) -> str:
         )
         if many:
             row += f"  {line.game_score:>10g}"
+        if ratings is not None:
+            row += f"  {rating_text(ratings[line.player]):>14}"
         row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
         lines.append(row.rstrip())
+    if cross is not None:
+        lines.extend(crosstable_lines(report))
     elo = tally.head_to_head()
-    if elo is not None:
+    if elo is not None and cross is None:
         lines.append(
             f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}, "
             f"LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)} "
@@ -244,6 +254,82 @@ def format_table(report: MatchReport) -> str:
     if report.error:
         lines.append(f"error: {report.error}")
     return "\n".join(lines) + "\n"
+
+
+def rating_text(rating: Rating) -> str:
+    return f"{rating.elo:+.0f} ± {rating.margin:.0f}"
+
+
+def _points(value: float) -> str:
+    whole, half = divmod(round(2 * value), 2)
+    if not half:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
+def format_text(report: MatchReport) -> str:
+    """The tournament's format and stages, one line."""
+    schedule = report.schedule
+    field = schedule.field
+    if field is None:
+        return ""
+    plan = field.plan
+    rounds, many = plan.rounds, plan.rounds != 1
+    words = {
+        ROUND_ROBIN: f"every pair meets {rounds} time{'s' if many else ''} (game pairs)",
+        GAUNTLET: f"{plan.seeds} seed{'s' if plan.seeds != 1 else ''} against the rest, "
+        f"{rounds} game pair{'s' if many else ''} each",
+        SWISS: f"{rounds} round{'s' if many else ''} (game pairs)",
+        KNOCKOUT: f"{rounds} game pair{'s' if many else ''} a match",
+        TABLES: f"{rounds} stage{'s' if many else ''} of tables of {plan.table}",
+    }
+    text = f"Format: {plan.format}, {words[plan.format]}"
+    winner = knockout_winner(report)
+    if winner is not None:
+        text += f"; the winner: {report.tally.names[winner]}"
+    return text
+
+
+def knockout_winner(report: MatchReport) -> int | None:
+    """A finished knockout's winner."""
+    field = report.schedule.field
+    if field is None or field.plan.format != KNOCKOUT:
+        return None
+    return field.winner(report.points)
+
+
+def crosstable_lines(report: MatchReport) -> list[str]:
+    """The format line and the crosstable: each player's points against each other player
+    (of the games they played), the players in the order of the standings."""
+    cross = report.crosstable
+    assert cross is not None
+    order = [line.player for line in report.tally.standings()]
+    lines = [
+        format_text(report),
+        "Crosstable (points of the row's player against the column's, of games):",
+    ]
+    width = max([len("player"), *(len(name) for name in cross.names)])
+    cells: list[list[str]] = []
+    for player in order:
+        row = []
+        for other in order:
+            cell = cross.cell(player, other)
+            row.append(
+                "-"
+                if other == player
+                else (f"{_points(cell.points)}/{cell.games}" if cell.games else ".")
+            )
+        cells.append(row)
+    column = max([3, *(len(text) for row in cells for text in row)])
+    lines.append(
+        f"{'':>3}  {'player':<{width}}" + "".join(f"  {n + 1:>{column}}" for n in range(len(order)))
+    )
+    for n, (player, row) in enumerate(zip(order, cells, strict=True)):
+        lines.append(
+            f"{n + 1:>3}  {cross.names[player]:<{width}}"
+            + "".join(f"  {text:>{column}}" for text in row)
+        )
+    return lines
 
 
 def _finite(value: float) -> float | None:

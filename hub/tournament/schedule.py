@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from hub.core.plugin import GameSpec
+from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket, expand
 
 
 def new_match_id() -> str:
@@ -72,6 +73,9 @@ class Schedule:
     settings: Mapping[str, Any]
     seed: int
     games: tuple[Scheduled, ...]
+    field: Field | None = None
+    """The tournament whose games (so far) these are; None: a match of one table (every
+    player in every game), all its games known at the start."""
 
     def __len__(self) -> int:
         return len(self.games)
@@ -117,3 +121,100 @@ def display_names(players: Sequence[str]) -> tuple[str, ...]:
         repeats = players[:index].count(spec)
         names.append(f"{spec} #{repeats + 1}" if repeats else spec)
     return tuple(names)
+
+
+# -- tournaments ---------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Field:
+    """A tournament: its `Plan` (format) and what every game of it shares. Its games are
+    known stage by stage (`games`): table ``t`` (numbered across the stages) plays games
+    ``offset(t) ... offset(t) + len(table) - 1``, one per seat order (`seating` over the
+    table's players), all from opening ``t`` (reused in turn when there are fewer)."""
+
+    plan: Plan
+    match_id: str
+    game: str
+    players: tuple[str, ...]
+    settings: Mapping[str, Any]
+    seed: int
+    openings: tuple[Any, ...] = ()
+
+    def stages(self, points: Mapping[int, Mapping[int, float]]) -> list[Stage]:
+        """The stages so far, given each finished game's points by player (`GameOutcome.points`)."""
+        return expand(self.plan, self.table_results(points))
+
+    def table_results(self, points: Mapping[int, Mapping[int, float]]) -> dict[int, TableResult]:
+        """The finished tables' results (a table is finished when all its games are)."""
+        results: dict[int, TableResult] = {}
+        stages = expand(self.plan, {})
+        # Tables are numbered as expand meets them: grow the known stages as tables finish.
+        while True:
+            number, index = 0, 0
+            for stage in stages:
+                for table in stage.tables:
+                    games = range(index, index + table.games)
+                    if number not in results and all(game in points for game in games):
+                        total: dict[int, float] = dict.fromkeys(table.players, 0.0)
+                        for game in games:
+                            for player, share in points[game].items():
+                                total[player] = total.get(player, 0.0) + share
+                        results[number] = total
+                    number, index = number + 1, index + table.games
+            more = expand(self.plan, results)
+            if len(more) == len(stages):
+                return results
+            stages = more
+
+    def winner(self, points: Mapping[int, Mapping[int, float]]) -> int | None:
+        """The winner of a finished knockout (None: not over, or not a knockout)."""
+        if self.plan.format != KNOCKOUT:
+            return None
+        results = self.table_results(points)
+        played: list[tuple[Stage, Sequence[TableResult]]] = []
+        number = 0
+        for stage in expand(self.plan, results):
+            numbers = range(number, number + len(stage.tables))
+            if any(n not in results for n in numbers):
+                return None
+            played.append((stage, [results[n] for n in numbers]))
+            number += len(stage.tables)
+        if self.plan.stage(played) is not None:
+            return None
+        _, reached = bracket(len(played), self.plan.players, self.plan.rounds, played)
+        return max(range(len(reached)), key=lambda player: (reached[player], -player))
+
+    def games(self, points: Mapping[int, Mapping[int, float]]) -> list[Scheduled]:
+        """Every game of the stages so far (`stages`), in order."""
+        chosen = list(self.openings) or [None]
+        scheduled: list[Scheduled] = []
+        number = 0
+        for stage in self.stages(points):
+            for table in stage.tables:
+                size = len(table.players)
+                for game in range(size):
+                    order = tuple(table.players[(seat + game) % size] for seat in range(size))
+                    index = len(scheduled)
+                    spec = GameSpec(
+                        game_id=game_id(self.match_id, index),
+                        settings=dict(self.settings),
+                        players=tuple(self.players[player] for player in order),
+                        opening=chosen[number % len(chosen)],
+                        index=index,
+                    )
+                    scheduled.append(Scheduled(spec, order))
+                number += 1
+        return scheduled
+
+    def schedule(self, points: Mapping[int, Mapping[int, float]]) -> Schedule:
+        """The `Schedule` of the games known so far."""
+        return Schedule(
+            self.match_id,
+            self.game,
+            self.players,
+            dict(self.settings),
+            self.seed,
+            tuple(self.games(points)),
+            self,
+        )
