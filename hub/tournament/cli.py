@@ -140,7 +140,7 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         "--format",
         choices=FORMATS,
         metavar="FORMAT",
-        help="a tournament: round-robin (every pair meets), gauntlet (the first --seeds "
+        help="a tournament: round-robin (every pair meets), gauntlet (the first --gauntlet-seeds "
         "players against the others), swiss (pairings by score, no pair twice), knockout "
         "(winners go on), tables (games of more seats: tables drawn so that everyone meets "
         "everyone about equally) (default: one table of every player when the game seats "
@@ -156,7 +156,7 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         "meet everyone)",
     )
     group.add_argument(
-        "--seeds",
+        "--gauntlet-seeds",
         type=positive,
         metavar="N",
         help="gauntlet: how many of the first players play all the others (default 1)",
@@ -374,7 +374,7 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     low, high = seats
     fmt: str | None = options.format
     tournament_only = [
-        flag for flag, value in (("--rounds", options.rounds), ("--seeds", options.seeds),
+        flag for flag, value in (("--rounds", options.rounds), ("--gauntlet-seeds", options.gauntlet_seeds),
                                  ("--table", options.table)) if value is not None
     ]  # fmt: skip
     if fmt is None and low <= count <= high:
@@ -389,8 +389,8 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     if options.games is not None:
         raise UsageError("--games is for a match of one table; a tournament's games follow "
                          "from its format and --rounds")  # fmt: skip
-    if options.seeds is not None and fmt != GAUNTLET:
-        raise UsageError("--seeds is for --format gauntlet")
+    if options.gauntlet_seeds is not None and fmt != GAUNTLET:
+        raise UsageError("--gauntlet-seeds is for --format gauntlet")
     if options.table is not None and fmt != TABLES:
         raise UsageError("--table is for --format tables")
     table = options.table or (high if fmt == TABLES else 2)
@@ -406,7 +406,7 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
         else:
             rounds = 1
     try:
-        return Plan(fmt, count, rounds=rounds, seeds=options.seeds or 1, table=table)
+        return Plan(fmt, count, rounds=rounds, seeds=options.gauntlet_seeds or 1, table=table)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -42,8 +42,10 @@ ROUND_ROBIN, GAUNTLET, SWISS, KNOCKOUT, TABLES = (
 FORMATS = (ROUND_ROBIN, GAUNTLET, SWISS, KNOCKOUT, TABLES)
 EXTRA_TABLES = 2
 """Extra game pairs a tied knockout match plays before the higher seed goes through."""
-DRAWS = 64
-"""Seeded draws tried per stage of ``tables`` (the best is kept)."""
+DRAWS = 8
+WEIGHT = 4
+"""A pair's cost at a table is WEIGHT to the power of its earlier meetings."""
+"""Seeded draws per stage of ``tables``, each improved by swaps (the best is kept)."""
 
 
 class PairingError(ValueError):
@@ -112,7 +114,7 @@ class Plan:
         if n < 2:
             return f"{self.format} needs at least two players"
         if self.format == GAUNTLET and not 1 <= self.seeds < n:
-            return f"--seeds {self.seeds}: a gauntlet needs 1 to {n - 1} seeds among {n} players"
+            return f"--gauntlet-seeds {self.seeds}: a gauntlet needs 1 to {n - 1} seeds among {n} players"
         if self.format == SWISS and self.rounds > n - 1:
             return f"a Swiss of {n} players has at most {n - 1} rounds (no pair twice)"
         return None
@@ -341,14 +343,16 @@ def balanced(
     seed: int,
 ) -> Stage:
     """Tables of ``size`` for stage ``number``: the players who sat out most recently play
-    (those who played most sit out), then of `DRAWS` seeded draws the one whose tables hold
-    the fewest earlier meetings (the sum of squares of each pair's count) is kept."""
+    (those who played most sit out), then of `DRAWS` seeded draws, each improved by swapping
+    players between tables while that helps, the one whose tables hold the fewest earlier
+    meetings (a pair that met m times costs `WEIGHT` ** m) is kept; a player sitting out
+    may change places with a player at a table who has played as often."""
     meetings: dict[frozenset[int], int] = {}
     played = [0] * players
     for stage, _ in stages:
         for table in stage.tables:
-            for a, b in itertools.combinations(table.players, 2):
-                key = frozenset((a, b))
+            for pair in itertools.combinations(table.players, 2):
+                key = frozenset(pair)
                 meetings[key] = meetings.get(key, 0) + 1
             for player in table.players:
                 played[player] += 1
@@ -358,18 +362,43 @@ def balanced(
     rng.shuffle(order)
     order.sort(key=lambda p: played[p])  # stable: the fewest tables first, then seeded
     playing, out = order[:count], tuple(sorted(order[count:]))
-    best: tuple[int, tuple[Table, ...]] | None = None
+
+    def cost(group: Sequence[int]) -> int:
+        return sum(
+            WEIGHT ** meetings.get(frozenset(pair), 0) for pair in itertools.combinations(group, 2)
+        )
+
+    best: tuple[int, tuple[Table, ...], tuple[int, ...]] | None = None
     for _ in range(DRAWS):
         rng.shuffle(playing)
-        groups = [tuple(playing[i : i + size]) for i in range(0, count, size)]
-        cost = sum(
-            (meetings.get(frozenset(pair), 0) + 1) ** 2
-            for group in groups
-            for pair in itertools.combinations(group, 2)
-        )
-        if best is None or cost < best[0]:
+        groups = [list(playing[i : i + size]) for i in range(0, count, size)]
+        bench = list(out)
+        improved = True
+        while improved:  # swap players while that lowers the cost
+            improved = False
+            for g, h in itertools.combinations(range(len(groups)), 2):
+                for i, j in itertools.product(range(size), repeat=2):
+                    a, b = groups[g], groups[h]
+                    before = cost(a) + cost(b)
+                    a[i], b[j] = b[j], a[i]
+                    if cost(a) + cost(b) < before:
+                        improved = True
+                    else:
+                        a[i], b[j] = b[j], a[i]
+            for group in groups:  # (one sitting out who has played as often as one playing)
+                for i, j in itertools.product(range(size), range(len(bench))):
+                    if played[group[i]] != played[bench[j]]:
+                        continue
+                    before = cost(group)
+                    group[i], bench[j] = bench[j], group[i]
+                    if cost(group) < before:
+                        improved = True
+                    else:
+                        group[i], bench[j] = bench[j], group[i]
+        total = sum(cost(group) for group in groups)
+        if best is None or total < best[0]:
             shift = number % size
-            tables = tuple(Table(group[shift:] + group[:shift]) for group in groups)
-            best = (cost, tables)
+            tables = tuple(Table(tuple(group[shift:] + group[:shift])) for group in groups)
+            best = (total, tables, tuple(sorted(bench)))
     assert best is not None
-    return Stage(number, best[1], out)
+    return Stage(number, best[1], best[2])

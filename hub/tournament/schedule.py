@@ -142,30 +142,38 @@ class Field:
     openings: tuple[Any, ...] = ()
 
     def stages(self, points: Mapping[int, Mapping[int, float]]) -> list[Stage]:
-        """The stages so far, given each finished game's points by player (`GameOutcome.points`)."""
-        return expand(self.plan, self.table_results(points))
+        """The stages so far, given each finished game's points by player (`GameOutcome.points`):
+        up to the first one not complete."""
+        return self._walk(points)[0]
 
     def table_results(self, points: Mapping[int, Mapping[int, float]]) -> dict[int, TableResult]:
         """The finished tables' results (a table is finished when all its games are)."""
+        return self._walk(points)[1]
+
+    def _walk(
+        self, points: Mapping[int, Mapping[int, float]]
+    ) -> tuple[list[Stage], dict[int, TableResult]]:
+        stages: list[Stage] = []
         results: dict[int, TableResult] = {}
-        stages = expand(self.plan, {})
-        # Tables are numbered as expand meets them: grow the known stages as tables finish.
-        while True:
-            number, index = 0, 0
-            for stage in stages:
-                for table in stage.tables:
-                    games = range(index, index + table.games)
-                    if number not in results and all(game in points for game in games):
-                        total: dict[int, float] = dict.fromkeys(table.players, 0.0)
-                        for game in games:
-                            for player, share in points[game].items():
-                                total[player] = total.get(player, 0.0) + share
-                        results[number] = total
-                    number, index = number + 1, index + table.games
-            more = expand(self.plan, results)
-            if len(more) == len(stages):
-                return results
-            stages = more
+        played: list[tuple[Stage, Sequence[TableResult]]] = []
+        number = index = 0
+        while (stage := self.plan.stage(played)) is not None:
+            stages.append(stage)
+            finished: list[TableResult] = []
+            for table in stage.tables:
+                games = range(index, index + table.games)
+                if all(game in points for game in games):
+                    total: dict[int, float] = dict.fromkeys(table.players, 0.0)
+                    for game in games:
+                        for player, share in points[game].items():
+                            total[player] = total.get(player, 0.0) + share
+                    results[number] = total
+                    finished.append(total)
+                number, index = number + 1, index + table.games
+            if len(finished) < len(stage.tables):
+                break
+            played.append((stage, finished))
+        return stages, results
 
     def winner(self, points: Mapping[int, Mapping[int, float]]) -> int | None:
         """The winner of a finished knockout (None: not over, or not a knockout)."""
