@@ -254,7 +254,7 @@ class Setup:
             raise UsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
-        self.crosstable: Crosstable | None = None
+        self.crosstable = Crosstable(display_names(players))
         self.points: dict[int, dict[int, float]] = {}
         if self.plan is not None:
             openings: list[Any] = []
@@ -271,7 +271,6 @@ class Setup:
                 tuple(openings),
             )
             self.schedule: Schedule = self.field.schedule({})
-            self.crosstable = Crosstable(display_names(players))
         else:
             self.field = None
             games = options.games or len(players)
@@ -336,8 +335,7 @@ class Setup:
                 self.tally.add(outcome)
                 if not outcome.aborted:
                     self.points[index] = outcome.points()
-                if self.crosstable is not None:
-                    self.crosstable.add(outcome, records[index].game_id)
+                self.crosstable.add(outcome, records[index].game_id)
                 taken.add(index)
             if self.field is None:
                 break
@@ -373,10 +371,9 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     count = len(options.players)
     low, high = seats
     fmt: str | None = options.format
-    tournament_only = [
-        flag for flag, value in (("--rounds", options.rounds), ("--gauntlet-seeds", options.gauntlet_seeds),
-                                 ("--table", options.table)) if value is not None
-    ]  # fmt: skip
+    given = (("--rounds", options.rounds), ("--gauntlet-seeds", options.gauntlet_seeds),
+             ("--table", options.table))  # fmt: skip
+    tournament_only = [flag for flag, value in given if value is not None]
     if fmt is None and low <= count <= high:
         if tournament_only:
             raise UsageError(f"{tournament_only[0]} is for a tournament (see --format)")

@@ -114,7 +114,7 @@ class Plan:
         if n < 2:
             return f"{self.format} needs at least two players"
         if self.format == GAUNTLET and not 1 <= self.seeds < n:
-            return f"--gauntlet-seeds {self.seeds}: a gauntlet needs 1 to {n - 1} seeds among {n} players"
+            return f"--gauntlet-seeds {self.seeds}: a gauntlet of {n} players has 1 to {n - 1}"
         if self.format == SWISS and self.rounds > n - 1:
             return f"a Swiss of {n} players has at most {n - 1} rounds (no pair twice)"
         return None

@@ -18,7 +18,7 @@ from typing import Any
 from hub.core.output import write_all
 from hub.tournament.formats import GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES
 from hub.tournament.runner import MatchReport
-from hub.tournament.standings import Rating
+from hub.tournament.standings import Crosstable, Rating
 from hub.tournament.stats import NO_SPREAD, TOO_FEW, EloEstimate, Interval, Tally
 
 TTY_INTERVAL = 0.1
@@ -202,7 +202,7 @@ def format_table(report: MatchReport) -> str:
         f"({duration(report.elapsed)}, {report.backend})"
     ]
     many = len(tally.names) > 2
-    cross = report.crosstable
+    cross = report.crosstable if schedule.field is not None else None
     ratings = cross.ratings() if cross is not None else None
     width = max([len("player"), *(len(name) for name in tally.names)])
     header = f"{'rank':>4}  {'player':<{width}}  {'games':>5}  {'W':>4}  {'D':>4}  {'L':>4}  "
@@ -226,7 +226,7 @@ def format_table(report: MatchReport) -> str:
         row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
         lines.append(row.rstrip())
     if cross is not None:
-        lines.extend(crosstable_lines(report))
+        lines.extend(crosstable_lines(cross, report))
     elo = tally.head_to_head()
     if elo is not None and cross is None:
         lines.append(
@@ -298,11 +298,9 @@ def knockout_winner(report: MatchReport) -> int | None:
     return field.winner(report.points)
 
 
-def crosstable_lines(report: MatchReport) -> list[str]:
+def crosstable_lines(cross: Crosstable, report: MatchReport) -> list[str]:
     """The format line and the crosstable: each player's points against each other player
     (of the games they played), the players in the order of the standings."""
-    cross = report.crosstable
-    assert cross is not None
     order = [line.player for line in report.tally.standings()]
     lines = [
         format_text(report),
@@ -330,6 +328,69 @@ def crosstable_lines(report: MatchReport) -> list[str]:
             + "".join(f"  {text:>{column}}" for text in row)
         )
     return lines
+
+
+def _ratings_by_rank(report: MatchReport) -> list[Rating]:
+    assert report.crosstable is not None
+    ratings = report.crosstable.ratings()
+    return [ratings[line.player] for line in report.tally.standings()]
+
+
+CELL_GAMES = 50
+"""Games listed (with their ids) in one cell of the crosstable's JSON; the first ones."""
+
+
+def tournament_json(report: MatchReport, cross: Crosstable) -> dict[str, Any]:
+    """A tournament's part of ``--json``: its format, crosstable (by player, in the order
+    given) and knockout winner."""
+    field = report.schedule.field
+    assert field is not None
+    plan = field.plan
+    names = cross.names
+    winner = knockout_winner(report)
+    stages = field.stages(report.points)
+    return {
+        "format": {
+            "name": plan.format,
+            "rounds": plan.rounds,
+            "seeds": plan.seeds if plan.format == GAUNTLET else None,
+            "table": plan.table,
+            "stages": len(stages),
+            "winner": None if winner is None else names[winner],
+        },
+        "crosstable": [
+            [
+                None
+                if other == player or not cross.cell(player, other).games
+                else {
+                    "points": cross.cell(player, other).points,
+                    "games": cross.cell(player, other).games,
+                    "results": [
+                        {"id": game, "points": points}
+                        for game, points in cross.cell(player, other).results[:CELL_GAMES]
+                    ],
+                }
+                for other in range(len(names))
+            ]
+            for player in range(len(names))
+        ],
+    }
+
+
+def history_json(report: MatchReport) -> dict[str, Any]:
+    """The standings as games came in (the web page's chart): each point's games, every
+    player's points, and the SPRT's LLR and bounds when one runs."""
+    cross = report.crosstable
+    sprt = report.sprt_state
+    return {
+        "history": []
+        if cross is None
+        else [
+            {"games": point.games, "points": list(point.points), "llr": point.llr}
+            for point in cross.history
+        ],
+        "llr_bounds": None if sprt is None else [sprt.lower, sprt.upper],
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -382,8 +443,12 @@ def report_json(report: MatchReport) -> dict[str, Any]:
         "compared_games": tally.compared,
         "warnings": [text for text in (repeated_warning(tally),) if text is not None],
     }
+    if schedule.field is not None and report.crosstable is not None:
+        data.update(tournament_json(report, report.crosstable))
+        for row, rating in zip(data["standings"], _ratings_by_rank(report), strict=True):
+            row["elo"], row["elo_margin"] = round(rating.elo, 1), round(rating.margin, 1)
     elo = tally.head_to_head()
-    if elo is not None:
+    if elo is not None and schedule.field is None:
         data["elo"] = {
             "player": tally.names[0],
             "opponent": tally.names[1],

@@ -260,8 +260,8 @@ class MatchReport:
     """Each finished game's points by player, by the game's index (a tournament's next
     stage follows them)."""
     crosstable: Crosstable | None = None
-    """A tournament's crosstable and the history of its standings (None: a match of one
-    table, shown as it always was)."""
+    """The crosstable and the history of the standings (the table shows the crosstable for a
+    tournament, the web page's chart the history for every match)."""
     stopped: str | None = None
     """None (every game was played), ``"sprt"``, ``"interrupted"`` or ``"error"``."""
     error: str = ""
@@ -300,13 +300,15 @@ class TournamentRunner:
         self.recorder = recorder
         self.on_update = on_update
         self.on_game = on_game
+        tally = tally if tally is not None else Tally(schedule.players)
+        tally_names = tally.names
         self.report = MatchReport(
             schedule,
-            tally if tally is not None else Tally(schedule.players),
+            tally,
             backend=backend.name,
             planned=len(self.games),
             sprt=sprt,
-            crosstable=crosstable,
+            crosstable=crosstable if crosstable is not None else Crosstable(tally_names),
         )
         self.report.points = {index: dict(shares) for index, shares in (points or {}).items()}
         self._outstanding = 0
