@@ -27,7 +27,13 @@ from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
 from hub.tournament.formats import FORMATS, GAUNTLET, ROUND_ROBIN, SWISS, TABLES, Plan
-from hub.tournament.progress import ProgressLine, format_table, report_json
+from hub.tournament.progress import (
+    ProgressLine,
+    format_table,
+    history_json,
+    notes,
+    report_json,
+)
 from hub.tournament.runner import (
     Backend,
     Finished,
@@ -516,15 +522,24 @@ class WebView:
     _ratings: tuple[int, list[str]] | None = None
 
     def text(self) -> str:
-        """The standings for the match page (`hub.web.app.Standings`), then the rating list
-        of every recorded game of this game (``hub games ratings``), when games are
-        recorded; the list is computed again only when a game has ended."""
+        """The standings as the terminal's table, then the rating list of every recorded
+        game of this game (``hub games ratings``), when games are recorded."""
         if self.report is None:
             return ""
-        report = self.report()
-        table = format_table(report).rstrip("\n")
-        if self.records is None:
+        table = format_table(self.report()).rstrip("\n")
+        lines = self.ratings()
+        if not lines:
             return table
+        return (
+            table + "\n\nRatings from every recorded game (hub games ratings):\n" + "\n".join(lines)
+        )
+
+    def ratings(self) -> list[str]:
+        """The rating list of every recorded game of this game, computed again only when a
+        game has ended."""
+        if self.report is None or self.records is None:
+            return []
+        report = self.report()
         done = report.done
         if self._ratings is None or self._ratings[0] != done or not self._ratings[1]:
             from hub.records.cli import rating_list_lines
@@ -532,15 +547,22 @@ class WebView:
             # (not kept while empty: the database may be busy with the last game's write)
             lines = rating_list_lines(self.records, report.schedule.game)
             self._ratings = (done, lines)
-        lines = self._ratings[1]
-        if not lines:
-            return table
-        return (
-            table + "\n\nRatings from every recorded game (hub games ratings):\n" + "\n".join(lines)
-        )
+        return self._ratings[1]
 
     def json(self) -> dict[str, Any]:
-        return {} if self.report is None else report_json(self.report())
+        """``--json``'s object for the page (`hub.web.standings`), with the table's first
+        line (``summary``), the lines under it (``notes``), the history of the standings
+        (the chart) and the rating list."""
+        if self.report is None:
+            return {}
+        report = self.report()
+        return {
+            **report_json(report),
+            **history_json(report),
+            "summary": format_table(report).split("\n", 1)[0],
+            "notes": notes(report),
+            "ratings": self.ratings(),
+        }
 
     @classmethod
     def of(cls, setup: Setup, backend: Backend, err: Output) -> WebView | None:

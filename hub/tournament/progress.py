@@ -193,6 +193,40 @@ def repeated_warning(tally: Tally) -> str | None:
     )
 
 
+def notes(report: MatchReport) -> list[str]:
+    """The table's lines after the standings (and a tournament's crosstable): the Elo
+    difference, game pairs and SPRT of two players, distinct games, warnings, aborted games."""
+    schedule, tally = report.schedule, report.tally
+    lines: list[str] = []
+    elo = tally.head_to_head()
+    if elo is not None and schedule.field is None:
+        lines.append(
+            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}, "
+            f"LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)} "
+            f"({_counted(elo)})"
+        )
+    if len(tally.names) == 2 and (tally.pair_kinds or tally.unpaired):
+        lines.append(pairs_text(tally))
+    if report.sprt is not None and report.sprt_state is not None:
+        state = report.sprt_state
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
+        lines.append(
+            f"SPRT ({report.sprt.describe()}): LLR {state.llr:.2f} "
+            f"({state.lower:.2f}, {state.upper:.2f}): {verdict[state.verdict]} "
+            f"({'game pairs' if state.model == 'pentanomial' else 'games'})"
+        )
+    if tally.compared:
+        lines.append(f"Distinct games: {tally.distinct} of {tally.compared}")
+    warning = repeated_warning(tally)
+    if warning is not None:
+        lines.append(warning)
+    for aborted in report.aborted:
+        lines.append(f"aborted: game {aborted.index}: {aborted.reason}")
+    if report.error:
+        lines.append(f"error: {report.error}")
+    return lines
+
+
 def format_table(report: MatchReport) -> str:
     """The final table (two players: with Elo, LOS, the game pairs and the SPRT)."""
     schedule, tally = report.schedule, report.tally
@@ -227,32 +261,7 @@ def format_table(report: MatchReport) -> str:
         lines.append(row.rstrip())
     if cross is not None:
         lines.extend(crosstable_lines(cross, report))
-    elo = tally.head_to_head()
-    if elo is not None and cross is None:
-        lines.append(
-            f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}, "
-            f"LOS {_percent(elo.los)}, draws {_percent(elo.draws / elo.games)} "
-            f"({_counted(elo)})"
-        )
-    if len(tally.names) == 2 and (tally.pair_kinds or tally.unpaired):
-        lines.append(pairs_text(tally))
-    if report.sprt is not None and report.sprt_state is not None:
-        state = report.sprt_state
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
-        lines.append(
-            f"SPRT ({report.sprt.describe()}): LLR {state.llr:.2f} "
-            f"({state.lower:.2f}, {state.upper:.2f}): {verdict[state.verdict]} "
-            f"({'game pairs' if state.model == 'pentanomial' else 'games'})"
-        )
-    if tally.compared:
-        lines.append(f"Distinct games: {tally.distinct} of {tally.compared}")
-    warning = repeated_warning(tally)
-    if warning is not None:
-        lines.append(warning)
-    for aborted in report.aborted:
-        lines.append(f"aborted: game {aborted.index}: {aborted.reason}")
-    if report.error:
-        lines.append(f"error: {report.error}")
+    lines.extend(notes(report))
     return "\n".join(lines) + "\n"
 
 
@@ -358,22 +367,26 @@ def tournament_json(report: MatchReport, cross: Crosstable) -> dict[str, Any]:
             "stages": len(stages),
             "winner": None if winner is None else names[winner],
         },
-        "crosstable": [
-            [
-                None
-                if other == player or not cross.cell(player, other).games
-                else {
-                    "points": cross.cell(player, other).points,
-                    "games": cross.cell(player, other).games,
-                    "results": [
-                        {"id": game, "points": points}
-                        for game, points in cross.cell(player, other).results[:CELL_GAMES]
-                    ],
-                }
-                for other in range(len(names))
-            ]
-            for player in range(len(names))
-        ],
+        "crosstable": {
+            "names": list(names),
+            "order": [line.player for line in report.tally.standings()],
+            "cells": [
+                [
+                    None
+                    if other == player or not cross.cell(player, other).games
+                    else {
+                        "points": cross.cell(player, other).points,
+                        "games": cross.cell(player, other).games,
+                        "results": [
+                            {"id": game, "points": points}
+                            for game, points in cross.cell(player, other).results[:CELL_GAMES]
+                        ],
+                    }
+                    for other in range(len(names))
+                ]
+                for player in range(len(names))
+            ],
+        },
     }
 
 
@@ -383,6 +396,7 @@ def history_json(report: MatchReport) -> dict[str, Any]:
     cross = report.crosstable
     sprt = report.sprt_state
     return {
+        "names": list(report.tally.names),
         "history": []
         if cross is None
         else [
