@@ -158,8 +158,8 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         metavar="R",
         help="a tournament's rounds: game pairs per pair of players (round-robin, gauntlet), "
         "Swiss rounds, game pairs per knockout match, stages of tables (default: 1; Swiss: "
-        "enough for a winner, about log2 of the players; tables: enough for everyone to "
-        "meet everyone)",
+        "log2 of the players, rounded up; tables: enough for everyone to be able to meet "
+        "everyone, with everyone at as many tables)",
     )
     group.add_argument(
         "--gauntlet-seeds",
@@ -371,6 +371,16 @@ class Setup:
             self.store.close()
 
 
+def tables_rounds(players: int, table: int) -> int:
+    """The default stages of ``tables``: the fewest in which everyone could meet everyone
+    (``(players - 1) / (table - 1)``, rounded up), made a multiple of the stages after which
+    everyone has played equally often (when some sit out each stage)."""
+    least = max(1, math.ceil((players - 1) / max(1, table - 1)))
+    per_table = (players // table) * table
+    cycle = players // math.gcd(players, per_table)
+    return math.ceil(least / cycle) * cycle
+
+
 def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     """The tournament ``options`` ask for, or None for a match of one table (every player in
     every game: the players fit the game's seats and no --format is given)."""
@@ -405,7 +415,7 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
         if fmt == SWISS:
             rounds = min(count - 1, max(1, math.ceil(math.log2(count))))
         elif fmt == TABLES:
-            rounds = max(1, math.ceil((count - 1) / max(1, table - 1)))
+            rounds = tables_rounds(count, table)
         else:
             rounds = 1
     try:
