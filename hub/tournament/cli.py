@@ -413,7 +413,7 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     rounds = options.rounds
     if rounds is None:
         if fmt == SWISS:
-            rounds = min(count - 1, max(1, math.ceil(math.log2(count))))
+            rounds = max(1, min(count - 1, math.ceil(math.log2(max(count, 1)))))
         elif fmt == TABLES:
             rounds = tables_rounds(count, table)
         else:

@@ -167,8 +167,7 @@ def test_knockout_of_8_seeds_meet_late_and_a_tie_plays_on() -> None:
 @given(st.integers(3, 12), st.sampled_from([3, 4]), st.integers(1, 6), st.integers(0, 99))
 def test_tables_everyone_meets_about_equally(players: int, size: int, rounds: int,
                                              seed: int) -> None:  # fmt: skip
-    if size > players:
-        size = players
+    size = min(size, players)
     plan = Plan(TABLES, players, rounds=rounds, table=size, seed=seed)
     played = play_out(plan, seed)
     assert len(played) == rounds
