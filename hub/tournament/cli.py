@@ -33,6 +33,7 @@ from hub.tournament.progress import (
     history_json,
     notes,
     report_json,
+    summary_line,
 )
 from hub.tournament.runner import (
     Backend,
@@ -569,7 +570,7 @@ class WebView:
         return {
             **report_json(report),
             **history_json(report),
-            "summary": format_table(report).split("\n", 1)[0],
+            "summary": summary_line(report, running=report.finished_at is None),
             "notes": notes(report),
             "ratings": self.ratings(),
         }

@@ -227,14 +227,21 @@ def notes(report: MatchReport) -> list[str]:
     return lines
 
 
+def summary_line(report: MatchReport, *, running: bool = False) -> str:
+    """The table's first line: the match, its games, how it ended (or ``running``)."""
+    schedule, tally = report.schedule, report.tally
+    state = "running" if running else stop_text(report)
+    return (
+        f"match {schedule.match_id}: {schedule.game}, {tally.games} of {len(schedule)} games "
+        f"scored, {len(report.aborted)} aborted, {state} "
+        f"({duration(report.elapsed)}, {report.backend})"
+    )
+
+
 def format_table(report: MatchReport) -> str:
     """The final table (two players: with Elo, LOS, the game pairs and the SPRT)."""
     schedule, tally = report.schedule, report.tally
-    lines = [
-        f"match {schedule.match_id}: {schedule.game}, {tally.games} of {len(schedule)} games "
-        f"scored, {len(report.aborted)} aborted, {stop_text(report)} "
-        f"({duration(report.elapsed)}, {report.backend})"
-    ]
+    lines = [summary_line(report)]
     many = len(tally.names) > 2
     cross = report.crosstable if schedule.field is not None else None
     ratings = cross.ratings() if cross is not None else None

@@ -159,12 +159,12 @@ def _frame(low: float, high: float, games: int, label: str) -> tuple[str, Scale,
     axes = (
         f'<line x1="{PAD}" y1="{bottom}" x2="{WIDTH - PAD}" y2="{bottom}" stroke="#999"/>'
         f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#999"/>'
-        f'<text x="{PAD}" y="{HEIGHT - 8}" font-size="12">0</text>'
-        f'<text x="{WIDTH - PAD}" y="{HEIGHT - 8}" font-size="12" text-anchor="end">'
+        f'<text x="{PAD}" y="{HEIGHT - 8}" font-size="14">0</text>'
+        f'<text x="{WIDTH - PAD}" y="{HEIGHT - 8}" font-size="14" text-anchor="end">'
         f"{games} games</text>"
-        f'<text x="{PAD - 4}" y="{PAD + 4}" font-size="12" text-anchor="end">{high:g}</text>'
-        f'<text x="{PAD - 4}" y="{HEIGHT - PAD}" font-size="12" text-anchor="end">{low:g}</text>'
-        f'<text x="{PAD + 6}" y="{PAD - 10}" font-size="12">{escape(label)}</text>'
+        f'<text x="{PAD - 4}" y="{PAD + 4}" font-size="14" text-anchor="end">{high:g}</text>'
+        f'<text x="{PAD - 4}" y="{HEIGHT - PAD}" font-size="14" text-anchor="end">{low:g}</text>'
+        f'<text x="{PAD + 6}" y="{PAD - 10}" font-size="14">{escape(label)}</text>'
     )
     return axes, x, y
 
@@ -213,7 +213,7 @@ def llr_chart(data: Mapping[str, Any]) -> str:
                      COLOURS[0])  # fmt: skip
     bound_lines = "".join(
         _polyline([(x(0), y(value)), (x(games), y(value))], "#999", dashed=True)
-        + f'<text x="{WIDTH - PAD}" y="{y(value) - 4:.1f}" font-size="12" text-anchor="end">'
+        + f'<text x="{WIDTH - PAD}" y="{y(value) - 4:.1f}" font-size="14" text-anchor="end">'
         f"{name} {value:.2f}</text>"
         for name, value in (("H0", lower), ("H1", upper))
     )
