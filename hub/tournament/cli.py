@@ -26,7 +26,7 @@ from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
-from hub.tournament.formats import FORMATS, GAUNTLET, ROUND_ROBIN, SWISS, TABLES, Plan
+from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
 from hub.tournament.progress import (
     ProgressLine,
     format_table,
@@ -669,6 +669,11 @@ def run_tournament(setup: Setup, backend: Backend, out: Output, err: Output) -> 
     schedule = setup.schedule
     names = " vs ".join(setup.tally.names)
     left = len(schedule) - len(setup.skip)
+    if schedule.field is not None:
+        plan = schedule.field.plan
+        names = f"a {plan.format} of {plan.players} players ({', '.join(setup.tally.names)})"
+        if plan.format in (SWISS, KNOCKOUT):
+            names += ", later stages drawn from the results"
     err.line(
         f"{PROG}: match {schedule.match_id}: {schedule.game}, {names}, {left} of "
         f"{len(schedule)} games to play on {backend.name} (seed {schedule.seed}); "
