@@ -141,6 +141,7 @@ def stop_text(report: MatchReport) -> str:
         "sprt": "stopped by the SPRT",
         "interrupted": "interrupted",
         "error": "stopped by an error",
+        "incomplete": "stopped: a stage has an aborted game (--resume plays it again)",
     }.get(report.stopped, report.stopped or "")
 
 

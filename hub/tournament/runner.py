@@ -46,6 +46,8 @@ from hub.tournament.worker import MAX_LINE, describe_error, spec_to_json
 WORKER_GRACE = 3.0
 """Seconds a worker has, after its input is closed, to end its game and reap its players."""
 WORKER_ESCALATION = ((0.0, signal.SIGTERM), (2.0, signal.SIGKILL))
+INCOMPLETE = "incomplete"
+"""`MatchReport.stopped` of a tournament whose next stage needs a game that was aborted."""
 
 
 class GameFailed(Exception):
@@ -263,7 +265,8 @@ class MatchReport:
     """The crosstable and the history of the standings (the table shows the crosstable for a
     tournament, the web page's chart the history for every match)."""
     stopped: str | None = None
-    """None (every game was played), ``"sprt"``, ``"interrupted"`` or ``"error"``."""
+    """None (every game was played), ``"sprt"``, ``"interrupted"``, ``"error"`` or
+    `INCOMPLETE` (a tournament's stage has an aborted game, so the next cannot be drawn)."""
     error: str = ""
     started: float = attrs.Factory(time.monotonic)
     finished_at: float | None = None
@@ -369,6 +372,8 @@ class TournamentRunner:
                 games = [game for game in schedule.games if game.index not in sent]
                 self.report.schedule = schedule
                 self.report.planned += len(games)
+                if not games and not field.over(self.report.points):
+                    self.report.stopped = INCOMPLETE
 
     async def _slot(
         self,

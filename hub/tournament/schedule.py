@@ -146,6 +146,24 @@ class Field:
         up to the first one not complete."""
         return self._walk(points)[0]
 
+    def over(self, points: Mapping[int, Mapping[int, float]]) -> bool:
+        """Whether every stage the tournament has was played to a result."""
+        stages, results = self._walk(points)
+        return len(results) == sum(len(stage.tables) for stage in stages) and (
+            self.plan.stage(self._played(stages, results)) is None
+        )
+
+    @staticmethod
+    def _played(
+        stages: Sequence[Stage], results: Mapping[int, TableResult]
+    ) -> list[tuple[Stage, Sequence[TableResult]]]:
+        played: list[tuple[Stage, Sequence[TableResult]]] = []
+        number = 0
+        for stage in stages:
+            played.append((stage, [results[number + t] for t in range(len(stage.tables))]))
+            number += len(stage.tables)
+        return played
+
     def table_results(self, points: Mapping[int, Mapping[int, float]]) -> dict[int, TableResult]:
         """The finished tables' results (a table is finished when all its games are)."""
         return self._walk(points)[1]

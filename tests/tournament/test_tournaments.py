@@ -10,9 +10,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import trio
 
 from hub.records import RecordStore
-from tests.tournament.helpers import ROOT
+from hub.tournament.formats import SWISS, Plan
+from hub.tournament.runner import InProcess, TournamentRunner
+from hub.tournament.schedule import Field
+from hub.tournament.standings import Crosstable
+from tests.examples.tictactoe_kit import kit
+from tests.tournament.helpers import KIT, ROOT, FakeStore
 from tests.tournament.test_cli import first_line, hub_match, match_id, run, wait_for_games
 
 BOT = f"json:{ROOT / 'players' / 'json_bot.py'}"
@@ -149,3 +155,56 @@ def test_bad_tournament_usage_is_one_line_and_status_2(args: list[str], hint: st
     done = run(*args, "--no-record")
     assert done.returncode == 2
     assert hint in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_swiss_on_ray_records_every_game_of_every_round(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="ray is not installed (pip install 'hub[cluster]')")
+    db = tmp_path / "games.db"
+    field = ["ai:1", *(f"random:{n}" for n in range(1, 6))]
+    args = [*C4, *field, "--format", "swiss", "--rounds", "3", "--cluster", "ray"]
+    done = run(*args, "--concurrency", "2", "--json", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["games"] == result["scored"] == 18 and result["format"]["stages"] == 3
+    with RecordStore.open(db) as store:
+        assert store.finished_indices(result["match_id"]) == set(range(18))
+
+
+# -- the runner over a field (in-process, the tic-tac-toe kit) -----------------------------------
+
+
+def field(plan: Plan, players: list[str]) -> Field:
+    settings = {"time_ms": 1000}
+    return Field(plan, "f" * 32, KIT, tuple(players), settings, 1,
+                 tuple(kit.openings(settings, plan.most_tables(), 1)))  # fmt: skip
+
+
+async def test_the_runner_draws_each_swiss_round_from_the_last_ones_results() -> None:
+    players = ["first", "random:1", "random:2", "random:3", "random:4", "random:5"]
+    tournament = field(Plan(SWISS, 6, rounds=3, seed=1), players)
+    store = FakeStore()
+    runner = TournamentRunner(tournament.schedule({}), InProcess(kit), recorder=store,
+                              crosstable=Crosstable(tuple(players)))  # fmt: skip
+    with trio.fail_after(60):
+        report = await runner.run()
+    assert (report.done, report.planned, report.stopped, report.aborted) == (18, 18, None, [])
+    assert sorted(index for _, _, index in store.added) == list(range(18))
+    assert len(report.schedule) == 18 and report.schedule.field is tournament
+    # The rounds the runner played are the ones the plan draws from the recorded results.
+    assert [game.spec for game in tournament.games(report.points)] == [
+        game.spec for game in report.schedule.games
+    ]
+    assert report.crosstable is not None and report.crosstable.games == 18
+
+
+async def test_a_stage_with_an_aborted_game_ends_a_swiss_there() -> None:
+    players = ["first", "broken", "random:2", "random:3"]
+    tournament = field(Plan(SWISS, 4, rounds=2, seed=1), players)
+    runner = TournamentRunner(tournament.schedule({}), InProcess(kit))
+    with trio.fail_after(60):
+        report = await runner.run()
+    assert report.done == 4 and len(report.aborted) == 2  # broken's game pair, round 1 only
+    assert len(report.schedule) == 4 and report.stopped == "incomplete"  # no round 2
+    resumed = TournamentRunner(report.schedule, InProcess(kit), points=report.points,
+                               skip=report.points.keys())  # fmt: skip
+    assert [game.index for game in resumed.games] == sorted(a.index for a in report.aborted)
