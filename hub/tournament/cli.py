@@ -158,9 +158,9 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         type=positive,
         metavar="R",
         help="a tournament's rounds: game pairs per pair of players (round-robin, gauntlet), "
-        "Swiss rounds, game pairs per knockout match, stages of tables (default: 1; Swiss: "
-        "log2 of the players, rounded up; tables: enough for everyone to be able to meet "
-        "everyone, with everyone at as many tables)",
+        "Swiss rounds (at most half the players), game pairs per knockout match, stages of "
+        "tables (default: 1; Swiss: log2 of the players, rounded up; tables: enough for "
+        "everyone to be able to meet everyone, with everyone at as many tables)",
     )
     group.add_argument(
         "--gauntlet-seeds",
@@ -414,7 +414,7 @@ def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
     rounds = options.rounds
     if rounds is None:
         if fmt == SWISS:
-            rounds = max(1, min(count - 1, math.ceil(math.log2(max(count, 1)))))
+            rounds = max(1, min(count // 2, math.ceil(math.log2(max(count, 1)))))
         elif fmt == TABLES:
             rounds = tables_rounds(count, table)
         else:

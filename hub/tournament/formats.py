@@ -9,9 +9,11 @@ pair with the colours swapped, so colours are balanced by construction. The form
 * ``round-robin``: every pair meets ``rounds`` times (one stage, circle-method order);
 * ``gauntlet``: the first ``seeds`` players meet each of the others ``rounds`` times (the
   seeds do not meet each other; one stage);
-* ``swiss``: ``rounds`` stages; each pairs the players by score (points so far, a bye counted
-  as a won table), never a pair twice, a bye for the lowest-placed player without one when the
-  field is odd;
+* ``swiss``: ``rounds`` stages (at most half the field, which guarantees a pairing: after
+  fewer rounds every player has not met at least half the others, and by Dirac's theorem
+  such a graph has a perfect matching); each pairs the players by score (points so far, a bye
+  counted as a won table), never a pair twice, a bye for the lowest-placed player without one
+  when the field is odd;
 * ``knockout``: a bracket (1 v n, 2 v n-1, ..., seeds by the order given; byes for the top
   seeds up to a power of two); each match is ``rounds`` tables, a tie gets one more table,
   up to `EXTRA_TABLES` more, and a tie after those is won by the higher seed (listed first);
@@ -115,8 +117,13 @@ class Plan:
             return f"{self.format} needs at least two players"
         if self.format == GAUNTLET and not 1 <= self.seeds < n:
             return f"--gauntlet-seeds {self.seeds}: a gauntlet of {n} players has 1 to {n - 1}"
-        if self.format == SWISS and self.rounds > n - 1:
-            return f"a Swiss of {n} players has at most {n - 1} rounds (no pair twice)"
+        if self.format == SWISS and self.rounds > n // 2:
+            most = n // 2
+            return (
+                f"a Swiss of {n} players has at most {most} round{'s' if most != 1 else ''} "
+                "(half the field: beyond that a round without a pair that met before may not "
+                "exist; play a round-robin)"
+            )
         return None
 
     def stage(self, played: Sequence[tuple[Stage, Sequence[TableResult]]]) -> Stage | None:

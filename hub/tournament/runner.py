@@ -38,6 +38,7 @@ from hub.core.lines import LineError
 from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
+from hub.tournament.formats import PairingError
 from hub.tournament.schedule import Schedule, Scheduled
 from hub.tournament.standings import Crosstable
 from hub.tournament.stats import GameOutcome, Sprt, SprtState, Tally
@@ -368,7 +369,11 @@ class TournamentRunner:
                     return
                 await self._stage_done.wait()
                 self._stage_done = trio.Event()
-                schedule = field.schedule(self.report.points)
+                try:
+                    schedule = field.schedule(self.report.points)
+                except PairingError as exc:  # (not expected: a Swiss is kept short enough)
+                    self.report.stopped, self.report.error = "error", str(exc)
+                    return
                 games = [game for game in schedule.games if game.index not in sent]
                 self.report.schedule = schedule
                 self.report.planned += len(games)

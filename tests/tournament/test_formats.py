@@ -214,7 +214,7 @@ def test_the_same_results_give_the_same_stages() -> None:
 @pytest.mark.parametrize(
     ("plan", "problem"),
     [
-        (dict(format=SWISS, players=4, rounds=4), "at most 3 rounds"),
+        (dict(format=SWISS, players=4, rounds=3), "at most 2 rounds"),
         (dict(format=GAUNTLET, players=4, seeds=4), "has 1 to 3"),
         (dict(format=TABLES, players=3, table=4), "need at least 4 players"),
         (dict(format=ROUND_ROBIN, players=1), "at least two players"),
