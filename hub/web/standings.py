@@ -21,6 +21,8 @@ COLOURS = ("#2e6bd1", "#d1452e", "#1d8a4e", "#b7791f", "#7b3fbf", "#0f8a8a", "#c
 CELL_LINKS = 12
 """Games linked one by one in a crosstable cell (more: the cell links to its first)."""
 WIDTH, HEIGHT, PAD = 600, 220, 34
+SOFT_BREAKS = {"timeouts": "time&shy;outs", "crashes": "crash&shy;es", "points": "po&shy;ints"}
+"""Headers that may break (with a hyphen) where a phone wraps the table's cells."""
 
 
 def _num(value: Any) -> str:
@@ -52,10 +54,11 @@ def standings_table(data: Mapping[str, Any]) -> str:
     elo = any("elo" in row for row in rows)
     head = ["#", "player", "games", "W", "D", "L", "points", "score"]
     head += ["Elo"] if elo else []
-    head += ["time losses", "illegal", "crashes", "aborted"]
-    narrow = {"illegal", "aborted"}  # (hidden on a phone)
+    head += ["timeouts", "illegal", "crashes", "aborted"]
+    narrow = {"games", "illegal", "aborted"}  # (hidden on a phone: games is W + D + L)
     cells = "".join(
-        f'<th scope="col"{" class=narrow-hide" if title in narrow else ""}>{title}</th>'
+        f'<th scope="col"{" class=narrow-hide" if title in narrow else ""}>'
+        f"{SOFT_BREAKS.get(title, title)}</th>"
         for title in head
     )
     body = []
