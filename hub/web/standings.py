@@ -55,7 +55,8 @@ def standings_table(data: Mapping[str, Any]) -> str:
     head = ["#", "player", "games", "W", "D", "L", "points", "score"]
     head += ["Elo"] if elo else []
     head += ["timeouts", "illegal", "crashes", "aborted"]
-    narrow = {"games", "illegal", "aborted"}  # (hidden on a phone: games is W + D + L)
+    narrow = {"#", "games", "illegal", "aborted"}  # (hidden on a phone: games is W+D+L, the
+    # rank is the order of the rows)
     cells = "".join(
         f'<th scope="col"{" class=narrow-hide" if title in narrow else ""}>'
         f"{SOFT_BREAKS.get(title, title)}</th>"
