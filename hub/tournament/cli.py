@@ -70,7 +70,10 @@ Play a match between players of GAME (a game's name from `hub games`, or module:
 match kit): every round starts from a distinct opening of the game, played with the seats
 rotated (colours or first move swapped for two players); results are shown live and as a
 table (game pairs, time losses, crashes, how many games were distinct), and every finished
-game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
+game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish).
+With more players than the game seats, or with --format, a tournament: a round-robin (or
+tables for games of more seats), gauntlet, Swiss or knockout, with a crosstable and each
+player's Elo from the tournament's games."""
 
 
 class UsageError(Exception):
@@ -133,7 +136,8 @@ def build_parser(kit: TournamentKit | None) -> Parser:
         "--games",
         type=positive,
         metavar="N",
-        help="games to play (default: one per seat order, i.e. as many as players)",
+        help="games of a match of one table (default: one per seat order, i.e. as many as "
+        "players; a tournament's follow from --format and --rounds)",
     )
     group.add_argument(
         "--concurrency",
