@@ -45,9 +45,11 @@ FORMATS = (ROUND_ROBIN, GAUNTLET, SWISS, KNOCKOUT, TABLES)
 EXTRA_TABLES = 2
 """Extra game pairs a tied knockout match plays before the higher seed goes through."""
 DRAWS = 8
+"""Seeded draws per stage of ``tables``, each improved by swaps (the best is kept)."""
+SEARCH_STEPS = 20_000
+"""Steps of the Swiss pairing's backtracking search before it pairs greedily and repairs."""
 WEIGHT = 4
 """A pair's cost at a table is WEIGHT to the power of its earlier meetings."""
-"""Seeded draws per stage of ``tables``, each improved by swaps (the best is kept)."""
 
 
 class PairingError(ValueError):
@@ -229,18 +231,62 @@ def _scores(players: int, stages: Sequence[tuple[Stage, Sequence[TableResult]]])
 
 
 def _pair_up(order: list[int], met: set[frozenset[int]]) -> list[tuple[int, int]] | None:
-    """Pairs of ``order`` (best first), each the first one's nearest opponent it has not met;
-    backtracking; None if there is no such pairing."""
-    if not order:
-        return []
-    first, rest = order[0], order[1:]
-    for index, other in enumerate(rest):
-        if frozenset((first, other)) in met:
-            continue
-        tail = _pair_up(rest[:index] + rest[index + 1 :], met)
-        if tail is not None:
-            return [(first, other), *tail]
-    return None
+    """Pairs of ``order`` (best first), none of which has met: each player the nearest-placed
+    opponent it has not met, backtracking (up to `SEARCH_STEPS` steps), else `_pair_greedily`.
+    None if there is no such pairing."""
+    steps = [SEARCH_STEPS]
+
+    def search(rest: list[int]) -> list[tuple[int, int]] | None:
+        if not rest:
+            return []
+        first, others = rest[0], rest[1:]
+        for index, other in enumerate(others):
+            steps[0] -= 1
+            if steps[0] < 0:
+                return None
+            if frozenset((first, other)) in met:
+                continue
+            tail = search(others[:index] + others[index + 1 :])
+            if tail is not None:
+                return [(first, other), *tail]
+        return None
+
+    found = search(order)
+    return found if found is not None or steps[0] >= 0 else _pair_greedily(order, met)
+
+
+def _pair_greedily(order: list[int], met: set[frozenset[int]]) -> list[tuple[int, int]] | None:
+    """Each unpaired player in ``order`` with the nearest unpaired one it has not met; two
+    left over who have met are paired by swapping with a pair (c, d) where a has not met c
+    and b has not met d. When everyone has yet to meet half the field such a pair always
+    exists (the argument of Dirac's theorem), so this finishes in polynomial time."""
+    pairs: list[list[int]] = []
+    left: list[int] = []
+    for player in order:
+        partner = next((p for p in left if frozenset((p, player)) not in met), None)
+        if partner is None:
+            left.append(player)
+        else:
+            left.remove(partner)
+            pairs.append([partner, player])
+    while left:
+        a, b = left[0], left[1]
+        for pair in pairs:
+            c, d = pair
+            if frozenset((a, c)) not in met and frozenset((b, d)) not in met:
+                pair[:] = [a, c]
+                pairs.append([b, d])
+                break
+            if frozenset((a, d)) not in met and frozenset((b, c)) not in met:
+                pair[:] = [a, d]
+                pairs.append([b, c])
+                break
+        else:
+            return None
+        left = left[2:]
+    position = {player: n for n, player in enumerate(order)}
+    pairs.sort(key=lambda pair: min(position[p] for p in pair))
+    return [(a, b) if position[a] < position[b] else (b, a) for a, b in pairs]
 
 
 def swiss(

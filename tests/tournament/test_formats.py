@@ -21,6 +21,7 @@ from hub.tournament.formats import (
     Plan,
     Stage,
     TableResult,
+    _pair_greedily,
     bracket,
 )
 from hub.tournament.schedule import Field, Scheduled
@@ -224,3 +225,15 @@ def test_the_same_results_give_the_same_stages() -> None:
 def test_plans_that_cannot_be_played_say_why(plan: dict[str, object], problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         Plan(**plan)  # type: ignore[arg-type]
+
+
+def test_a_large_swiss_pairs_greedily_and_repairs_without_a_repeat() -> None:
+    plan = Plan(SWISS, 64, rounds=32, seed=3)  # (the backtracking search gives up here)
+    played = play_out(plan, 3, draws=0.3)
+    assert len(played) == 32 and max(pairs_of(played).values()) == 1
+
+
+def test_two_left_over_who_met_are_paired_by_a_swap() -> None:
+    met = {frozenset(pair) for pair in ((0, 2), (1, 3), (2, 3))}
+    # greedily: 0-1, then 2 and 3 are left and have met; the swap gives 1-2 and 0-3
+    assert _pair_greedily([0, 1, 2, 3], met) == [(0, 3), (1, 2)]
