@@ -140,6 +140,21 @@ class Field:
     settings: Mapping[str, Any]
     seed: int
     openings: tuple[Any, ...] = ()
+    _stages: dict[tuple[Any, ...], Stage | None] = attrs.field(
+        factory=dict, eq=False, repr=False, init=False
+    )
+    """`Plan.stage` by the results it was given (the page asks for the stages every second,
+    and drawing tables of a large field takes a while)."""
+
+    def next_stage(self, played: Sequence[tuple[Stage, Sequence[TableResult]]]) -> Stage | None:
+        """`Plan.stage` of ``played``, drawn once for the same stages and results."""
+        key = tuple(
+            (stage, tuple(tuple(sorted(result.items())) for result in results))
+            for stage, results in played
+        )
+        if key not in self._stages:
+            self._stages[key] = self.plan.stage(played)
+        return self._stages[key]
 
     def stages(self, points: Mapping[int, Mapping[int, float]]) -> list[Stage]:
         """The stages so far, given each finished game's points by player (`GameOutcome.points`):
@@ -150,7 +165,7 @@ class Field:
         """Whether every stage the tournament has was played to a result."""
         stages, results = self._walk(points)
         return len(results) == sum(len(stage.tables) for stage in stages) and (
-            self.plan.stage(self._played(stages, results)) is None
+            self.next_stage(self._played(stages, results)) is None
         )
 
     @staticmethod
@@ -175,7 +190,7 @@ class Field:
         results: dict[int, TableResult] = {}
         played: list[tuple[Stage, Sequence[TableResult]]] = []
         number = index = 0
-        while (stage := self.plan.stage(played)) is not None:
+        while (stage := self.next_stage(played)) is not None:
             stages.append(stage)
             finished: list[TableResult] = []
             for table in stage.tables:
@@ -206,7 +221,7 @@ class Field:
                 return None
             played.append((stage, [results[n] for n in numbers]))
             number += len(stage.tables)
-        if self.plan.stage(played) is not None:
+        if self.next_stage(played) is not None:
             return None
         _, reached = bracket(len(played), self.plan.players, self.plan.rounds, played)
         return max(range(len(reached)), key=lambda player: (reached[player], -player))
