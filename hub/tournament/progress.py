@@ -21,6 +21,8 @@ from hub.tournament.runner import MatchReport
 from hub.tournament.standings import Crosstable, Rating
 from hub.tournament.stats import NO_SPREAD, TOO_FEW, EloEstimate, Interval, Tally
 
+RUNNING_LEADERS = 3
+"""Players the progress line names in a field of more than one more than this."""
 TTY_INTERVAL = 0.1
 PLAIN_INTERVAL = 10.0
 
@@ -45,9 +47,11 @@ def running_score(report: MatchReport) -> str:
     if len(tally.names) == 2:
         first = tally.players[0]
         return f"+{first.wins} -{first.losses} ={first.draws}"
-    return " ".join(
-        f"{name} {player.points:g}" for name, player in zip(tally.names, tally.players, strict=True)
-    )
+    scores = list(zip(tally.names, tally.players, strict=True))
+    if len(scores) > RUNNING_LEADERS + 1:  # (a field: its leaders, so the line stays one line)
+        scores = sorted(scores, key=lambda score: -score[1].points)[:RUNNING_LEADERS]
+        return "leaders " + ", ".join(f"{name} {player.points:g}" for name, player in scores)
+    return " ".join(f"{name} {player.points:g}" for name, player in scores)
 
 
 def progress_text(report: MatchReport) -> str:
