@@ -378,6 +378,9 @@ def tournament_json(report: MatchReport, cross: Crosstable) -> dict[str, Any]:
             "table": plan.table,
             "stages": len(stages),
             "winner": None if winner is None else names[winner],
+            "reached": None
+            if (reached := field.reached(report.points)) is None
+            else dict(zip(names, reached, strict=True)),
         },
         "crosstable": {
             "names": list(names),

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from hub.core.plugin import GameSpec
-from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket, expand
+from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket
 
 
 def new_match_id() -> str:
@@ -208,22 +208,22 @@ class Field:
             played.append((stage, finished))
         return stages, results
 
-    def winner(self, points: Mapping[int, Mapping[int, float]]) -> int | None:
-        """The winner of a finished knockout (None: not over, or not a knockout)."""
+    def reached(self, points: Mapping[int, Mapping[int, float]]) -> list[int] | None:
+        """Each player's knockout round reached so far (0: the first; the winner's is one
+        more than the final's); None if the format is not a knockout."""
         if self.plan.format != KNOCKOUT:
             return None
-        results = self.table_results(points)
-        played: list[tuple[Stage, Sequence[TableResult]]] = []
-        number = 0
-        for stage in expand(self.plan, results):
-            numbers = range(number, number + len(stage.tables))
-            if any(n not in results for n in numbers):
-                return None
-            played.append((stage, [results[n] for n in numbers]))
-            number += len(stage.tables)
-        if self.next_stage(played) is not None:
+        stages, results = self._walk(points)
+        if len(results) < sum(len(stage.tables) for stage in stages):
+            stages = stages[:-1]  # (the stage being played)
+        played = self._played(stages, results)
+        return bracket(len(played), self.plan.players, self.plan.rounds, played)[1]
+
+    def winner(self, points: Mapping[int, Mapping[int, float]]) -> int | None:
+        """The winner of a finished knockout (None: not over, or not a knockout)."""
+        reached = self.reached(points)
+        if reached is None or not self.over(points):
             return None
-        _, reached = bracket(len(played), self.plan.players, self.plan.rounds, played)
         return max(range(len(reached)), key=lambda player: (reached[player], -player))
 
     def games(self, points: Mapping[int, Mapping[int, float]]) -> list[Scheduled]:

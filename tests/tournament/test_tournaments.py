@@ -96,6 +96,9 @@ def test_a_tournament_killed_and_resumed_loses_and_repeats_nothing(
         assert {cell["games"] for row in cells for cell in row if cell is not None} == {2}
     if fmt == "knockout":
         assert result["format"]["winner"] is not None
+        reached = result["format"]["reached"]  # 8 players: 3 rounds, the winner went past them
+        assert sorted(reached.values()) == [0, 0, 0, 0, 1, 1, 2, 3]
+        assert reached[result["format"]["winner"]] == 3
         assert games >= 14
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -111,7 +114,7 @@ def test_a_swiss_never_pairs_two_players_twice(tmp_path: Path) -> None:
         assert cells[a][b] is None or cells[a][b]["games"] == 2  # one game pair, or none
     assert all(line["games"] == 8 for line in result["standings"])  # 4 rounds of a game pair
     assert result["format"] == {"name": "swiss", "rounds": 4, "seeds": None, "table": 2,
-                                "stages": 4, "winner": None}  # fmt: skip
+                                "stages": 4, "winner": None, "reached": None}  # fmt: skip
 
 
 def test_the_table_shows_the_format_elo_and_the_crosstable() -> None:
