@@ -42,6 +42,17 @@ import attrs
 
 from hub.games.kalah.rules import AGAIN, OVER, PIE, KalahState, Move, sow
 
+try:
+    from hub.games.kalah import _search as _native
+except ImportError:  # not built (no compiler at install): the pure-Python search, same moves
+    _native = None  # type: ignore[assignment]
+
+NATIVE = _native is not None
+"""The C search (``hub/games/kalah/_search.c``, built by ``pip install``) is available."""
+POLL_EVERY = 64
+"""Clock checks between two calls of the stop flags from the C search (it reads the clock
+itself at every check, without the GIL)."""
+
 INF = 1 << 30
 SOLVED = 1 << 20
 """The depth recorded for a subtree searched to the end of the game in every line."""
@@ -119,7 +130,11 @@ class Search:
         clock: Callable[[], float] = time.perf_counter,
         table_size: int = DEFAULT_TABLE_SIZE,
         use_table: bool = True,
+        native: bool | None = None,
     ) -> None:
+        """``native``: the C search (None: when it is built; True: it must be)."""
+        if native and _native is None:
+            raise RuntimeError("the C search of hub.games.kalah is not built")
         self.h = holes
         self.n = 2 * holes + 1
         self.total = total
@@ -137,6 +152,14 @@ class Search:
         """Set from another thread to make a running search return at its next check."""
         self.stopped: Callable[[], bool] = _never
         """Also asked at every check (`run`'s ``stop``: a worker thread's stop flag)."""
+        self.native = (native is None and _native is not None) or bool(native)
+        self._engine = (
+            _native.Engine(holes, total, table_size, use_table)
+            if self.native and _native is not None and 2 * holes + 2 <= 42 and total <= 30000
+            else None
+        )
+        if self._engine is not None:
+            self.negamax = self._native_negamax  # type: ignore[method-assign]
 
     # -- generation ------------------------------------------------------------------------
 
@@ -253,6 +276,38 @@ class Search:
             or self.clock() >= self.deadline
         ):
             raise _Timeout
+
+    def _polled(self) -> bool:
+        return self.stop or self.stopped()
+
+    def _clock_polled(self) -> bool:
+        return self.stop or self.stopped() or self.clock() >= self.deadline
+
+    def _native_negamax(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
+        """`negamax` in C (the same steps): it reads the monotonic clock itself when ours is
+        `time.perf_counter`, and asks an injected clock (tests) with the flags at every check."""
+        engine = self._engine
+        assert engine is not None
+        if self.clock is time.perf_counter:
+            seconds, poll, every = self.deadline - self.clock(), self._polled, POLL_EVERY
+        else:
+            seconds, poll, every = float("inf"), self._clock_polled, 1
+        value, self.nodes, self.next_check, self.cut, timed_out = engine.negamax(
+            board,
+            depth,
+            alpha,
+            beta,
+            self.nodes,
+            self.next_check,
+            self.cut,
+            self.max_nodes,
+            seconds,
+            poll,
+            every,
+        )
+        if timed_out:
+            raise _Timeout
+        return value
 
     def negamax(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
         self.nodes += 1
