@@ -37,11 +37,8 @@ typedef struct {
     int use_table;
     size_t cap, mask, count;
     uint32_t generation;
-    uint32_t *stamp;
-    pit_t *keys;  /* [cap][w] */
-    pit_t *firsts; /* [cap][w] */
-    int *depths, *values;
-    int8_t *flags, *has_first;
+    char *slots; /* [cap] entries of ``stride`` bytes: one probe reads one or two cache lines */
+    size_t stride;
     /* the kids of every node on the current line: records of w pits + 1 score */
     pit_t *arena;
     size_t arena_top, arena_cap;
@@ -77,6 +74,16 @@ static int grow(pit_t **buffer, size_t *cap, size_t need) {
     return 0;
 }
 
+typedef struct {
+    uint32_t stamp; /* the table's generation when stored (another: an empty slot) */
+    int32_t depth;
+    int32_t value;
+    int8_t flag, has_first;
+    pit_t pits[]; /* the key (w pits), then the best kid (w pits) */
+} Entry;
+
+#define ENTRY(e, i) ((Entry *)((e)->slots + (i) * (e)->stride))
+
 static uint64_t hash_board(const pit_t *board, int w) {
     uint64_t x = 1469598103934665603ULL;
     for (int i = 0; i < w; i++) {
@@ -90,11 +97,12 @@ static uint64_t hash_board(const pit_t *board, int w) {
 static size_t table_slot(Engine *e, const pit_t *board, int *found) {
     size_t i = (size_t)hash_board(board, e->w) & e->mask;
     for (;;) {
-        if (e->stamp[i] != e->generation) {
+        Entry *entry = ENTRY(e, i);
+        if (entry->stamp != e->generation) {
             *found = 0;
             return i;
         }
-        if (memcmp(e->keys + i * e->w, board, e->w * sizeof(pit_t)) == 0) {
+        if (memcmp(entry->pits, board, e->w * sizeof(pit_t)) == 0) {
             *found = 1;
             return i;
         }
@@ -106,7 +114,7 @@ static void table_clear(Engine *e) {
     e->count = 0;
     e->generation++;
     if (e->generation == 0) { /* wrapped: really clear */
-        memset(e->stamp, 0, e->cap * sizeof(uint32_t));
+        for (size_t i = 0; i < e->cap; i++) ENTRY(e, i)->stamp = 0;
         e->generation = 1;
     }
 }
@@ -116,17 +124,17 @@ static void table_store(Engine *e, const pit_t *board, int depth, int flag, int 
                         const pit_t *first) {
     int found;
     if ((Py_ssize_t)e->count >= e->table_size) table_clear(e);
-    size_t i = table_slot(e, board, &found);
+    Entry *entry = ENTRY(e, table_slot(e, board, &found));
     if (!found) {
-        e->stamp[i] = e->generation;
-        memcpy(e->keys + i * e->w, board, e->w * sizeof(pit_t));
+        entry->stamp = e->generation;
+        memcpy(entry->pits, board, e->w * sizeof(pit_t));
         e->count++;
     }
-    e->depths[i] = depth;
-    e->flags[i] = (int8_t)flag;
-    e->values[i] = value;
-    e->has_first[i] = first != NULL;
-    if (first != NULL) memcpy(e->firsts + i * e->w, first, e->w * sizeof(pit_t));
+    entry->depth = depth;
+    entry->flag = (int8_t)flag;
+    entry->value = value;
+    entry->has_first = first != NULL;
+    if (first != NULL) memcpy(entry->pits + e->w, first, e->w * sizeof(pit_t));
 }
 
 /* Ask the caller's poll (with the GIL); nonzero: stop. */
@@ -268,11 +276,11 @@ static int negamax(Engine *e, const pit_t *board, int depth, int alpha, int beta
     int has_first = 0;
     if (e->use_table) {
         int found;
-        size_t i = table_slot(e, board, &found);
+        Entry *entry = ENTRY(e, table_slot(e, board, &found));
         if (found) {
-            int stored_depth = e->depths[i], flag = e->flags[i], value = e->values[i];
-            has_first = e->has_first[i];
-            if (has_first) memcpy(first, e->firsts + i * w, w * sizeof(pit_t));
+            int stored_depth = entry->depth, flag = entry->flag, value = entry->value;
+            has_first = entry->has_first;
+            if (has_first) memcpy(first, entry->pits + w, w * sizeof(pit_t));
             if (stored_depth >= depth &&
                 (flag == EXACT || (flag == LOWER && value >= beta) ||
                  (flag == UPPER && value <= alpha))) {
@@ -391,13 +399,7 @@ static int negamax(Engine *e, const pit_t *board, int depth, int alpha, int beta
 static void Engine_dealloc(Engine *e) {
     free(e->delta);
     free(e->last);
-    free(e->stamp);
-    free(e->keys);
-    free(e->firsts);
-    free(e->depths);
-    free(e->values);
-    free(e->flags);
-    free(e->has_first);
+    free(e->slots);
     free(e->arena);
     free(e->scratch);
     free(e->stack);
@@ -434,17 +436,11 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kwds) {
     e->cap = cap;
     e->mask = cap - 1;
     e->generation = 1;
-    e->stamp = calloc(cap, sizeof(uint32_t));
-    e->keys = malloc(cap * e->w * sizeof(pit_t));
-    e->firsts = malloc(cap * e->w * sizeof(pit_t));
-    e->depths = malloc(cap * sizeof(int));
-    e->values = malloc(cap * sizeof(int));
-    e->flags = malloc(cap);
-    e->has_first = malloc(cap);
+    e->stride = (sizeof(Entry) + 2 * e->w * sizeof(pit_t) + 7) & ~(size_t)7;
+    e->slots = calloc(cap, e->stride);
     e->stack_cap = 64;
     e->stack = malloc(e->stack_cap * sizeof(size_t));
-    if (!e->stack || !e->delta || !e->last || !e->stamp || !e->keys || !e->firsts || !e->depths ||
-        !e->values || !e->flags || !e->has_first) {
+    if (!e->stack || !e->delta || !e->last || !e->slots) {
         PyErr_NoMemory();
         return -1;
     }
