@@ -73,6 +73,8 @@ TIME_SHARE = 0.4
 """The share of a turn's time limit the AI spends searching (the rest is margin)."""
 TIME_MARGIN = 0.010
 """Seconds kept back from every limited turn for sending the move."""
+HARD_MARGIN_SHARE, HARD_MARGIN_MIN, HARD_MARGIN_MAX = 0.2, 0.003, 0.050
+"""`hard_margin`: the seat's hard stop, this share of the time left before the deadline."""
 
 
 class _Timeout(Exception):
@@ -152,6 +154,9 @@ class Search:
         """Set from another thread to make a running search return at its next check."""
         self.stopped: Callable[[], bool] = _never
         """Also asked at every check (`run`'s ``stop``: a worker thread's stop flag)."""
+        self.best: tuple[KalahState, Move] | None = None
+        """The running search's best move so far and its state (read by another thread: the
+        seat's hard stop answers with it when the search has not answered in time)."""
         self.native = (native is None and _native is not None) or bool(native)
         self._engine = (
             _native.Engine(holes, total, table_size, use_table)
@@ -431,6 +436,7 @@ class Search:
         pie_next = state.pie and state.turns == 0 and state.mover == 0
         best = moves[0]
         best_value = moves[0].value = self._gain(moves[0])
+        self.best = (state, best.move)
         done_depth = 0
         solved = False
         if len(moves) == 1 and not pie_next:
@@ -447,6 +453,7 @@ class Search:
                     alpha = max(alpha, move.value)
                 moves.sort(key=lambda m: -m.value)  # stable: ties keep the earlier order
                 best, best_value, done_depth = moves[0], moves[0].value, depth
+                self.best = (state, best.move)
                 searched = []
                 if not self.cut:
                     solved = True
@@ -484,8 +491,15 @@ def choose(
     return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level])
 
 
+def hard_margin(left: float) -> float:
+    """Seconds before a turn's deadline at which a seat answers with the best move found so
+    far if its search has not answered (a fifth of the time left, 3 to 50 ms): what the
+    thread's own deadline cannot promise on a busy machine, where the thread may not run."""
+    return min(HARD_MARGIN_MAX, max(HARD_MARGIN_MIN, left * HARD_MARGIN_SHARE))
+
+
 def greedy(state: KalahState) -> Move:
     """The baseline: the turn with the best immediate store difference (first on ties)."""
-    search = Search(state.holes, state.total)
+    search = Search(state.holes, state.total, table_size=1)
     moves = search.root_moves(state)
     return max(moves, key=search._gain).move
