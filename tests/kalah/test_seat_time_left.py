@@ -5,6 +5,8 @@ AI that then searched for its share of the whole limit answered after the deadli
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import trio
 import trio.testing
@@ -12,7 +14,15 @@ import trio.testing
 from hub.core.clock import SeatClock, TimeControl
 from hub.core.match import Turn
 from hub.core.seats import StopFlag, ThreadSeat, TurnTime
-from hub.games.kalah.ai import budget_seconds, greedy, hard_margin
+from hub.games.kalah.ai import (
+    MOVES_AHEAD,
+    TIME_MARGIN,
+    TIME_SHARE,
+    budget_seconds,
+    game_clock_budget,
+    greedy,
+    hard_margin,
+)
 from hub.games.kalah.players import KalahAi, KalahAiSeat, limit_left_ms
 from hub.games.kalah.rules import PIE, KalahState, Move, new_game, play, turn
 
@@ -81,3 +91,24 @@ def test_the_fallback_is_the_best_move_so_far() -> None:
     running.best = (state, turn(1))
     assert ai.fallback(state) == turn(1)
     assert ai.fallback(play(state, turn(1))) != turn(1)  # not for another state
+
+
+def test_a_game_clock_is_shared_over_the_turns_ahead() -> None:
+    """On a game clock the AI spends a share of what is left plus most of the increment,
+    never the 1 s of a game without a limit, nor most of its clock."""
+    assert game_clock_budget(10.0) == pytest.approx(10.0 / MOVES_AHEAD - TIME_MARGIN)
+    assert game_clock_budget(10.0, 0.1) > game_clock_budget(10.0)
+    assert game_clock_budget(0.05, 5.0) <= 0.05 * TIME_SHARE
+    assert game_clock_budget(0.0) == 0.0
+    seen: list[float] = []
+
+    class Noting(KalahAi):
+        def search(self, state: KalahState, seconds: float, stop: StopFlag) -> Move:
+            seen.append(seconds)
+            return turn(1)
+
+    ai = Noting(1)
+    state = new_game(6, 4)
+    control = TimeControl.fischer(2.0, 0.1)
+    ai(state, TurnTime(2.0, control, 2.0, 2.0, time.perf_counter()), StopFlag())
+    assert 0 < seen[-1] <= game_clock_budget(2.0, 0.1)

@@ -73,6 +73,10 @@ TIME_SHARE = 0.4
 """The share of a turn's time limit the AI spends searching (the rest is margin)."""
 TIME_MARGIN = 0.010
 """Seconds kept back from every limited turn for sending the move."""
+MOVES_AHEAD = 15
+"""`game_clock_budget`: the turns a game clock is shared over (a 6x4 game has 15-25 a side)."""
+INCREMENT_SHARE = 0.8
+"""`game_clock_budget`: the share of the increment a turn may spend besides."""
 HARD_MARGIN_SHARE, HARD_MARGIN_MIN, HARD_MARGIN_MAX = 0.2, 0.003, 0.050
 """`hard_margin`: the seat's hard stop, this share of the time left before the deadline."""
 
@@ -103,6 +107,14 @@ def budget_seconds(limit_ms: int) -> float:
     if limit_ms <= 0:
         return UNLIMITED_BUDGET
     return max(0.0, limit_ms / 1000 * TIME_SHARE - TIME_MARGIN)
+
+
+def game_clock_budget(left: float, increment: float = 0.0) -> float:
+    """How long to search for a turn on a game clock with ``left`` seconds on it and
+    ``increment`` added after each turn: a `MOVES_AHEAD`-th of it plus most of the increment,
+    never more than `TIME_SHARE` of it, less `TIME_MARGIN`."""
+    share = min(left * TIME_SHARE, left / MOVES_AHEAD + increment * INCREMENT_SHARE)
+    return max(0.0, share - TIME_MARGIN)
 
 
 def check_level(level: int) -> int:

@@ -41,6 +41,7 @@ from hub.games.kalah.ai import (
     SearchResult,
     budget_seconds,
     check_level,
+    game_clock_budget,
     greedy,
     hard_margin,
 )
@@ -123,6 +124,11 @@ class KalahAi:
     def __call__(self, state: KalahState, time: TurnTime, stop: StopFlag) -> Move:
         if self.budget is None:
             limit = budget_seconds(limit_left_ms(time.control, time.left))
+            control = time.control
+            if control.base is not None and time.game_left is not None:
+                # a game clock: its share for this turn (and the per-move limit's, if any)
+                clock = game_clock_budget(time.game_left, control.increment)
+                limit = clock if control.per_move is None else min(limit, clock)
         else:
             limit = self.budget
         return self.search(state, max(0.0, limit - time.since_asked()), stop)
