@@ -650,8 +650,8 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
     from hub.core.match import BaseSeat, Match, Moved, Start, Turn
     from hub.core.output import Output
     from hub.games.clubs import hub as hub_module
-    from hub.games.clubs.codec import ClubsCodec, ClubsNotation, clubs_forfeit
-    from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
+    from hub.games.clubs.codec import ClubsCodec
+    from hub.games.clubs.rules import ClubsState, new_game
     from hub.games.clubs.strategy import choose_card
 
     codec = ClubsCodec()
@@ -685,12 +685,10 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
         seats = [MemorySeat(seat) for seat in range(players)]
         state = new_game(decks, players, WINSCORE)
         match = Match(
-            ClubsReferee(),
+            hub_module.TableGame(),
             state,
             seats,
-            notation=ClubsNotation(),
             events=EventBus(),
-            forfeit=clubs_forfeit,
             spectators=[hub_module.Narrator(Output(null))],
         )
         result = await match.run()

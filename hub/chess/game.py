@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from hub.core.game import BadMove, Exporter, Game, Option, SettingsError
+from hub.core.game import Ai, BadMove, Exporter, Game, Option, Pictures, Series, SettingsError
 from hub.core.referee import Outcome
 from hub.core.values import JSON
 
@@ -47,6 +47,85 @@ def pgn_export(record: GameRecord, match_id: str | None, index: int | None) -> s
     return pgn_text(record, match_id=match_id, index=index)
 
 
+class ChessRules(Protocol):
+    """The rules a `ChessGame` plays by: `hub.chess.rules.ChessReferee` (with or without the
+    automatic draws), or a match's with an arbiter's draws and a ply cap."""
+
+    def to_move(self, state: ChessState) -> int | None: ...
+
+    def legal_moves(self, state: ChessState) -> Sequence[str]: ...
+
+    def candidate_moves(self, state: ChessState) -> Iterable[str]: ...
+
+    def apply(self, state: ChessState, move: str) -> ChessState: ...
+
+    def outcome(self, state: ChessState) -> Outcome | None: ...
+
+
+class ChessPictures(Pictures):
+    """The chess pictures (`hub.chess.pictures`) and move words (SAN, move numbers)."""
+
+    def move_words(self, before: JSON, move: str) -> str:
+        """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
+        import chess
+
+        board = chess.Board(before["fen"])
+        parsed = chess.Move.from_uci(move)
+        return board.san(parsed) if board.is_legal(parsed) else move
+
+    def move_number(self, before: JSON) -> str | None:
+        """The move's number from the FEN before it: ``4.`` (White), ``4...`` (Black)."""
+        fields = str(before["fen"]).split()
+        number = fields[5] if len(fields) > 5 else "1"
+        return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
+
+    def text(self, view: JSON, names: Sequence[str] = ()) -> str:
+        from hub.chess.pictures import text_lines
+
+        return "\n".join(text_lines(view))
+
+    def html(self, view: JSON, names: Sequence[str] = ()) -> str:
+        from hub.chess.pictures import board_svg
+
+        return board_svg(view)
+
+    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
+        from hub.chess.pictures import since_start_html
+
+        return since_start_html(view, start, settings)
+
+    def status(
+        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
+    ) -> list[str]:
+        from hub.chess.pictures import status_lines
+
+        return status_lines(view, termination=termination, winners=winners)
+
+
+def console_score(settings: Mapping[str, Any]) -> list[float] | None:
+    """The console's score before a game, from its ``score`` setting (``{"white": 1,
+    "black": 0.5}``) by seat; ``[]`` for one that gives none; None for a game not played by
+    the console's rules."""
+    if settings.get("rules", SESSION_RULES) != SESSION_RULES:
+        return None
+    score = settings.get("score")
+    if not isinstance(score, Mapping):
+        return []
+    return [float(score.get(name.lower(), 0)) for name in ChessGame.seat_names]
+
+
+def chess_ai(
+    game: Game[Any, Any], state: ChessState, level: int, seconds: float, stop: StopFlag
+) -> str:
+    """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices of
+    levels 1-3 are seeded by the game so far, so that their games replay exactly."""
+    from hub.chess.search import ComputerPlayer, Limits
+
+    rng = random.Random(" ".join((state.start_fen, *state.moves)))
+    player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
+    return player.choose(state.board.copy(), should_stop=stop.is_set).uci()
+
+
 class ChessGame(Game["ChessState", str]):
     """Chess from ``--fen`` (default the usual start); White is seat 0."""
 
@@ -54,18 +133,29 @@ class ChessGame(Game["ChessState", str]):
     summary = "chess in the terminal, people or computer levels 1-4 (hub engine: our UCI engine)"
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
-    ai_levels = range(1, 5)
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
+    pictures = ChessPictures()
+    ai = Ai(range(1, 5), chess_ai)
+    series = Series("console", console_score)
+    """The console's games: the web view's ``/console`` page follows the latest."""
 
-    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
+    def __init__(
+        self,
+        settings: Mapping[str, object] | None = None,
+        seats: int = 0,
+        *,
+        rules: ChessRules | None = None,
+    ) -> None:
+        """``rules``: the rules it plays by (default `ChessReferee`, with the automatic draws;
+        the console's and UQChess's have none, a match's add an arbiter's)."""
         super().__init__(settings, seats)
         from hub.chess.notation import ChessNotation
         from hub.chess.rules import ChessReferee
 
-        self.rules = ChessReferee()
+        self.rules: ChessRules = rules if rules is not None else ChessReferee()
         self.notation = ChessNotation()
         try:
-            self.first = self.rules.initial(str(self.settings["fen"]).strip())
+            self.first = ChessReferee().initial(str(self.settings["fen"]).strip())
         except ValueError as exc:
             raise SettingsError(f"fen: {exc}") from None
         if not self.first.board.is_valid():
@@ -103,63 +193,5 @@ class ChessGame(Game["ChessState", str]):
             raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
         return self.notation.move_text(state, move)
 
-    def move_words(self, before: JSON, move: str) -> str:
-        """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
-        import chess
-
-        board = chess.Board(before["fen"])
-        parsed = chess.Move.from_uci(move)
-        return board.san(parsed) if board.is_legal(parsed) else move
-
-    def move_number(self, before: JSON) -> str | None:
-        """The move's number from the FEN before it: ``4.`` (White), ``4...`` (Black)."""
-        fields = str(before["fen"]).split()
-        number = fields[5] if len(fields) > 5 else "1"
-        return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
-
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
         return self.notation.state_view(state)
-
-    def text(self, view: JSON) -> str:
-        from hub.chess.pictures import text_lines
-
-        return "\n".join(text_lines(view))
-
-    def html(self, view: JSON) -> str:
-        from hub.chess.pictures import board_svg
-
-        return board_svg(view)
-
-    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
-        from hub.chess.pictures import since_start_html
-
-        return since_start_html(view, start, settings)
-
-    def status(
-        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
-    ) -> list[str]:
-        from hub.chess.pictures import status_lines
-
-        return status_lines(view, termination=termination, winners=winners)
-
-    def session_score(self, settings: Mapping[str, Any]) -> list[float] | None:
-        """The console's score before a game, from its ``score`` setting (``{"white": 1,
-        "black": 0.5}``) by seat; ``[]`` for one that gives none; None for a game not
-        played by the console's rules."""
-        if settings.get("rules", SESSION_RULES) != SESSION_RULES:
-            return None
-        score = settings.get("score")
-        if not isinstance(score, Mapping):
-            return []
-        return [float(score.get(name.lower(), 0)) for name in self.seat_names]
-
-    # -- players -------------------------------------------------------------------------------
-
-    def ai(self, state: ChessState, level: int, stop: StopFlag) -> str:
-        """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices
-        of levels 1-3 are seeded by the game so far, so that their games replay exactly."""
-        from hub.chess.search import ComputerPlayer, Limits
-
-        rng = random.Random(" ".join((state.start_fen, *state.moves)))
-        player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
-        return player.choose(state.board.copy(), should_stop=stop.is_set).uci()

@@ -14,7 +14,7 @@ UQChess games end only by checkmate or stalemate (or resignation, which the serv
 the spec knows no other ending, so the server uses ``ChessReferee(automatic_draws=False)``.
 The default ``automatic_draws=True`` adds the FIDE automatic draws (insufficient material,
 the 75-move rule, fivefold repetition) so that every game ends, as the `Referee` contract and
-`hub.testing.check_referee` require.
+`hub.testing.check_game` require.
 """
 
 from __future__ import annotations

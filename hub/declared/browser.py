@@ -120,9 +120,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.state = moved.after
         self.last = (moved.text, moved.before)
         before = self.game.view(moved.before, None)
-        words = self.game.move_words(before, moved.text)
-        number = self.game.move_number(before)
-        head = self.game.seat_name(moved.seat) if number is None else number
+        pictures = self.game.pictures
+        words = pictures.move_words(before, moved.text)
+        number = pictures.move_number(before)
+        head = self.game.seat_name(moved.seat, before) if number is None else number
         self.numbered = number is not None
         self.moves.append(f"{head} {words}")
         self._bump()
@@ -189,17 +190,18 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def snapshot(self) -> dict[str, Any]:
         """What this seat's page shows, as JSON (from this seat's own view alone)."""
-        game, state = self.game, self.state
+        game, state, pictures = self.game, self.state, self.game.pictures
         html = ""
+        view = None
         if state is not None:
             view = game.view(state, self.seat)
             start = game.view(self.start, self.seat)
             if self.last is None:
-                html = game.html(view)
+                html = pictures.html(view)
             else:
                 move, before = self.last
-                html = game.picture_html_after(view, (), move, game.view(before, self.seat))
-            html += game.since_start_html(view, start, game.settings)
+                html = pictures.html_after(view, (), move, game.view(before, self.seat))
+            html += pictures.since_start_html(view, start, game.settings)
         mine = self.turn is not None and not self.over
         left = None
         if mine and self.turn is not None:
@@ -210,12 +212,12 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "version": self.version,
             "game": game.name,
             "seat": self.seat,
-            "seat_name": game.seat_name(self.seat) if self.seat >= 0 else "",
+            "seat_name": game.seat_name(self.seat, view) if self.seat >= 0 else "",
             "players": [
-                {"seat": game.seat_name(seat), "name": name}
+                {"seat": game.seat_name(seat, view), "name": name}
                 for seat, name in enumerate(self.players)
             ],
-            "to_move": None if to_move is None else game.seat_name(to_move),
+            "to_move": None if to_move is None else game.seat_name(to_move, view),
             "your_turn": mine,
             "legal": game.legal_texts(state) if mine else [],
             "html": html,

@@ -78,12 +78,12 @@ def parser_for(game: type[Game[Any, Any]], verb: str = "play") -> Parser:
 
 
 def _levels(game: type[Game[Any, Any]]) -> str:
-    levels = game.ai_levels
+    levels = game.ai.levels if game.ai is not None else range(0)
     return f"{levels[0]}-{levels[-1]}" if levels else "none"
 
 
 def default_seats(game: type[Game[Any, Any]]) -> list[str]:
-    other = "ai" if game.ai_levels else "random"
+    other = "ai" if game.ai is not None else "random"
     return ["human", *[other] * (game.players[0] - 1)]
 
 
@@ -208,7 +208,6 @@ class Host:
                 game,
                 game.start(random.Random(seed)),
                 seats,
-                notation=game,
                 events=self.bus,
                 time_control=self.control,
                 settings=game.settings,
@@ -222,7 +221,7 @@ class Host:
         person at the terminal or a program (it cannot be asked)."""
         if not browsers:
             return
-        own = set(type(self.game).seat_kinds)
+        own = set(self.game.programs.kinds)
         others = [spec.kind for spec in specs if spec.kind not in REMATCH_KINDS | own]
         if others:
             RematchOffer(browsers, None, cannot_ask(others[0])).offer_to()

@@ -224,7 +224,6 @@ class Lobby:
             self.game,
             self.game.start(random.Random()),
             seats,
-            notation=self.game,
             events=self.events,
             time_control=self.control,
             settings=self.game.settings,
@@ -235,7 +234,8 @@ class Lobby:
 
     def choices(self) -> list[tuple[str, str]]:
         """What the lobby page offers: (opponent, words)."""
-        offered = [(f"ai:{level}", f"the computer, level {level}") for level in self.game.ai_levels]
+        levels = self.game.ai.levels if self.game.ai is not None else range(0)
+        offered = [(f"ai:{level}", f"the computer, level {level}") for level in levels]
         offered.append(("random", "random moves"))
         offered.append(("person", "a friend (you get a link to share)"))
         offered.append(("any", "the next player to arrive (a browser or a program over TCP)"))

@@ -37,10 +37,10 @@ class PersonWords:
         self.game = game
 
     def turn_lines(self, seat: int, state: Any) -> Sequence[str]:
-        return [self.game.text(self.game.view(state, seat))]
+        return [self.game.pictures.text(self.game.view(state, seat))]
 
     def prompt(self, seat: int, state: Any) -> str:
-        return f"{self.game.seat_name(seat)} to move: "
+        return f"{self.game.seat_name(seat, self.game.view(state, None))} to move: "
 
     def read_move(self, seat: int, text: str, state: Any) -> Any:
         word = text.strip()
@@ -68,9 +68,10 @@ def result_words(
     (you): timeout)``: `hub.core.text.result_words` with each seat's name and player, and the
     fault said as who lost and why."""
     outcome, fault = result.outcome, result.fault
+    view = game.view(result.state, None)
 
     def who(seat: int) -> str:
-        return f"{game.seat_name(seat)} ({players[seat].name})"
+        return f"{game.seat_name(seat, view)} ({players[seat].name})"
 
     because = None
     if fault is not None and fault.seat is not None:
@@ -101,11 +102,12 @@ class Narrator:
         self.seat = seat
 
     def _picture(self, state: Any) -> None:
-        self.out.line(self.game.text(self.game.view(state, self.seat)))
+        self.out.line(self.game.pictures.text(self.game.view(state, self.seat)))
 
     def started(self, state: Any) -> None:
+        view = self.game.view(state, None)
         names = ", ".join(
-            f"{self.game.seat_name(seat)}: {player.name}"
+            f"{self.game.seat_name(seat, view)}: {player.name}"
             for seat, player in enumerate(self.players)
         )
         self.out.line(f"{self.game.name}: {names}")
@@ -114,7 +116,8 @@ class Narrator:
         self.out.flush()
 
     def moved(self, moved: Moved[Any, Any]) -> None:
-        who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
+        name = self.game.seat_name(moved.seat, self.game.view(moved.before, None))
+        who = f"{name} ({self.players[moved.seat].name})"
         self.out.line(f"{who} plays {moved.text}")
         if self.seat is None or moved.seat == self.seat or moved.over:
             self._picture(moved.after)

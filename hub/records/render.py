@@ -44,13 +44,14 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """A declared game's own label (`hub.core.game.Game.record_label`: White/Black in
-    chess, ``player A`` in clubs), ``seat N`` otherwise."""
+    """A declared game's name of a seat for a whole game (`hub.core.game.Game.seat_name`
+    without a position: White/Black in chess, ``player A`` in clubs, ``seat 0`` in Kalah,
+    whose sides change), ``seat N`` otherwise."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
     if declared is not None and seat >= 0:
-        return declared.record_label(seat)
+        return declared.seat_name(seat)
     return f"seat {seat}"
 
 
@@ -154,7 +155,7 @@ def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list
     if declared is not None:
         names = [short_name(player.name) for player in players]
         try:
-            return ["    " + line for line in declared.picture_text(view, names).splitlines()]
+            return ["    " + line for line in declared.pictures.text(view, names).splitlines()]
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # a view that does not follow its game's shape: show it as it is
     renderer = RENDERERS.get(game)

@@ -366,8 +366,11 @@ def session_of(game: str, settings: dict[str, JSON]) -> tuple[tuple[str, ...], l
     declared = pictures(game)
     if declared is None:
         return None
+    series = declared.series
+    if series is None:
+        return None
     try:
-        score = declared.session_score(settings)
+        score = series.score(settings)
     except (TypeError, ValueError, AttributeError):
         return None
     if score is None:

@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from hub.chess import seats as seats_module
-from hub.chess.notation import ChessNotation
+from hub.chess.game import ChessGame
 from hub.chess.rules import ChessReferee, ChessState
 from hub.chess.search import CHECK_EVERY, Limits
 from hub.chess.seats import (
@@ -70,10 +70,9 @@ async def play(
 ) -> MatchResult[ChessState, str]:
     referee = referee or CappedReferee()
     match = Match(
-        referee,
+        ChessGame(rules=referee),
         referee.initial(fen),
         seats,
-        notation=ChessNotation(),
         time_control=control,
     )
     try:
@@ -344,7 +343,7 @@ async def test_cancelling_a_game_stops_its_engine(tmp_path: Path) -> None:
     log = tmp_path / "log"
     seat = engine("--delay", "60", "--log", str(log))
     referee = ChessReferee()
-    match = Match(referee, referee.initial(), [seat, level(1)], events=bus)
+    match = Match(ChessGame(rules=referee), referee.initial(), [seat, level(1)], events=bus)
 
     async def run() -> None:
         try:

@@ -19,9 +19,9 @@ from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain, PersonSeat, ThreadSeat
 from hub.core.stdin import LineInput
 from hub.games.clubs.cards import CARD_TEXT, Card, parse_card
-from hub.games.clubs.codec import ClubsNotation, clubs_forfeit
+from hub.games.clubs.hub import TableGame
 from hub.games.clubs.person import ClubsPersonCodec, PersonNarrator, hand_text, read_card
-from hub.games.clubs.rules import ClubsReferee, ClubsState, legal_cards, new_game, play
+from hub.games.clubs.rules import ClubsState, legal_cards, new_game, play
 
 SORTED = tuple(range(52))
 """The spec's worked example deck: 2S..AS, 2C..AC, 2D..AD, 2H..AH."""
@@ -150,12 +150,10 @@ async def play_typed(
     bus = EventBus()
     bus.listen(PersonNarrator(out, 0))
     match = Match(
-        ClubsReferee(),
+        TableGame(),
         new_game([SORTED], 2, 1),
         [person, ThreadSeat(first_legal, threaded=False)],
-        notation=ClubsNotation(),
         events=bus,
-        forfeit=clubs_forfeit,
     )
     result: list[MatchResult[ClubsState, Card]] = []
 

@@ -32,14 +32,10 @@ from hub.core.referee import Termination
 from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat
 from hub.core.text import wants_help
-from hub.core.values import PlayerInfo
+from hub.core.values import JSON, PlayerInfo
 from hub.games.clubs.cards import Card
-from hub.games.clubs.codec import (
-    ClubsCodec,
-    ClubsNotation,
-    ClubsSettings,
-    clubs_forfeit,
-)
+from hub.games.clubs.codec import ClubsCodec, ClubsSettings
+from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.launch import (
     MESSAGES,
     Arguments,
@@ -49,9 +45,9 @@ from hub.games.clubs.launch import (
     abandon,
     check_arguments,
 )
-from hub.games.clubs.pictures import hand_texts
+from hub.games.clubs.pictures import hand_texts, state_view
 from hub.games.clubs.protocol import LABELS, scores_line
-from hub.games.clubs.rules import ClubsReferee, ClubsState, new_game
+from hub.games.clubs.rules import ClubsState, new_game
 from hub.games.clubs.table import (
     DEFAULT_START_TIMEOUT,
     END_GRACE,
@@ -73,6 +69,16 @@ from hub.web.options import ENVIRONMENT, add_web_option, web_address, web_from_e
 PLAY_PROG = "hub play clubs"
 START_TIMEOUT_ENV = "CLUBHUB_START_TIMEOUT"
 """Overrides `DEFAULT_START_TIMEOUT`, the seconds the players have to send their ``-``."""
+
+
+class TableGame(ClubsGame):
+    """Clubs as clubhub publishes it: the whole table, every hand shown (its person's
+    narrator reads their hand from the events)."""
+
+    hidden = None
+
+    def view(self, state: ClubsState, seat: int | None = None) -> JSON:
+        return state_view(state)
 
 
 @attrs.frozen
@@ -252,13 +258,11 @@ class Session:
 
             bus.listen(PersonNarrator(self.out, config.person))
         match = Match(
-            ClubsReferee(),
+            TableGame(seats=len(programs)),
             new_game(config.decks, len(programs), config.winscore),
             self.seats(),
-            notation=ClubsNotation(),
             events=bus,
             settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
-            forfeit=clubs_forfeit,
             spectators=spectators,
         )
         result = await match.run()

@@ -1,26 +1,23 @@
-"""Connect Four, declared: the rules, notation, views, both pictures and an AI in one class.
-
-Two players drop discs into the columns of an upright grid (``--rows`` 6 by ``--columns`` 7
-by default); the first with ``--connect`` (4) in a row, across, up or diagonally, wins; a
-full grid is a draw. A move is a column number, ``1`` at the left. hub derives everything
-else from this declaration (docs/architecture.md, "Adding a game").
-"""
+"""Connect Four, declared: rules, notation, views and two facets, pictures and an AI (the
+columns of an upright grid, ``--rows`` by ``--columns``; ``--connect`` in a row wins; a full
+grid is a draw; a move is a column, ``1`` at the left). hub derives everything else from this
+declaration (docs/architecture.md, "Adding a game")."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import Game, Option
+from hub.core.game import Ai, Game, Option, Pictures
 from hub.core.referee import IllegalMove, Outcome
 
 if TYPE_CHECKING:
     from hub.core.local_seats import StopFlag
 
-DISCS = "RY"
-WIN = 1_000_000
+DISCS, WIN = "RY", 1_000_000
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
@@ -34,6 +31,55 @@ class Board:
     last: int = 0  # the column of the last move (0: none yet)
 
 
+def negamax(game: Game[Board, int], state: Board, level: int, _: float, stop: StopFlag) -> int:
+    """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
+    middle = (len(state.columns) + 1) / 2
+
+    def search(board: Board, depth: int, alpha: float, beta: float) -> float:
+        if board.winner is not None:
+            return -(WIN - (level - depth))  # the side to move has lost
+        moves = sorted(game.legal_moves(board), key=lambda m: abs(m - middle))
+        if not moves:
+            return 0
+        if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
+            mine = DISCS[board.mover]
+            cols = enumerate(board.columns, start=1)
+            return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
+        for move in moves:
+            alpha = max(alpha, -search(game.apply(board, move), depth - 1, -beta, -alpha))
+            if alpha >= beta:
+                break
+        return alpha
+
+    moves = sorted(game.legal_moves(state), key=lambda m: abs(m - middle))
+    scores = [-search(game.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
+    return moves[scores.index(max(scores))]
+
+
+class ConnectFourPictures(Pictures):
+    def text(self, view: Any, names: Sequence[str] = ()) -> str:
+        grid = list(view["grid"])
+        numbers = " ".join(str(i % 10) for i in range(1, len(grid[0]) + 1))
+        return "\n".join([*(" ".join(row) for row in grid), numbers])
+
+    def html(self, view: Any, names: Sequence[str] = ()) -> str:
+        grid, last = list(view["grid"]), view.get("last")
+        cells = "".join(
+            f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
+            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"'
+            + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
+            for y, row in enumerate(grid)
+            for x, c in enumerate(row)
+        )
+        drops = "".join(
+            f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
+            f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
+            for x in range(len(grid[0]))
+        )
+        svg = f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">'
+        return f"{svg}{cells}{drops}</svg>"
+
+
 class ConnectFour(Game[Board, int]):
     name = "connect4"
     summary = "Connect Four: drop discs, four in a row wins (human, AI levels 1-8, bots)"
@@ -43,7 +89,8 @@ class ConnectFour(Game[Board, int]):
         Option("connect", 4, "discs in a row that win", low=3, high=6),
     )
     seat_names = ("Red", "Yellow")
-    ai_levels = range(1, 9)
+    pictures = ConnectFourPictures()
+    ai = Ai(range(1, 9), negamax)
 
     def start(self, rng: random.Random) -> Board:
         return Board(("",) * int(self.settings["columns"]))
@@ -101,50 +148,3 @@ class ConnectFour(Game[Board, int]):
         x = state.last - 1
         last = [x, rows - len(state.columns[x])] if state.last else None
         return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner, "last": last}
-
-    def text(self, view: dict[str, Any]) -> str:
-        grid = list(view["grid"])
-        numbers = " ".join(str(i % 10) for i in range(1, len(grid[0]) + 1))
-        return "\n".join([*(" ".join(row) for row in grid), numbers])
-
-    def html(self, view: dict[str, Any]) -> str:
-        grid, last = list(view["grid"]), view.get("last")
-        cells = "".join(
-            f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
-            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"'
-            + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
-            for y, row in enumerate(grid)
-            for x, c in enumerate(row)
-        )
-        drops = "".join(
-            f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
-            f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
-            for x in range(len(grid[0]))
-        )
-        return (
-            f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">{cells}{drops}</svg>'
-        )
-
-    def ai(self, state: Board, level: int, stop: StopFlag) -> int:
-        """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
-        middle = (len(state.columns) + 1) / 2
-
-        def search(board: Board, depth: int, alpha: float, beta: float) -> float:
-            if board.winner is not None:
-                return -(WIN - (level - depth))  # the side to move has lost
-            moves = sorted(self.legal_moves(board), key=lambda m: abs(m - middle))
-            if not moves:
-                return 0
-            if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
-                mine = DISCS[board.mover]
-                cols = enumerate(board.columns, start=1)
-                return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
-            for move in moves:
-                alpha = max(alpha, -search(self.apply(board, move), depth - 1, -beta, -alpha))
-                if alpha >= beta:
-                    break
-            return alpha
-
-        moves = sorted(self.legal_moves(state), key=lambda m: abs(m - middle))
-        scores = [-search(self.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
-        return moves[scores.index(max(scores))]

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from hub.core.bus import EventBus
-    from hub.games.kalah.game import KalahGame
 
 HUMAN = "human"
 START_TIMEOUT = 10.0
@@ -119,21 +118,19 @@ class KalahAgent(ProgramSeat[KalahState, Move]):
 
 
 def program_seat(
-    game: KalahGame, command: str, *, seat: int, spec: str, seed: int = 0
+    game: object, command: str, *, seat: int, spec: str, seed: int = 0, detail: Any = None
 ) -> KalahAgent:
-    """The Kalah seat kind (`hub.games.kalah.game.KalahGame.program_kind`): the agent
-    program ``command`` names, told the game's settings and layout; seat 0 moves first."""
-    settings = game.match
-    assert settings is not None  # a match's game (`KalahGame.for_match`)
+    """The Kalah seat kind (`hub.games.kalah.game.KalahGame`'s programs): the agent program
+    ``command`` names, told the game's settings and layout (``detail``, from the match's
+    plan, `hub.games.kalah.game.KalahSetup`); seat 0 moves first."""
+    settings, layout = detail if detail is not None else (KalahSettings(6, 4), None)
     program = resolve_program(command) or command
     player = PlayerInfo(spec, "program", spec, program_identity(program))
-    return KalahAgent(program, settings.info(seat == 0, game.match_layout), player)
+    return KalahAgent(program, settings.info(seat == 0, layout), player)
 
 
 @contextlib.asynccontextmanager
-async def person_seat(
-    game: KalahGame, spec: GameSpec, events: EventBus
-) -> AsyncIterator[KalahSeat]:
+async def person_seat(game: object, spec: GameSpec, events: EventBus) -> AsyncIterator[KalahSeat]:
     """``human``: the person at this terminal, reading `open_keyboard` and seeing the game as
     ``hub play kalah`` shows it (`GameView`)."""
     names = (spec.players[0], spec.players[1])

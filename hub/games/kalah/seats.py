@@ -28,9 +28,9 @@ from hub.core.match import Match, Seat, SeatFailure
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
-from hub.games.kalah.codec import KalahCodec, KalahNotation, kalah_forfeit
+from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
-from hub.games.kalah.rules import KalahReferee, KalahState, Move
+from hub.games.kalah.rules import KalahState, Move
 
 KalahSeat = Seat[KalahState, Move]
 
@@ -78,14 +78,14 @@ def new_match(
     game_id: str | None = None,
 ) -> Match[KalahState, Move]:
     """A Kalah game between ``seats`` (seat 0 moves first), ``limits_ms`` per move each."""
+    from hub.games.kalah.game import KalahGame
+
     return Match(
-        KalahReferee(),
+        KalahGame(),
         state,
         seats,
-        notation=KalahNotation(),
         events=events,
         time_control=[TimeControl.per_move_ms(ms) for ms in limits_ms],
         settings=settings,
         game_id=game_id,
-        forfeit=kalah_forfeit,
     )

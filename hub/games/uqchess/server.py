@@ -44,6 +44,7 @@ from hub.chess.engine_client import (
     EngineTerminated,
     find_engine,
 )
+from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import (
     BLACK_SEAT,
@@ -415,6 +416,8 @@ class ChessService:
         self.referee = referee or ChessReferee(automatic_draws=False)
         self.events = EventBus() if events is None else events
         self.notation = ChessNotation()
+        self.chess = ChessGame(rules=self.referee)
+        """The game every match plays (the spec's rules: no automatic draws)."""
         self.lobby = new_lobby()
         self.players: dict[int, Player] = {}
         self.failed = False
@@ -531,10 +534,9 @@ class ChessService:
             client.game = game
             client.colour = colour
         game.match = Match(
-            self.referee,
+            self.chess,
             game.last,
             seats,
-            notation=self.notation,
             events=self.events,
             settings=SETTINGS,
         )

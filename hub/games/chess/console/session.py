@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 import chess
 import trio
 
+from hub.chess.game import ChessGame
 from hub.chess.notation import ChessNotation
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessReferee, ChessState, repetition_count
 from hub.chess.search import ComputerPlayer, Searcher
@@ -114,6 +115,8 @@ class ConsoleSession:
         """Every game of the session is published here (the live view subscribes)."""
         self.referee = ChessReferee(automatic_draws=False)
         self.notation = ChessNotation()
+        self.game = ChessGame(rules=self.referee)
+        """The game the session's matches play (the console's rules: no automatic draws)."""
         self.rng = random.Random(self.options.seed)
         self.mode = Mode.IDLE
         self.players: tuple[Player, Player] = (None, None)
@@ -240,10 +243,9 @@ class ConsoleSession:
         self._seats = [self._seat(WHITE_SEAT), self._seat(BLACK_SEAT)]
         white, black = self.half_points
         self.match = Match(
-            self.referee,
+            self.game,
             state,
             self._seats,
-            notation=self.notation,
             events=self.bus,
             spectators=[Transcript(self)],
             history=history,
