@@ -1,35 +1,32 @@
-"""The game declaration: one class from which hub derives every verb of a game.
+"""The game declaration: one object from which hub derives every verb of a game.
 
-A game subclasses `Game` and gives, in one place:
+A game subclasses `Game`. Its **required core** is small:
 
-* **settings** as `Option`s with defaults (``Game(settings)`` validates them; the instance
-  *is* the `Referee` built from those settings);
+* **settings** as `Option`s with defaults (``Game(settings)`` validates them; an instance is
+  the game for one set of settings);
 * **rules**: `start` (the first state, from a seeded ``random.Random`` for games that deal
-  or lay out at random), `to_move`, `legal_moves`, `apply` (raise `IllegalMove`),
-  `outcome` and `seats`: the `hub.core.referee.Referee` interface. A turn of several moves
-  by one player (a capture that moves again) is `to_move` naming the same seat again;
-* **notation**: `move_text` and `parse_move` (text to move; raise `BadMove` for text that
-  is not a move at all). The default `parse_move` finds the move among the legal (then the
-  candidate) moves by its text, so most games write only `move_text`;
-* **what each seat may see**: `view(state, seat)` is a JSON value; ``seat=None`` is a
-  spectator (and the records and the web view, which show the spectator's view). Hidden
-  information (a hand) appears only in its owner's view;
-* **pictures**, drawn from a view alone: `text` (the terminal, ``hub games show``) and
-  `html` (the web board; an HTML or SVG fragment); `since_start_html` adds what a page
-  shows knowing where the game began (chess: the opening, the captured pieces);
-* **players**: `ai(state, level, stop)` for levels `ai_levels` (``ai:N``); every game also
-  gets ``random``.
+  or lay out at random), `to_move` (None exactly when the game is over), `legal_moves`,
+  `apply` (raise `hub.core.referee.IllegalMove`), `outcome` (None exactly while a seat is
+  to move), `forfeit` and `seats`. A turn of several moves by one player (a capture that
+  moves again) is `to_move` naming the same seat again;
+* **notation**: `move_text` (one string) and `parse_move` (raise `BadMove` for text that is
+  not a move at all; the default finds the move among the legal, then the candidate,
+  moves by its text, so most games write only `move_text`);
+* **views**: `view(state, seat)` is a JSON value; ``seat=None`` is a spectator (and the
+  records and the web view, which show the spectator's view); `seat_name(seat, view)` is
+  how people are told of a seat.
 
-`hub.core.plugin.GamePlugin.declared` (or an entry point naming the class itself) turns the
-declaration into a plug-in: ``hub play``, ``hub serve``, ``hub match``, records, ``hub games
-show``, the web board and the JSON bot protocol (docs/bots.md) come from `hub.declared`.
-This module imports only the standard library, attrs and the core's pure modules, so that
-listing the installed games stays cheap.
+Everything else is an **optional facet**, a typed object the game sets as a class attribute
+when it has one (`Pictures`, `Ai`, `Hidden`, `Programs`, `Setup`, `Series`; see
+docs/decisions.md, "Facets"). The match loop (`hub.core.match.Match`) takes the game
+itself; `hub.declared` derives ``hub play``, ``hub serve``, ``hub match``, the seats and the
+JSON bot protocol (docs/bots.md) from it, and records and the web view draw with its
+pictures. This module imports only the standard library, attrs and the core's pure
+modules, so that listing the installed games stays cheap.
 """
 
 from __future__ import annotations
 
-import html as _html
 import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -162,7 +159,9 @@ class Pictures:
         """The web board's picture of a view: an HTML or SVG fragment, text escaped. Every
         move a person may click carries ``data-move="TEXT"`` (see docs/web.md); the default
         draws the text picture."""
-        return f'<pre class="picture">{_html.escape(self.text(view, names))}</pre>'
+        from html import escape  # (its entity table costs start-up time: only pages need it)
+
+        return f'<pre class="picture">{escape(self.text(view, names))}</pre>'
 
     def html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
         """`html` of the position that ``move`` (its text) led to from the view ``before``:
@@ -546,7 +545,3 @@ def parse_time_control(text: str) -> TimeControl:
         return TimeControl.parse(text)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-
-
-def is_game_class(obj: object) -> bool:
-    return isinstance(obj, type) and issubclass(obj, Game) and bool(obj.name)

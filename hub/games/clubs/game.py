@@ -56,7 +56,7 @@ from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Seat
+    from hub.core.match import Fault, Seat
     from hub.core.values import JSON
 
 DEFAULT_DECK = "ex.decks"
@@ -219,6 +219,12 @@ class ClubsGame(Game[ClubsState, Card]):
         self.decks = (
             tuple(map(tuple, decks)) if decks is not None else (read_decks(path) if path else None)
         )
+
+    def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
+        """Everyone else wins; the scores stay (clubs.md)."""
+        from hub.games.clubs.codec import clubs_forfeit
+
+        return clubs_forfeit(state, fault)
 
     # -- rules ---------------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from hub.core.bus import EventBus
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Seat
+    from hub.core.match import Fault, Seat
     from hub.core.plugin import GameSpec
 
 RULES = KalahReferee()
@@ -201,6 +201,12 @@ class KalahGame(Game[KalahState, Move]):
                 new_game(self.settings["holes"], self.settings["seeds"], layout=layout)
             except ValueError as exc:
                 raise SettingsError(f"layout: {exc}") from None
+
+    def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
+        """The other seat wins; the stores are the scores (kalah.md)."""
+        from hub.games.kalah.codec import kalah_forfeit
+
+        return kalah_forfeit(state, fault)
 
     # -- rules -----------------------------------------------------------------------------
 
