@@ -1,5 +1,5 @@
 """How chess games (UQChess and console alike) write their moves and show their states to the
-event stream: the chess `hub.core.match.Notation` (docs/architecture.md, "State views").
+event stream (docs/architecture.md, "State views"), which `hub.chess.game.ChessGame` gives.
 
 A move is written in UCI long algebraic notation (``e2e4``, ``e1g1``, ``e7e8q``); a state is
 shown as ``{"fen": FEN, "lastmove": UCI or null, "check": bool, "turn": "white"|"black"}``.
@@ -18,7 +18,7 @@ GAME = "chess"
 
 @attrs.frozen
 class ChessNotation:
-    """The chess `Notation`: UCI move text and the chess state view."""
+    """UCI move text and the chess state view (`ChessGame.move_text` and `ChessGame.view`)."""
 
     game: str = GAME
 

@@ -1,4 +1,4 @@
-"""Chess rules for UQChess: python-chess behind the `Referee` interface.
+"""Chess rules: python-chess behind the rules of chess's declaration (`hub.chess.game`).
 
 Legality, check, checkmate and stalemate are decided here, in-process; the engine is asked
 only for what needs it (a best move, the perft move list). Moves are long-algebraic strings
@@ -13,7 +13,7 @@ those); the python-chess board is a derived cache that is never mutated.
 UQChess games end only by checkmate or stalemate (or resignation, which the server decides):
 the spec knows no other ending, so the server uses ``ChessReferee(automatic_draws=False)``.
 The default ``automatic_draws=True`` adds the FIDE automatic draws (insufficient material,
-the 75-move rule, fivefold repetition) so that every game ends, as the `Referee` contract and
+the 75-move rule, fivefold repetition) so that every game ends, as the rules' contract and
 `hub.testing.check_game` require.
 """
 

@@ -240,7 +240,7 @@ def load(obj: object, declared: Declare | None = None) -> GamePlugin:
 @functools.cache
 def pictures(name: str) -> Game[Any, Any] | None:
     """The installed game ``name``'s declaration on its default settings, if it has one: its
-    `Game.text` and `Game.html` draw any of its views (records, the web view). None for a
+    `Game.pictures` draw any of its views (records, the web view). None for a
     game without a declaration, or one whose defaults do not build."""
     plugin = discover().get(name)
     if plugin is None:

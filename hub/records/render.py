@@ -2,7 +2,7 @@
 each position from the game's state view (docs/architecture.md, "State views").
 
 Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: chess, Kalah,
-clubs, Connect Four) draws its own views (`Game.picture_text`, with the players' short
+clubs, Connect Four) draws its own views (`hub.core.game.Pictures.text`, with the players' short
 names); a view of any other shape (another game, or a view that breaks its game's contract)
 is printed as compact JSON.
 """

@@ -46,7 +46,7 @@ class Position:
     """A running game at its latest ply: the mover's clock ticks on the page."""
     reveal: bool = True
     """Show hidden information (a card game's hands): only once the game is over; a live
-    game's views pass through the game's `hub.core.game.Game.concealed`."""
+    game's views pass through the game's `hub.core.game.Hidden.concealed`."""
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None

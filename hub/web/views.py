@@ -211,7 +211,7 @@ def position(game: Game, ply: int) -> Position | None:
 
 
 def status(at: Position) -> list[str]:
-    """Status lines under the board (the game's `Game.status`: chess's check, checkmate)."""
+    """Status lines under the board (the game's `Pictures.status`: chess's check, checkmate)."""
     return status_lines(at)
 
 
