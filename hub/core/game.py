@@ -17,7 +17,7 @@ A game subclasses `Game`. Its **required core** is small:
   how people are told of a seat.
 
 Everything else is an **optional facet**, a typed object the game sets as a class attribute
-when it has one (`Pictures`, `Ai`, `Hidden`, `Programs`, `Setup`, `Series`; see
+when it has one (`Pictures`, `Ai`, `Hidden`, `Programs`, `MatchSetup`, `Series`; see
 docs/decisions.md, "Facets"). The match loop (`hub.core.match.Match`) takes the game
 itself; `hub.declared` derives ``hub play``, ``hub serve``, ``hub match``, the seats and the
 JSON bot protocol (docs/bots.md) from it, and records and the web view draw with its
@@ -303,7 +303,7 @@ class Series:
 
 @attrs.frozen
 class MatchPlan(Generic[S, M]):
-    """One game of a match, as the game's `Setup` plans it (a value; nothing is left on
+    """One game of a match, as the game's `MatchSetup` plans it (a value; nothing is left on
     the declaration): the ``game`` that referees it (chess: with an arbiter's draws and a
     ply cap), its clock(s), the state it starts from and what the game's own seats need of
     the match (``detail``: Kalah's layout, told to its agents)."""
@@ -314,7 +314,7 @@ class MatchPlan(Generic[S, M]):
     detail: Any = None
 
 
-class Setup:
+class MatchSetup:
     """The `setup` facet: how ``hub match`` sets a game up (`hub.declared.kit`). Every
     method has a default that suits most games: the game's options and ``--tc``, openings
     of `opening_plies` random plies from a seeded start. A game with its own (Kalah's
@@ -414,7 +414,7 @@ class Game(Generic[S, M]):
 
     Optional facets, class attributes a game sets when it has them: `pictures`
     (`Pictures`), `ai` (`Ai`), `hidden` (`Hidden`), `programs` (`Programs`), `setup`
-    (`Setup`, ``hub match``) and `series` (`Series`); each is a typed object, read by the
+    (`MatchSetup`, ``hub match``) and `series` (`Series`); each is a typed object, read by the
     layers that need it.
     """
 
@@ -441,7 +441,7 @@ class Game(Generic[S, M]):
     """What it hides from spectators while a game goes on (None: nothing)."""
     programs: ClassVar[Programs] = GENERIC_PROGRAMS
     """Seats of its own (default: none)."""
-    setup: ClassVar[Setup] = Setup()
+    setup: ClassVar[MatchSetup] = MatchSetup()
     """How ``hub match`` sets it up."""
     series: ClassVar[Series | None] = None
     """Its games' running score across a series (None: none)."""

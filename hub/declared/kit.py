@@ -1,15 +1,15 @@
 """``hub match GAME ...`` for every game: the one `TournamentKit`, derived from a declaration.
 
 Everything a game does differently in a match is its declaration's `setup` facet
-(`hub.core.game.Setup`), each method with a default that suits most games, and its
+(`hub.core.game.MatchSetup`), each method with a default that suits most games, and its
 `programs` facet (`hub.core.game.Programs`):
 
-* options: `Setup.options` (default: the game's options and ``--tc``), turned into the
-  settings recorded with each game by `Setup.settings`;
-* openings: `Setup.openings` (JSON values, drawn from a seed, each played from both sides by
+* options: `MatchSetup.options` (default: the game's options and ``--tc``), turned into the
+  settings recorded with each game by `MatchSetup.settings`;
+* openings: `MatchSetup.openings` (JSON values, drawn from a seed, each played from both sides by
   the schedule, so that deterministic players still play distinct games; default: a seed
   for the start and a few random legal plies, ``{"seed": S, "moves": ["4", "3"]}``);
-* one game: `Setup.plan` returns its `hub.core.game.MatchPlan`, a value: the game that
+* one game: `MatchSetup.plan` returns its `hub.core.game.MatchPlan`, a value: the game that
   referees it (chess: with an arbiter's draws and a ply cap), its clocks, its first state
   and what the game's own seats are told; a fault scores `Game.forfeit`;
 * players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
@@ -84,7 +84,7 @@ class DeclaredKit:
                 )
 
     def settings(self, options: argparse.Namespace) -> dict[str, Any]:
-        """The recorded settings (`Setup.settings`); raises `ValueError` saying which
+        """The recorded settings (`MatchSetup.settings`); raises `ValueError` saying which
         option is wrong."""
         given: dict[str, Value] = {}
         for option in self.game.setup.options(self.game):

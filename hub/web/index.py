@@ -166,7 +166,7 @@ class GameIndex:
         """Snapshots built since the last event, per topic (100 pages opening at once)."""
         self.drops = 0
         """How many times the index fell behind the bus and resubscribed."""
-        self.series: dict[str, Series] = {}
+        self.series: dict[str, SeriesScore] = {}
         """Per series page, its current (or last) game and running score (the games of a
         `hub.core.game.Series`: the chess console's)."""
         self.changed: Callable[[Event], None] | None = None
@@ -208,7 +208,7 @@ class GameIndex:
         found = series_of(game.game, game.settings)
         if found is not None:
             page, seats, score = found
-            series = self.series.get(page) or Series(seats, [0.0] * len(seats))
+            series = self.series.get(page) or SeriesScore(seats, [0.0] * len(seats))
             series.game_id = game.game_id
             if score:  # else the score goes on
                 series.seats, series.score = seats, score
@@ -360,7 +360,7 @@ class GameIndex:
             seats = series_pages().get(page)
             if seats is None:
                 return None
-            series = Series(seats, [0.0] * len(seats))
+            series = SeriesScore(seats, [0.0] * len(seats))
         game = None if series.game_id is None else self.game(series.game_id)
         score = zip(series.seats, series.score, strict=False)
         return {
@@ -370,7 +370,7 @@ class GameIndex:
         }
 
 
-class Series:
+class SeriesScore:
     """A series page's memory: its seats' names (lower case), the running score by seat and
     the current game."""
 

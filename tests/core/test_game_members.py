@@ -4,7 +4,7 @@ is small enough to read at once."""
 
 from __future__ import annotations
 
-from hub.core.game import Ai, Game, Hidden, MatchPlan, Pictures, Programs, Series, Setup
+from hub.core.game import Ai, Game, Hidden, MatchPlan, MatchSetup, Pictures, Programs, Series
 from tests.core.toys import Nim
 
 MOST_MEMBERS = 30
@@ -33,7 +33,7 @@ def test_the_counting_sees_a_member_too_many() -> None:
 
 
 def test_each_facet_is_small() -> None:
-    for facet in (Pictures, Ai, Hidden, Programs, Setup, Series, MatchPlan):
+    for facet in (Pictures, Ai, Hidden, Programs, MatchSetup, Series, MatchPlan):
         assert len(public(facet)) <= MOST_FACET_MEMBERS, (facet.__name__, sorted(public(facet)))
 
 

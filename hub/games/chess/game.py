@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.chess.game import ChessGame
-from hub.core.game import Game, MatchPlan, Option, Programs, Setup
+from hub.core.game import Game, MatchPlan, MatchSetup, Option, Programs
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
@@ -65,7 +65,7 @@ def check_engine(kind: str, command: str, spec: str) -> str | None:
     return check_seat(spec)
 
 
-class ChessSetup(Setup):
+class ChessSetup(MatchSetup):
     """``hub match chess``: ``--tc``, ``--opening-file``, ``--max-plies`` recorded as
     `ChessSettings`; the built-in (or a file's) openings; the arbiter's `MatchRules`."""
 

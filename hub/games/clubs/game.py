@@ -27,11 +27,11 @@ from hub.core.game import (
     Game,
     Hidden,
     MatchPlan,
+    MatchSetup,
     Option,
     Pictures,
     Programs,
     SettingsError,
-    Setup,
 )
 from hub.core.referee import Outcome
 from hub.games.clubs.cards import (
@@ -139,7 +139,7 @@ def check_program(kind: str, command: str, spec: str) -> str | None:
     return program_problem(command)
 
 
-class ClubsSetup(Setup):
+class ClubsSetup(MatchSetup):
     """``hub match clubs`` (docs/clubs.md, "hub match"): the decks travel in the settings;
     an opening is ``{"order": [...], "cut": k}``, the decks in that order, each cut at k."""
 

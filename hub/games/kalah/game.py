@@ -24,11 +24,11 @@ from hub.core.game import (
     BadMove,
     Game,
     MatchPlan,
+    MatchSetup,
     Option,
     Pictures,
     Programs,
     SettingsError,
-    Setup,
 )
 from hub.core.referee import Outcome
 from hub.core.values import JSON
@@ -121,7 +121,7 @@ def check_program(kind: str, command: str, spec: str) -> str | None:
     return program_problem(command)
 
 
-class KalahSetup(Setup):
+class KalahSetup(MatchSetup):
     """``hub match kalah`` (docs/kalah.md): Kalah's options and settings, layouts as
     openings (the protocol cannot start a program's game after a few plies), a limit per
     whole turn; the plan's detail is (`KalahSettings`, the game's layout), its agents'
