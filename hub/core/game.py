@@ -18,7 +18,7 @@ A game subclasses `Game`. Its **required core** is small:
 
 Everything else is an **optional facet**, a typed object the game sets as a class attribute
 when it has one (`Pictures`, `Ai`, `Hidden`, `Programs`, `MatchSetup`, `Series`; see
-docs/decisions.md, "Facets"). The match loop (`hub.core.match.Match`) takes the game
+docs/decisions.md, "One game object"). The match loop (`hub.core.match.Match`) takes the game
 itself; `hub.declared` derives ``hub play``, ``hub serve``, ``hub match``, the seats and the
 JSON bot protocol (docs/bots.md) from it, and records and the web view draw with its
 pictures. This module imports only the standard library, attrs and the core's pure
