@@ -44,7 +44,7 @@ from hub.games.chess.openings import (
     pick_openings,
     read_openings,
 )
-from hub.testing import check_referee
+from hub.testing import check_game
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 
@@ -232,7 +232,7 @@ def arbiter(max_plies: int = DEFAULT_MAX_PLIES) -> ChessGame:
 
 def test_match_rules_keep_the_referee_contract() -> None:
     rules = arbiter(max_plies=80)
-    outcomes = check_referee(lambda rng: (rules, initial()), playouts=3)
+    outcomes = check_game(lambda rng: (rules, initial()), playouts=3)
     assert all(outcome.termination is Termination.NORMAL and outcome.detail for outcome in outcomes)
 
 
