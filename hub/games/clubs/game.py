@@ -280,5 +280,7 @@ class ClubsGame(Game[ClubsState, Card]):
         return view
 
     def seat_name(self, seat: int, view: JSON = None) -> str:
+        """Without a position, as the records name a seat for a whole game (``player A``);
+        at one (``view``), its letter, as the pages, the terminal and results say (``A``)."""
         name = super().seat_name(seat)
-        return name if seat < 0 else f"player {name}"
+        return name if seat < 0 or view is not None else f"player {name}"
