@@ -276,7 +276,7 @@ class ClubsGame(Game[ClubsState, Card]):
         a player of the protocol hears), for its honest AI."""
         view = seat_view(state, seat)
         if seat is not None and isinstance(view, dict):
-            view["played"] = [card_text(card) for card in played_this_round(state)]
+            view["played"] = [card_text(card) for card in sorted(played_this_round(state))]
         return view
 
     def seat_name(self, seat: int, view: JSON = None) -> str:
