@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from itertools import count
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -74,13 +73,12 @@ class ConnectFourPictures(Pictures):
             for y, row in enumerate(grid)
             for x, c in enumerate(row)
         )
-        drops = "".join(
+        taps = "".join(  # a column is clicked anywhere
             f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
             f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
             for x in range(len(grid[0]))
         )
-        svg = f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">'
-        return f"{svg}{cells}{drops}</svg>"
+        return f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">{cells}{taps}</svg>'
 
 
 class ConnectFour(Game[Board, int]):
@@ -125,7 +123,10 @@ class ConnectFour(Game[Board, int]):
             return 0 <= i < len(columns) and 0 <= j < len(columns[i]) and columns[i][j] == disc
 
         for u, v in DIRECTIONS:  # how far the disc's colour runs each way (1: not at all)
-            n = [next(k for k in count(1) if not at(x + s * u * k, y + s * v * k)) for s in (1, -1)]
+            n = [1, 1]
+            for i, s in enumerate((1, -1)):
+                while at(x + s * u * n[i], y + s * v * n[i]):
+                    n[i] += 1
             if n[0] + n[1] - 1 >= need:
                 cells += [(x + u * k, y + v * k) for k in range(1 - n[1], n[0])]
         return cells
