@@ -690,9 +690,7 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
             game,
             state,
             seats,
-            notation=game,
             events=EventBus(),
-            forfeit=game.forfeit,
             spectators=[hub_module.ClubhubNarrator(Output(null))],
         )
         result = await match.run()

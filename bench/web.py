@@ -182,7 +182,7 @@ async def click_latency(clicks: int) -> dict[str, dict[str, float]]:
         server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
         while len(to_opponent) < clicks:  # a game may end before: play another
             seats = [desk.open(game), desk.open(game)]
-            match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+            match = Match(game, game.start(random.Random(0)), seats, events=bus)
             nursery.start_soon(match.run)
             while bus.subscribers == 0 or server.index.game(match.game_id) is None:
                 await trio.sleep(0.01)

@@ -15,16 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from hub import __version__
 from hub.core.output import Output
-from hub.core.plugin import (
-    Command,
-    GamePlugin,
-    PluginFailure,
-    discover,
-    load_failure,
-    plugin_failures,
-)
+from hub.core.plugin import Command, GamePlugin, PluginFailure, load_failure, plugin_failures
 from hub.core.running import exit_status_on_interrupt
 from hub.core.usage import formatter
+from hub.declared.plugin import discover_games as discover
 
 PROG = "hub"
 HELP = ("-h", "--help")

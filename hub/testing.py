@@ -1,7 +1,7 @@
-"""Conformance checks that every game's referee must pass (see docs/architecture.md).
+"""Conformance checks that every game's declaration must pass (see docs/architecture.md).
 
-``check_referee(make_game)`` plays random legal games from seeded generators and checks the
-contract of `hub.core.referee.Referee`:
+``check_game(game)`` plays random legal games from seeded generators and checks the contract
+of the required core of `hub.core.game.Game`:
 
 * a game in progress has exactly one seat to move and at least one legal move; a finished
   game has an outcome, no seat to move and no legal moves;
@@ -9,37 +9,43 @@ contract of `hub.core.referee.Referee`:
   and neither call changes the state it was given (states are values);
 * the same seed gives the same game, and replaying the recorded moves gives equal states;
 * every playout ends within ``max_plies`` with an outcome that names its seats;
+* a move's text names it (``parse_move(state, move_text(state, move)) == move``) and the
+  spectator's view is JSON;
 * a game with chance during play (`hub.core.game.Game.chance`): at a chance point nobody
   is to move, there is no outcome and no legal move, the outcomes have positive
   probabilities and each applies; the playout draws one from the same seeded generator;
 * a game with simultaneous moves (`Game.simultaneous`): where several seats move at once,
   each one's `for_seat` state has that seat to move and a legal move.
 
-``make_game(rng)`` returns ``(referee, initial_state)``; any randomness of the set-up (a
-shuffled deck, a random layout) must come from ``rng``. The function raises
-`RefereeConformanceError` with the seed and ply where a check failed, so a failure replays.
+``game`` is a `Game` (its `Game.start` draws the first state from the seeded generator), or
+``make_game(rng)`` returning ``(game, initial_state)`` for a test that starts elsewhere; any
+randomness of the set-up (a shuffled deck, a random layout) must come from ``rng``. The
+function raises `GameConformanceError` with the seed and ply where a check failed, so a
+failure replays.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hub.core.chance import Simultaneous, draw, facets
-from hub.core.referee import IllegalMove, Outcome, Referee
+from hub.core.chance import Simultaneous, draw
+from hub.core.game import Game
+from hub.core.referee import IllegalMove, Outcome
 
 
-class RefereeConformanceError(AssertionError):
-    """A referee broke the `Referee` contract."""
+class GameConformanceError(AssertionError):
+    """A game broke the contract of `Game`'s required core."""
 
 
-GameFactory = Callable[[random.Random], tuple[Referee[Any, Any], Any]]
+GameFactory = Callable[[random.Random], tuple[Game[Any, Any], Any]]
 
 
-def check_referee(
-    make_game: GameFactory,
+def check_game(
+    game: Game[Any, Any] | GameFactory,
     *,
     playouts: int = 20,
     max_plies: int = 100_000,
@@ -47,6 +53,7 @@ def check_referee(
     illegal_checks_per_ply: int = 3,
 ) -> list[Outcome]:
     """Run the conformance suite; return the outcomes of the playouts (for further checks)."""
+    make_game = _factory(game) if isinstance(game, Game) else game
     outcomes = []
     for index in range(playouts):
         game_seed = seed * 1_000_003 + index
@@ -59,31 +66,38 @@ def check_referee(
     return outcomes
 
 
+def _factory(game: Game[Any, Any]) -> GameFactory:
+    def make(rng: random.Random) -> tuple[Game[Any, Any], Any]:
+        return game, game.start(rng)
+
+    return make
+
+
 def _fail(seed: int, ply: int, message: str) -> None:
-    raise RefereeConformanceError(f"seed {seed}, ply {ply}: {message}")
+    raise GameConformanceError(f"seed {seed}, ply {ply}: {message}")
 
 
 def _playout(
     make_game: GameFactory, seed: int, max_plies: int, illegal_checks: int
 ) -> tuple[Outcome, list[Any]]:
     setup_rng = random.Random(seed)
-    referee, state = make_game(setup_rng)
+    game, state = make_game(setup_rng)
     choice_rng = random.Random(seed ^ 0x5EED)
     reject_rng = random.Random(seed ^ 0xBAD)  # separate, so checks do not change the playout
-    seats = referee.seats(state)
+    seats = game.seats(state)
     if seats < 1:
         _fail(seed, 0, f"seats() returned {seats}")
-    chance, joint = facets(referee)
     moves: list[Any] = []
+    chance, joint = game.chance, game.simultaneous
     for ply in range(max_plies + 1):
-        mover = referee.to_move(state)
-        legal = list(referee.legal_moves(state))
-        outcome = referee.outcome(state)
+        mover = game.to_move(state)
+        legal = list(game.legal_moves(state))
+        outcome = game.outcome(state)
         outcomes = chance.outcomes(state) if chance is not None and mover is None else None
         if outcomes is not None:
-            _check_chance(referee, state, outcomes, legal, outcome, seed, ply)
+            _check_chance(game, state, outcomes, legal, outcome, seed, ply)
             drawn = draw(choice_rng, outcomes)
-            state = referee.apply(state, drawn)
+            state = game.apply(state, drawn)
             moves.append(drawn)  # the record keeps chance's outcomes: a replay applies them
             continue
         if mover is None:
@@ -99,15 +113,16 @@ def _playout(
         if outcome is not None:
             _fail(seed, ply, "an outcome while a seat is still to move")
         if joint is not None:
-            _check_movers(referee, joint, state, seats, seed, ply)
+            _check_movers(game, joint, state, seats, seed, ply)
         if not legal:
             _fail(seed, ply, "a seat to move but no legal move")
         if illegal_checks:
-            _check_rejections(referee, state, legal, reject_rng, seed, ply, illegal_checks)
+            _check_rejections(game, state, legal, reject_rng, seed, ply, illegal_checks)
         move = choice_rng.choice(legal)
+        _check_notation(game, state, move, seed, ply)
         snapshot = copy.deepcopy(state)
         try:
-            after = referee.apply(state, move)
+            after = game.apply(state, move)
         except IllegalMove as exc:
             _fail(seed, ply, f"legal move {move!r} rejected: {exc}")
         if state != snapshot:
@@ -119,7 +134,7 @@ def _playout(
 
 
 def _check_rejections(
-    referee: Referee[Any, Any],
+    game: Game[Any, Any],
     state: Any,
     legal: list[Any],
     rng: random.Random,
@@ -128,10 +143,10 @@ def _check_rejections(
     count: int,
 ) -> None:
     snapshot = copy.deepcopy(state)
-    illegal = [move for move in referee.candidate_moves(state) if move not in legal]
+    illegal = [move for move in game.candidate_moves(state) if move not in legal]
     for move in rng.sample(illegal, min(count, len(illegal))):
         try:
-            referee.apply(state, move)
+            game.apply(state, move)
         except IllegalMove:
             pass
         else:
@@ -140,15 +155,27 @@ def _check_rejections(
             _fail(seed, ply, f"rejecting {move!r} changed the state")
     for move in legal:
         try:
-            referee.apply(state, move)
+            game.apply(state, move)
         except IllegalMove as exc:
             _fail(seed, ply, f"legal move {move!r} rejected: {exc}")
         if state != snapshot:
             _fail(seed, ply, f"applying {move!r} changed the state it was given")
 
 
+def _check_notation(game: Game[Any, Any], state: Any, move: Any, seed: int, ply: int) -> None:
+    text = game.move_text(state, move)
+    if not isinstance(text, str):
+        _fail(seed, ply, f"move_text gave {text!r}, not a string")
+    if game.parse_move(state, text) != move:
+        _fail(seed, ply, f"parse_move({text!r}) does not give the move {move!r} back")
+    try:
+        json.dumps(game.view(state, None))
+    except (TypeError, ValueError) as exc:
+        _fail(seed, ply, f"the spectator's view is not JSON: {exc}")
+
+
 def _check_chance(
-    referee: Referee[Any, Any],
+    game: Game[Any, Any],
     state: Any,
     outcomes: Sequence[tuple[Any, float]],
     legal: list[Any],
@@ -163,7 +190,7 @@ def _check_chance(
     snapshot = copy.deepcopy(state)
     for move, _ in outcomes:
         try:
-            referee.apply(state, move)
+            game.apply(state, move)
         except IllegalMove as exc:
             _fail(seed, ply, f"chance's outcome {move!r} rejected: {exc}")
     if state != snapshot:
@@ -171,7 +198,7 @@ def _check_chance(
 
 
 def _check_movers(
-    referee: Referee[Any, Any],
+    game: Game[Any, Any],
     joint: Simultaneous[Any],
     state: Any,
     seats: int,
@@ -181,11 +208,11 @@ def _check_movers(
     movers = list(joint.movers(state))
     if len(movers) < 2:
         return
-    if referee.to_move(state) not in movers or any(not 0 <= m < seats for m in movers):
+    if game.to_move(state) not in movers or any(not 0 <= m < seats for m in movers):
         _fail(seed, ply, f"movers {movers} do not include to_move or name no seat")
     for mover in movers:
         own = joint.for_seat(state, mover)
-        if referee.to_move(own) != mover or not referee.legal_moves(own):
+        if game.to_move(own) != mover or not game.legal_moves(own):
             _fail(seed, ply, f"for_seat(state, {mover}) is not that seat's turn with a move")
 
 
@@ -197,11 +224,11 @@ def _check_outcome(seed: int, ply: int, outcome: Outcome, seats: int) -> None:
 
 
 def _replay(make_game: GameFactory, seed: int, moves: list[Any], outcome: Outcome) -> None:
-    referee, state = make_game(random.Random(seed))
+    game, state = make_game(random.Random(seed))
     for ply, move in enumerate(moves):
         try:
-            state = referee.apply(state, move)
+            state = game.apply(state, move)
         except IllegalMove as exc:
             _fail(seed, ply, f"replaying {move!r} failed: {exc}")
-    if referee.outcome(state) != outcome:
+    if game.outcome(state) != outcome:
         _fail(seed, len(moves), "replaying the moves gave a different outcome")

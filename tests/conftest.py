@@ -114,6 +114,8 @@ SYSTEM_TESTS = frozenset(
         "tournament/test_tournaments.py::test_bad_tournament_usage_is_one_line_and_status_2",
         "tournament/test_tournaments.py::test_a_swiss_on_ray_records_every_game_of_every_round",
         "declared/test_chance.py::test_spy_programs_over_pipes_and_tcp",
+        "declared/test_general_player.py::test_hub_play_seats_the_general_player_as_ai",
+        "declared/test_general_player.py::test_hub_match_plays_the_general_player",
         "declared/test_chance.py::test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own",
         "declared/test_chance.py::test_two_people_at_one_keyboard_choose_one_after_the_other",
         "declared/test_chance.py::test_no_page_or_stream_shows_a_card_of_another_hand",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from hub.core.output import Output
-from hub.core.plugin import discover
+from hub.declared.plugin import discover_games
 from hub.games.kalah.demo import run_demo
 from tests.conftest import program
 
@@ -63,7 +63,7 @@ def test_every_game_is_a_numbered_tour_with_narration(
             steps[match["game"]].append((int(match["step"]), int(match["steps"])))
             assert lines[index - 1] == "", "a blank line before each heading"
             assert re.match(r"^   \S", lines[index + 1]), f"no narration after {line!r}"
-    offering = sorted(name for name, plugin in discover().items() if plugin.demo is not None)
+    offering = sorted(name for name, plugin in discover_games().items() if plugin.demo is not None)
     assert sorted(steps) == offering
     for game, seen in steps.items():
         total = seen[0][1]

@@ -19,9 +19,9 @@ import attrs
 import pytest
 
 from hub import cli
-from hub.core.plugin import discover
 from hub.core.usage import HELP_OPTIONS, flag_options, option_strings, value_options
 from hub.declared import serve as declared_serve
+from hub.declared.plugin import discover_games
 from hub.games.chess import console, engine_server
 from hub.games.clubs import hub as clubhub
 from hub.games.clubs import player as clubber
@@ -51,7 +51,7 @@ class Case:
 
 def _match_parser(game: str) -> Factory:
     def make() -> argparse.ArgumentParser:
-        kit = discover()[game].match
+        kit = discover_games()[game].match
         assert kit is not None
         return tournament.build_parser(kit())
 
@@ -82,9 +82,9 @@ OUR_GAMES = ("chess", "clubs", "kalah", "uqchess")
 
 
 def cases() -> list[Case]:
-    plugins = discover()
+    plugins = discover_games()
     found = [
-        Case(("hub",), lambda: cli._main_parser(discover())),
+        Case(("hub",), lambda: cli._main_parser(discover_games())),
         Case(("hub", "match"), lambda: tournament.build_parser(None)),
         Case(("hub", "games"), records.build_parser),
         Case(("clubhub",), clubhub.help_parser),

@@ -12,7 +12,8 @@ import pytest
 
 from hub import __version__
 from hub.cli import main
-from hub.core.plugin import GamePlugin, discover
+from hub.core.plugin import GamePlugin
+from hub.declared.plugin import discover_games
 
 VERBS = ("play", "serve", "demo")
 
@@ -36,7 +37,7 @@ def listed_games(help_text: str) -> list[str]:
 
 
 def offering(verb: str) -> list[str]:
-    return [name for name, plugin in discover().items() if getattr(plugin, verb) is not None]
+    return [name for name, plugin in discover_games().items() if getattr(plugin, verb) is not None]
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h", "help"])
@@ -83,7 +84,7 @@ def test_verb_help_lists_the_games_that_offer_it(
     assert "-h, --help" in out
     assert listed_games(out) == offering(verb)
     for name in offering(verb):
-        assert words(discover()[name].summary) in words(out)
+        assert words(discover_games()[name].summary) in words(out)
     assert run(capfd, "help", verb) == (0, out, "")
     assert run(capfd, verb, "-h") == (0, out, "")
 

@@ -12,13 +12,14 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, to_json
-from hub.core.plugin import GameSpec, discover
+from hub.core.plugin import GameSpec
+from hub.declared.plugin import discover_games
 
 
 def kit_record(
     game: str, players: tuple[str, ...], args: list[str]
 ) -> tuple[GameRecord, list[GameEnded]]:
-    plugin = discover()[game]
+    plugin = discover_games()[game]
     assert plugin.match is not None, f"{game} offers no TournamentKit"
     kit = plugin.match()
     parser = argparse.ArgumentParser()

@@ -5,8 +5,10 @@ policy is a setting (``draws``: by default the FIDE automatic draws, so that eve
 none for UQChess and the console; an arbiter's for matches) with a ply cap (``max_plies``).
 The notation and the view are `hub.chess.notation`'s (UCI move
 texts; the view ``{"fen", "lastmove", "check", "turn"}`` that the records, the web view and
-UQChess's records share), the players levels 1-4 of `hub.chess.search`, the pictures
-`hub.chess.pictures`' and the export PGN (`hub.chess.pgn`). Seat 0 plays White.
+UQChess's records share). Its facets: the players levels 1-4 of `hub.chess.search` (`ai`),
+the pictures `hub.chess.pictures`' (`ChessPictures`), the console's running score
+(`series`) and draws by agreement (`agreed_draws`); the export is PGN (`hub.chess.pgn`).
+Seat 0 plays White.
 
 ``hub play chess`` stays the console (shared/specs/chess-console.md); the plug-in declares a
 subclass with its seats (UCI engines) and the hooks of ``hub match chess``
@@ -24,7 +26,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hub.core.game import BadMove, Exporter, Game, Option, SettingsError
+from hub.core.game import (
+    AgreedDraws,
+    Ai,
+    BadMove,
+    Exporter,
+    Game,
+    Option,
+    Pictures,
+    Series,
+    SettingsError,
+)
 from hub.core.referee import IllegalMove, Outcome
 from hub.core.values import JSON
 
@@ -51,6 +63,87 @@ def pgn_export(record: GameRecord, match_id: str | None, index: int | None) -> s
     return pgn_text(record, match_id=match_id, index=index)
 
 
+class ChessPictures(Pictures):
+    """The chess pictures (`hub.chess.pictures`) and move words (SAN, move numbers)."""
+
+    def move_words(self, before: JSON, move: str) -> str:
+        """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
+        import chess
+
+        board = chess.Board(before["fen"])
+        parsed = chess.Move.from_uci(move)
+        return board.san(parsed) if board.is_legal(parsed) else move
+
+    def move_number(self, before: JSON) -> str | None:
+        """The move's number from the FEN before it: ``4.`` (White), ``4...`` (Black)."""
+        fields = str(before["fen"]).split()
+        number = fields[5] if len(fields) > 5 else "1"
+        return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
+
+    def text(self, view: JSON, names: Sequence[str] = ()) -> str:
+        from hub.chess.pictures import text_lines
+
+        return "\n".join(text_lines(view))
+
+    def html(self, view: JSON, names: Sequence[str] = ()) -> str:
+        from hub.chess.pictures import board_svg
+
+        return board_svg(view)
+
+    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
+        from hub.chess.pictures import since_start_html
+
+        return since_start_html(view, start, settings)
+
+    def status(
+        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
+    ) -> list[str]:
+        from hub.chess.pictures import status_lines
+
+        return status_lines(view, termination=termination, winners=winners)
+
+
+def console_score(settings: Mapping[str, Any]) -> list[float] | None:
+    """The console's score before a game, from its ``score`` setting (``{"white": 1,
+    "black": 0.5}``) by seat; ``[]`` for one that gives none; None for a game not played by
+    the console's rules."""
+    if settings.get("rules", SESSION_RULES) != SESSION_RULES:
+        return None
+    score = settings.get("score")
+    if not isinstance(score, Mapping):
+        return []
+    return [float(score.get(name.lower(), 0)) for name in ChessGame.seat_names]
+
+
+def chess_ai(
+    game: Game[Any, Any], state: ChessState, level: int, seconds: float, stop: StopFlag
+) -> str:
+    """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices of
+    levels 1-3 are seeded by the game so far, so that their games replay exactly."""
+    from hub.chess.search import ComputerPlayer, Limits
+
+    rng = random.Random(" ".join((state.start_fen, *state.moves)))
+    player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
+    return player.choose(state.board.copy(), should_stop=stop.is_set).uci()
+
+
+def agreed_draw(state: ChessState) -> Outcome:
+    """Chess has draws: ½-½ by agreement."""
+    from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT
+
+    return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail="by agreement")
+
+
+def accepts_draw(state: ChessState, seat: int) -> bool:
+    """The built-in players accept a draw when their static evaluation says their side
+    stands worse than `DRAW_MARGIN` centipawns, and decline it otherwise."""
+    from hub.chess.search import evaluate
+
+    board = state.board
+    mine = board.turn == (seat == 0)  # (True is White's turn; White is seat 0)
+    return (evaluate(board) if mine else -evaluate(board)) < -DRAW_MARGIN
+
+
 class ChessGame(Game["ChessState", str]):
     """Chess from ``--fen`` (default the usual start); White is seat 0."""
 
@@ -58,8 +151,12 @@ class ChessGame(Game["ChessState", str]):
     summary = "chess in the terminal, people or computer levels 1-4 (hub engine: our UCI engine)"
     options = (Option("fen", STARTING_FEN, "the start position, as a FEN"),)
     seat_names = ("White", "Black")
-    ai_levels = range(1, 5)
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
+    pictures = ChessPictures()
+    ai = Ai(range(1, 5), chess_ai)
+    series = Series("console", console_score)
+    """The console's games: the web view's ``/console`` page follows the latest."""
+    agreed_draws = AgreedDraws(agreed_draw, accepts_draw)
 
     def __init__(
         self,
@@ -69,8 +166,9 @@ class ChessGame(Game["ChessState", str]):
         draws: Draws | None = None,
         max_plies: int = 0,
     ) -> None:
-        """``draws``: the draw policy (None: `Draws.FIDE`); ``max_plies``: adjudicate a
-        draw after that many plies (0: never)."""
+        """``draws``: the draw policy (None: `Draws.FIDE`; the console's and UQChess's have
+        none, a match's an arbiter's); ``max_plies``: adjudicate a draw after that many
+        plies (0: never)."""
         super().__init__(settings, seats)
         from hub.chess import notation, rules
 
@@ -123,78 +221,5 @@ class ChessGame(Game["ChessState", str]):
             raise BadMove(f"{move[:40]!r} is not a move in UCI notation (e2e4, e7e8q)")
         return self._notation.move_text(state, move)
 
-    def move_words(self, before: JSON, move: str) -> str:
-        """SAN from the position before the move (``Nf3``, ``exd5``, ``O-O``, ``e8=Q+``)."""
-        import chess
-
-        board = chess.Board(before["fen"])
-        parsed = chess.Move.from_uci(move)
-        return board.san(parsed) if board.is_legal(parsed) else move
-
-    def move_number(self, before: JSON) -> str | None:
-        """The move's number from the FEN before it: ``4.`` (White), ``4...`` (Black)."""
-        fields = str(before["fen"]).split()
-        number = fields[5] if len(fields) > 5 else "1"
-        return f"{number}." if fields[1:2] != ["b"] else f"{number}..."
-
     def view(self, state: ChessState, seat: int | None = None) -> JSON:
         return self._notation.state_view(state)
-
-    def text(self, view: JSON) -> str:
-        from hub.chess.pictures import text_lines
-
-        return "\n".join(text_lines(view))
-
-    def html(self, view: JSON) -> str:
-        from hub.chess.pictures import board_svg
-
-        return board_svg(view)
-
-    def since_start_html(self, view: JSON, start: JSON, settings: Mapping[str, Any]) -> str:
-        from hub.chess.pictures import since_start_html
-
-        return since_start_html(view, start, settings)
-
-    def status(
-        self, view: JSON, *, termination: str | None = None, winners: Sequence[int] | None = None
-    ) -> list[str]:
-        from hub.chess.pictures import status_lines
-
-        return status_lines(view, termination=termination, winners=winners)
-
-    def session_score(self, settings: Mapping[str, Any]) -> list[float] | None:
-        """The console's score before a game, from its ``score`` setting (``{"white": 1,
-        "black": 0.5}``) by seat; ``[]`` for one that gives none; None for a game not
-        played by the console's rules."""
-        if settings.get("rules", SESSION_RULES) != SESSION_RULES:
-            return None
-        score = settings.get("score")
-        if not isinstance(score, Mapping):
-            return []
-        return [float(score.get(name.lower(), 0)) for name in self.seat_names]
-
-    def agreed_draw(self, state: ChessState) -> Outcome | None:
-        """Chess has draws: ½-½ by agreement."""
-        from hub.chess.rules import BLACK_SEAT, DRAW, WHITE_SEAT
-
-        return Outcome((DRAW, DRAW), {WHITE_SEAT, BLACK_SEAT}, detail="by agreement")
-
-    def accepts_draw(self, state: ChessState, seat: int) -> bool:
-        """The built-in players accept a draw when their static evaluation says their side
-        stands worse than `DRAW_MARGIN` centipawns, and decline it otherwise."""
-        from hub.chess.search import evaluate
-
-        board = state.board
-        mine = board.turn == (seat == 0)  # (True is White's turn; White is seat 0)
-        return (evaluate(board) if mine else -evaluate(board)) < -DRAW_MARGIN
-
-    # -- players -------------------------------------------------------------------------------
-
-    def ai(self, state: ChessState, level: int, stop: StopFlag) -> str:
-        """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices
-        of levels 1-3 are seeded by the game so far, so that their games replay exactly."""
-        from hub.chess.search import ComputerPlayer, Limits
-
-        rng = random.Random(" ".join((state.start_fen, *state.moves)))
-        player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
-        return player.choose(state.board.copy(), should_stop=stop.is_set).uci()

@@ -14,8 +14,8 @@ The one rules object of chess is the declaration, `hub.chess.game.ChessGame`, wh
 these; its draw policy (`Draws`) and ply cap are its settings. UQChess games and the
 console's end only by checkmate or stalemate (or resignation, which the server decides):
 their specs know no other ending (`Draws.NONE`). The declared game's default adds the FIDE
-automatic draws (`Draws.FIDE`) so that every game ends, as the `Referee` contract and
-`hub.testing.check_referee` require; ``hub match chess`` adds an arbiter's (`Draws.ARBITER`)
+automatic draws (`Draws.FIDE`) so that every game ends, as the rules' contract and
+`hub.testing.check_game` require; ``hub match chess`` adds an arbiter's (`Draws.ARBITER`)
 and a ply cap.
 """
 

@@ -49,7 +49,7 @@ from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity, with_options
-from hub.core.match import MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.match import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
@@ -204,7 +204,7 @@ def _status_text(engine: EngineClient) -> str:
 
 
 @attrs.define(eq=False)
-class UciSeat(ClockedSeat[ChessState, str]):
+class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
     """A UCI engine, started by `launch` (or at ``begin``) and stopped by `aclose` (or at
     ``end``). ``options`` are sent as ``setoption`` in order, once, after ``uciok``."""
 

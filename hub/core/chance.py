@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from hub.core.game import Game
@@ -74,17 +73,6 @@ class Simultaneous(Protocol[S_contra]):
         """``state`` as ``seat``'s own turn: `to_move` is ``seat``, `legal_moves` are its
         moves, and nothing of the other movers' choices is in it."""
         ...
-
-
-def facets(referee: object) -> tuple[Chance[Any, Any] | None, Simultaneous[Any] | None]:
-    """The chance and simultaneous facets of a match's rules (a `Game`'s attributes; None
-    for a referee that is not a declared game). A program that never imported the
-    declarations (clubhub over its referee) does not import them for this."""
-    declared = sys.modules.get("hub.core.game")
-    if declared is None or not isinstance(referee, declared.Game):
-        return None, None
-    game = cast("Game[Any, Any]", referee)
-    return game.chance, game.simultaneous
 
 
 def new_rng() -> random.Random:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import BadMove, Game
+from hub.core.game import BadMove, Game, legal_texts
 from hub.core.seats import BadMoveLine
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ class JsonCodec:
             "type": "turn",
             "ply": turn.ply,
             "view": game.view(state, seat),
-            "legal": game.legal_texts(state),
+            "legal": legal_texts(game, state),
             "clock": clock,
         }
         return [dumps(message)]

@@ -1,12 +1,14 @@
 """The match loop: the one place where a game is played, whatever the game and the seats.
 
-`Match` drives a pure `Referee` and one `Seat` per player. Each turn it starts the mover's
-clock, awaits the seat's move under the deadline, applies it through the referee, stops the
-clock, publishes a `MoveMade` event and tells every seat (the mover first). It ends when the
-referee reports an outcome, when a seat is at fault (an illegal or malformed move, a lost
-connection, no move in time) or when someone outside stops it (a resignation that arrives
-at any time, a server closing, a console's ``undo``). Every game ends with a `GameEnded`
-event carrying the same `GameRecord` shape, and a `MatchResult`.
+`Match` drives a game (its declaration, `hub.core.game.Game`: pure rules, the moves' text,
+the spectator's view, the forfeit rule and what it hides) and one `Seat` per player. Each
+turn it starts the mover's clock, awaits the seat's move under the deadline, applies it
+through the game's rules, stops the clock, publishes a `MoveMade` event and tells every
+seat (the mover first). It ends when the rules report an outcome, when a seat is at fault
+(an illegal or malformed move, a lost connection, no move in time) or when someone outside
+stops it (a resignation that arrives at any time, a server closing, a console's ``undo``).
+Every game ends with a `GameEnded` event carrying the same `GameRecord` shape, and a
+`MatchResult`.
 
 A `Match` may also play on a game that another one began (``history=``, a `History` taken
 with `Match.history`): a console's ``undo`` stops its match and plays on from an earlier
@@ -47,13 +49,13 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 import attrs
 import trio
 
 from hub.core.clock import Clocks, SeatClock, TimeControl
-from hub.core.referee import IllegalMove, Outcome, Referee, Termination
+from hub.core.referee import IllegalMove, Outcome, Termination
 from hub.core.values import JSON, PlayerInfo
 
 if TYPE_CHECKING:
@@ -64,11 +66,10 @@ if TYPE_CHECKING:
     from hub.core.bus import EventBus
     from hub.core.chance import Chance, Simultaneous
     from hub.core.events import GameRecord, GameStarted, MoveMade
+    from hub.core.game import Game
 
 S = TypeVar("S")
 M = TypeVar("M")
-S_contra = TypeVar("S_contra", contravariant=True)
-M_contra = TypeVar("M_contra", contravariant=True)
 
 NO_LIMIT = TimeControl()
 _NO_VIEW: Any = object()
@@ -92,38 +93,6 @@ def new_game_id() -> str:
     """A fresh, globally unique game id (records from many processes and machines merge):
     128 random bits in hex, like a UUID4's (without importing uuid, for start-up time)."""
     return os.urandom(16).hex()
-
-
-class Notation(Protocol[S_contra, M_contra]):
-    """How a game writes its moves and shows its states to the event stream."""
-
-    @property
-    def game(self) -> str:
-        """The game's name (``clubs``, ``kalah``, ``chess``, ...)."""
-        ...
-
-    def move_text(self, state: S_contra, move: M_contra) -> str:
-        """``move`` (made in ``state``) in the game's own notation."""
-        ...
-
-    def state_view(self, state: S_contra) -> JSON:
-        """``state`` as a JSON value for subscribers (a FEN, a board, a table)."""
-        ...
-
-
-class PlainNotation:
-    """``str(move)`` and no state view: enough for tests and tiny games."""
-
-    __slots__ = ("game",)
-
-    def __init__(self, game: str = "game") -> None:
-        self.game = game
-
-    def move_text(self, state: object, move: object) -> str:
-        return str(move)
-
-    def state_view(self, state: object) -> JSON:
-        return None
 
 
 # The loop's own objects below (Start, Turn, Moved, MatchResult, the record's maker) are
@@ -362,6 +331,21 @@ class BaseSeat(Generic[S, M]):
         return None
 
 
+class LaunchedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat that starts what it needs (a program, an engine) before the game's clocks
+    start and stops it after: its host calls `launch` (every such seat of a game together)
+    and, however the game ends, `aclose`. A failure to start is kept in `failure`; the
+    seat's ``begin`` should raise it, so the game ends with that seat at fault."""
+
+    failure: SeatFailure | None = None
+
+    async def launch(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
 class FailedSeat(BaseSeat[S, M], Generic[S, M]):
     """A seat whose player never got as far as the game (a program that could not be run or
     did not answer its handshake): ``begin`` raises its `SeatFailure`, so even that game
@@ -411,14 +395,15 @@ class _Stopped(Exception):
 
 
 class Match(Generic[S, M]):
-    """One game between ``seats`` under ``referee``, from ``state``; run it with `run`.
+    """One game of ``game`` (a declaration with its settings applied) between ``seats``,
+    from ``state``; run it with `run`.
 
-    ``forfeit`` turns a fault into an outcome (default `forfeit_outcome`; Kalah keeps the
-    stores as scores). ``events`` receives the game's events (nothing is published without
-    one). ``settings`` are the game's options, for records. ``history`` (a `History`) plays
-    on a game begun by another match, from ``state``, which must be ``history.state``: its
-    moves come first in the record and are published again after `GameStarted`; the clocks
-    start afresh (a console's games have none).
+    The game's `Game.forfeit` turns a fault into an outcome (default `forfeit_outcome`;
+    Kalah keeps the stores as scores). ``events`` receives the game's events (nothing is
+    published without one). ``settings`` are the game's options, for records. ``history``
+    (a `History`) plays on a game begun by another match, from ``state``, which must be
+    ``history.state``: its moves come first in the record and are published again after
+    `GameStarted`; the clocks start afresh (a console's games have none).
     """
 
     _chance: Chance[Any, Any] | None = None
@@ -430,34 +415,35 @@ class Match(Generic[S, M]):
 
     def __init__(
         self,
-        referee: Referee[S, M],
+        game: Game[S, M],
         state: S,
         seats: Sequence[Seat[S, M]],
         *,
-        notation: Notation[S, M] | None = None,
         events: EventBus | None = None,
         time_control: TimeControl | Sequence[TimeControl] = NO_LIMIT,
         settings: Mapping[str, JSON] | None = None,
         game_id: str | None = None,
-        forfeit: Callable[[S, Fault], Outcome] | None = None,
         spectators: Sequence[Spectator[S, M]] = (),
         history: History[S, M] | None = None,
     ) -> None:
-        count = referee.seats(state)
+        count = game.seats(state)
         if len(seats) != count:
             raise ValueError(f"{len(seats)} seats for a {count}-seat game")
-        self.referee = referee
+        self.game = game
+        # the game's methods the loop calls, bound once (the loop is hot)
+        self._to_move = game.to_move
+        self._move_text = game.move_text
+        view = game.view
+        self._spectator_view: Callable[[S], JSON] = lambda state: view(state, None)
         self.state = state
         self.initial = state
         self.seats = list(seats)
-        self.notation: Notation[S, M] = notation or PlainNotation()
         self.events = events
         self.clocks = Clocks.of(time_control, count)
         self._timed = any(control.limited for control in self.clocks.controls)
         self._no_clocks: tuple[float | None, ...] = (None,) * count
         self.settings = dict(settings or {})
         self.game_id = game_id or new_game_id()
-        self._forfeit = forfeit
         self.spectators = list(spectators)
         self.moves: list[tuple[int, M]] = []
         self._recorded: list[tuple[int, str, float, S, JSON]] = []
@@ -566,7 +552,7 @@ class Match(Generic[S, M]):
 
             self._started = GameStarted(
                 game_id=self.game_id,
-                game=self.notation.game,
+                game=self.game.name,
                 settings=self.settings,
                 players=[seat.player for seat in self.seats],
                 time_controls=[control.describe() for control in self.clocks.controls],
@@ -664,7 +650,7 @@ class Match(Generic[S, M]):
             for mover in range(count)
         ]
         # the hot path reads these once: one clock reading at each end of a move
-        to_move, apply, clocks = self.referee.to_move, self.referee.apply, self.clocks.seats
+        to_move, apply, clocks = self._to_move, self.game.apply, self.clocks.seats
         now = trio.lowlevel.current_clock().current_time
         inf = math.inf
         mover = to_move(self.state)
@@ -762,7 +748,7 @@ class Match(Generic[S, M]):
         if isinstance(got, SeatFailure):
             return Fault(mover, got.termination, got.detail, error=got)
         if late:
-            text = self.notation.move_text(turn.state, got[0])
+            text = self._move_text(turn.state, got[0])
             return Fault(mover, Termination.TIMEOUT, f"{text} came too late", got[0])
         return got
 
@@ -779,19 +765,17 @@ class Match(Generic[S, M]):
     def _take_facets(self) -> bool:
         """Read the game's chance and simultaneous facets, once per game; True if it has one
         (only then does the loop call `_between` after each move)."""
-        from hub.core.chance import facets
-
-        self._chance, self._joint = facets(self.referee)
+        self._chance, self._joint = self.game.chance, self.game.simultaneous
         return self._chance is not None or self._joint is not None
 
     def _first_to_move(self) -> int | None:
         """Who moves first: `GameStarted.to_move` (`hub.core.chance.CHANCE` for chance)."""
-        to_move = self.referee.to_move(self.initial)
-        if to_move is None:  # over before it began, or chance acts first (a deal)
-            from hub.core.chance import CHANCE, facets
+        to_move = self._to_move(self.initial)
+        chance = self.game.chance
+        if to_move is None and chance is not None:  # over before it began, or a deal first
+            from hub.core.chance import CHANCE
 
-            chance = facets(self.referee)[0]
-            if chance is not None and chance.outcomes(self.initial) is not None:
+            if chance.outcomes(self.initial) is not None:
                 return CHANCE
         return to_move
 
@@ -825,7 +809,7 @@ class Match(Generic[S, M]):
                 fault = await self._joint_turn(joint, movers, orders)
             if fault is not None:
                 return fault
-            mover = self.referee.to_move(self.state)
+            mover = self._to_move(self.state)
 
     async def _chance_event(
         self, chance: Chance[S, M], outcomes: Sequence[tuple[M, float]]
@@ -838,8 +822,8 @@ class Match(Generic[S, M]):
             self.chance_rng = new_rng()
         outcome = draw(self.chance_rng, outcomes)
         before = self.state
-        after = self.referee.apply(before, outcome)  # an IllegalMove here is the game's bug
-        text = self.notation.move_text(before, outcome)
+        after = self.game.apply(before, outcome)  # an IllegalMove here is the game's bug
+        text = self._move_text(before, outcome)
         told = told_texts(chance, before, outcome, text, len(self.seats))
         now = trio.lowlevel.current_clock().current_time()
         moved = self._record(CHANCE, outcome, after, 0.0, now, told)
@@ -891,7 +875,7 @@ class Match(Generic[S, M]):
         for mover in movers:
             move, elapsed = chosen[mover]
             try:
-                after = self.referee.apply(self.state, move)
+                after = self.game.apply(self.state, move)
             except IllegalMove as exc:  # the game's for_seat let through what apply refuses
                 return Fault(mover, Termination.ILLEGAL_MOVE, str(exc), move, exc)
             moved = self._record(mover, move, after, elapsed, now())
@@ -923,7 +907,7 @@ class Match(Generic[S, M]):
                 late = None if got is None else got[0]
                 detail = "no move in time"
                 if late is not None:
-                    detail = f"{self.notation.move_text(turn.state, late)} came too late"
+                    detail = f"{self._move_text(turn.state, late)} came too late"
                 fault = Fault(mover, Termination.TIMEOUT, detail, late)
                 faults.append(fault)
                 scope.cancel()
@@ -932,7 +916,7 @@ class Match(Generic[S, M]):
                 return
             else:
                 try:
-                    self.referee.apply(turn.state, got[0])
+                    self.game.apply(turn.state, got[0])
                 except IllegalMove as exc:
                     if await seat.rejected(turn, got[0], exc):
                         continue
@@ -959,8 +943,8 @@ class Match(Generic[S, M]):
         ``told``: a chance outcome's texts as each seat and a spectator are told it (the
         event has the spectator's; the record keeps the whole text)."""
         before = self.state
-        text = self.notation.move_text(before, move)
-        to_move = self.referee.to_move(after)
+        text = self._move_text(before, move)
+        to_move = self._to_move(after)
         if to_move is None and self._chance is not None:
             to_move = self._chance_next(after)
         clocks = self.clocks.left(now) if self._timed else self._no_clocks
@@ -970,7 +954,7 @@ class Match(Generic[S, M]):
         if events is not None and events.subscribers:
             from hub.core.events import MoveMade
 
-            view = self.notation.state_view(after)
+            view = self._spectator_view(after)
             ply = len(self.moves)
             shown = text if told is None else told[-1]
             event = MoveMade(
@@ -992,9 +976,9 @@ class Match(Generic[S, M]):
         for index in range(plies):
             seat, text, elapsed, after, view = self._recorded[index]
             if view is _NO_VIEW:
-                view = self.notation.state_view(after)
+                view = self._spectator_view(after)
                 self._recorded[index] = (seat, text, elapsed, after, view)
-            to_move = self.referee.to_move(after)
+            to_move = self._to_move(after)
             events.publish(
                 MoveMade(
                     self.game_id,
@@ -1010,26 +994,23 @@ class Match(Generic[S, M]):
             )
 
     def _finish(self, fault: Fault | None) -> MatchResult[S, M]:
-        outcome = None if fault is not None else self._agreed or self.referee.outcome(self.state)
+        outcome = None if fault is not None else self._agreed or self.game.outcome(self.state)
         if outcome is None:
-            if fault is None:  # pragma: no cover - a referee bug: over without an outcome
-                fault = Fault(None, Termination.ABORTED, "the referee gave no outcome")
-            if self._forfeit is not None:
-                outcome = self._forfeit(self.state, fault)
-            else:
-                outcome = forfeit_outcome(len(self.seats), fault)
+            if fault is None:  # pragma: no cover - a rules bug: over without an outcome
+                fault = Fault(None, Termination.ABORTED, "the rules gave no outcome")
+            outcome = self.game.forfeit(self.state, fault)
         info = None
         if fault is not None and fault.seat is not None:
             move = None
             if fault.move is not None:
-                move = self.notation.move_text(self.state, fault.move)  # type: ignore[arg-type]
+                move = self._move_text(self.state, cast(M, fault.move))
             info = (fault.seat, fault.termination, fault.detail, move)
         # Everything the record needs, taken now; the maker holds no reference to the Match
         # (which holds the result): no reference cycle keeps a finished game's states alive.
         maker = _RecordMaker(
             {
                 "game_id": self.game_id,
-                "game": self.notation.game,
+                "game": self.game.name,
                 "settings": self.settings,
                 "players": [seat.player for seat in self.seats],
                 "time_controls": [control.describe() for control in self.clocks.controls],
@@ -1045,12 +1026,13 @@ class Match(Generic[S, M]):
             info,
             (self.initial, self._first_view),
             self._recorded,
-            self.notation.state_view,
+            self._spectator_view,
         )
-        if getattr(self.notation, "hidden_information", False):
+        hidden = self.game.hidden
+        if hidden is not None:
             # the events showed the spectator's view of a live game (hands hidden); the
-            # record, made now the game is over, shows everything (`Game.record_view`)
-            maker.reveal(self.notation.record_view)  # type: ignore[attr-defined]
+            # record, made now the game is over, shows everything (`Hidden.record_view`)
+            maker.reveal(hidden.record_view)
         result = MatchResult(self.state, self.moves, outcome, fault, maker)
         self.result = result
         self._rest.set()
@@ -1067,7 +1049,7 @@ class Match(Generic[S, M]):
     def _initial_view(self) -> JSON:
         """The first state's view, computed once (a FEN or a table is not free)."""
         if self._first_view is _NO_VIEW:
-            self._first_view = self.notation.state_view(self.initial)
+            self._first_view = self._spectator_view(self.initial)
         return self._first_view
 
     def _abort(self, detail: str) -> None:

@@ -1,9 +1,16 @@
 """Game plug-ins: what a game offers the ``hub`` command, found through entry points.
 
 A plug-in is a `GamePlugin` object published in the ``hub.games`` entry-point group
-(``[project.entry-points."hub.games"] mygame = "mypkg.plugin:plugin"``). Its commands take
-the remaining command-line arguments and return an exit status; they should import their
-implementation lazily so that ``hub games`` stays fast however many games are installed.
+(``[project.entry-points."hub.games"] mygame = "mypkg.plugin:plugin"``), or a declared
+game's class itself. Its commands take the remaining command-line arguments and return an
+exit status; they should import their implementation lazily so that ``hub games`` stays
+fast however many games are installed.
+
+The verbs every declared game gets (``hub play``, ``hub serve``, ``hub match``) are made in
+the layer above, `hub.declared.plugin` (this module imports nothing outside hub.core):
+`discover` takes its ``declared`` function, which turns a declaration into its plug-in;
+without one, a declaration found by itself is a plug-in of its pictures and exports alone
+(what records and the web view read).
 """
 
 from __future__ import annotations
@@ -120,14 +127,14 @@ class GamePlugin:
     """Top-level verbs the game adds to ``hub`` (e.g. ``{"engine": ...}`` for ``hub engine``)."""
     match: Callable[[], TournamentKit] | None = None
     """The game's `TournamentKit` for ``hub match`` (use `lazy_object` to import it when needed).
-    A declared game gets the derived one (`hub.declared.kit`), whose hooks on the declaration
+    A declared game gets the derived one (`hub.declared.kit`), whose facets on the declaration
     cover what hub's own games do differently; none of them gives its own."""
     game: type[Game[Any, Any]] | None = None
     """The game's declaration (`hub.core.game.Game`), when it has one: its pictures draw its
     positions in ``hub games show`` and the web view. Read it with `declaration`."""
     game_ref: str = ""
     """``"package.module:Class"``: a declaration imported only when `declaration` is asked
-    (a plug-in module that must stay light; see `declared`)."""
+    (a plug-in module that must stay light; see `hub.declared.plugin.declared_plugin`)."""
 
     def declaration(self) -> type[Game[Any, Any]] | None:
         """The game's declaration: `game`, or the class `game_ref` names (imported now)."""
@@ -135,52 +142,6 @@ class GamePlugin:
             return self.game
         found: type[Game[Any, Any]] = lazy_object(self.game_ref)()
         return found
-
-    @classmethod
-    def declared(cls, game: type[Game[Any, Any]] | str, **commands: Any) -> GamePlugin:
-        """The plug-in of a declared game: ``hub play``, ``hub serve`` and ``hub match``
-        derived from the declaration (`hub.declared`), unless ``commands`` give their own.
-
-        ``game`` may be ``"package.module:Class"`` instead of the class, with ``name=`` and
-        ``summary=`` among ``commands``: the declaration is then imported only when a verb
-        or a picture needs it (``hub games`` imports every plug-in module)."""
-        if isinstance(game, str):
-            name, summary = str(commands.pop("name")), str(commands.pop("summary"))
-            resolve: Callable[[], type[Game[Any, Any]]] = lazy_object(game)
-            known, ref = None, game
-        else:
-            name, summary = game.name, game.summary
-            known, ref = game, ""
-
-            def resolve() -> type[Game[Any, Any]]:
-                return game
-
-        derived: dict[str, Any] = {
-            "play": _declared_command("hub.declared.play", name, resolve),
-            "serve": _declared_command("hub.declared.serve", name, resolve),
-            "match": _declared_kit(resolve),
-        }
-        derived.update(commands)
-        return cls(name=name, summary=summary, game=known, game_ref=ref, **derived)
-
-
-def _declared_command(
-    module: str, name: str, resolve: Callable[[], type[Game[Any, Any]]]
-) -> Command:
-    def command(args: Sequence[str]) -> int:
-        status: int = import_module(module).main(resolve(), args)
-        return status
-
-    command.__qualname__ = command.__name__ = f"{module}.main({name})"
-    return command
-
-
-def _declared_kit(resolve: Callable[[], type[Game[Any, Any]]]) -> Callable[[], TournamentKit]:
-    def get() -> TournamentKit:
-        kit: TournamentKit = import_module("hub.declared.kit").DeclaredKit(resolve())
-        return kit
-
-    return get
 
 
 def lazy(target: str) -> Command:
@@ -231,14 +192,21 @@ class PluginFailure:
         return f"the game {self.name!r} failed to load ({self.target}): {self.error}"
 
 
-def discover(failures: list[PluginFailure] | None = None) -> dict[str, GamePlugin]:
+Declare = Callable[["type[Game[Any, Any]]"], GamePlugin]
+"""A declared game's plug-in, its verbs derived (`hub.declared.plugin.declared_plugin`)."""
+
+
+def discover(
+    failures: list[PluginFailure] | None = None, *, declared: Declare | None = None
+) -> dict[str, GamePlugin]:
     """Every installed game plug-in by name. An entry point that fails to load is left out
     (a broken third-party plug-in must not break hub) and, if ``failures`` is given, told
-    there, one `PluginFailure` each, so that ``hub games`` can say so."""
+    there, one `PluginFailure` each, so that ``hub games`` can say so. An entry point that
+    names a declared game's class is made a plug-in by ``declared`` (see `load`)."""
     plugins: dict[str, GamePlugin] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            plugin = load(entry.load())
+            plugin = load(entry.load(), declared)
         except Exception as exc:
             if failures is not None:
                 failures.append(PluginFailure(entry.name, entry.value, error_line(exc)))
@@ -267,21 +235,24 @@ def error_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def load(obj: object) -> GamePlugin:
-    """The plug-in an entry point names: a `GamePlugin`, or a declared game's class."""
+def load(obj: object, declared: Declare | None = None) -> GamePlugin:
+    """The plug-in an entry point names: a `GamePlugin`, or a declared game's class, made a
+    plug-in by ``declared`` (without it: one of its declaration alone, no verbs)."""
     if isinstance(obj, GamePlugin):
         return obj
-    from hub.core.game import is_game_class
+    from hub.core.game import Game
 
-    if is_game_class(obj):
-        return GamePlugin.declared(obj)  # type: ignore[arg-type]
+    if isinstance(obj, type) and issubclass(obj, Game) and obj.name:
+        if declared is not None:
+            return declared(obj)
+        return GamePlugin(name=obj.name, summary=obj.summary, game=obj)
     raise PluginError(f"{obj!r} is neither a GamePlugin nor a declared Game")
 
 
 @functools.cache
 def pictures(name: str) -> Game[Any, Any] | None:
     """The installed game ``name``'s declaration on its default settings, if it has one: its
-    `Game.text` and `Game.html` draw any of its views (records, the web view). None for a
+    `Game.pictures` draw any of its views (records, the web view). None for a
     game without a declaration, or one whose defaults do not build."""
     plugin = discover().get(name)
     if plugin is None:

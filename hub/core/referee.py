@@ -1,21 +1,18 @@
-"""The `Referee` interface every game's rules implement.
+"""The vocabulary of a game's rules: `IllegalMove`, `Outcome` and `Termination`.
 
-A referee is pure: it maps a state and a move to a new state (or raises `IllegalMove`),
-says whose turn it is and, at the end, the outcome. It reads no clock, socket or global
-random generator, so that rules are testable exhaustively and replayable from a transcript.
-States must be immutable values (``attrs.frozen`` or tuples) with ``==`` comparing content.
+The rules themselves are the required core of a game's declaration (`hub.core.game.Game`):
+pure functions that map a state and a move to a new state (or raise `IllegalMove`), say
+whose turn it is and, at the end, the outcome. They read no clock, socket or global random
+generator, so that rules are testable exhaustively and replayable from a transcript. States
+must be immutable values (``attrs.frozen`` or tuples) with ``==`` comparing content.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Iterable
 
 import attrs
-
-S = TypeVar("S")
-M = TypeVar("M")
 
 
 class IllegalMove(ValueError):
@@ -75,37 +72,3 @@ class Outcome:
     def _check_winners(self, _attribute: object, value: frozenset[int]) -> None:
         if any(not 0 <= seat < len(self.scores) for seat in value):
             raise ValueError(f"winners {sorted(value)} outside seats 0..{len(self.scores) - 1}")
-
-
-class Referee(Protocol[S, M]):
-    """The rules of one game, as pure functions over immutable states.
-
-    ``seats`` is fixed for a game; seats are numbered from 0. A finished state has an
-    outcome and no seat to move; an unfinished one has a seat to move and at least one legal
-    move. Games whose turns involve chance take it from a ``random.Random`` given when the
-    initial state is built, never from a global generator.
-    """
-
-    def seats(self, state: S) -> int:
-        """How many seats (players) the game has."""
-        ...
-
-    def to_move(self, state: S) -> int | None:
-        """The seat whose move it is, or None once the game is over."""
-        ...
-
-    def legal_moves(self, state: S) -> Sequence[M]:
-        """Every legal move in ``state``, in a deterministic order (empty once over)."""
-        ...
-
-    def candidate_moves(self, state: S) -> Iterable[M]:
-        """Well-formed moves, legal or not: a superset of `legal_moves` used to test rejection."""
-        ...
-
-    def apply(self, state: S, move: M) -> S:
-        """The state after ``move``; raises `IllegalMove` and leaves ``state`` untouched."""
-        ...
-
-    def outcome(self, state: S) -> Outcome | None:
-        """The outcome of a finished game, None while it goes on."""
-        ...

@@ -3,7 +3,7 @@ that nobody watches imports none of those (hub/core/match.py imports hub.core.ev
 when an event or a record is made):
 
 * `PlayerInfo`, who sits in a seat;
-* `JSON`, the type of a state view (what `Notation.state_view` returns).
+* `JSON`, the type of a state view (what `hub.core.game.Game.view` returns).
 """
 
 from __future__ import annotations

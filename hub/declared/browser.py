@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.game import BadMove, Game
+from hub.core.game import BadMove, Game, legal_texts
 from hub.core.match import BaseSeat, Match, MatchResult, MatchView, Moved, Seat, Start, Turn
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
@@ -170,9 +170,10 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.last = (text, moved.before)
         self.clocks, self.clocks_at = moved.clocks, trio.current_time()
         before = self.game.view(moved.before, None)
-        words = self.game.move_words(before, text)
-        number = self.game.move_number(before)
-        head = self.game.seat_label(moved.seat, before) if number is None else number
+        pictures = self.game.pictures
+        words = pictures.move_words(before, text)
+        number = pictures.move_number(before)
+        head = self._label(moved.seat, before) if number is None else number
         self.numbered = number is not None
         self.moves.append(f"{head} {words}")
         self.draw.moved(moved.seat)
@@ -288,13 +289,14 @@ class BrowserSeat(BaseSeat[Any, Any]):
     def offer_draw(self) -> str | None:
         """This seat's person offers a draw, or accepts the one another person offered;
         None if done (the answer is in the snapshots), else why not. The built-in players
-        answer at once by their evaluation (`Game.accepts_draw`); when every other seat
-        agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
+        answer at once by their evaluation (`hub.core.game.AgreedDraws.accepts`); when every
+        other seat agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
         if self.over or self.match is None or self.state is None:
             return "the game is over"
-        outcome = self.game.agreed_draw(self.state)
-        if outcome is None:
+        draws = self.game.agreed_draws
+        if draws is None:
             return f"{self.game.name} has no draws by agreement"
+        outcome = draws.outcome(self.state)
         offer = self.draw
         if offer.by is self:
             return "you offered a draw already"
@@ -308,7 +310,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
             who = f"{self._label(seat, None)} ({info.name})"
             if info.kind != "ai":
                 return f"{who} cannot be asked for a draw"
-            if not self.game.accepts_draw(self.state, seat):
+            if not draws.accepts(self.state, seat):
                 offer.answer(f"{who} declines the draw.")
                 return None
         if people:
@@ -327,9 +329,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def _draw_json(self) -> dict[str, Any]:
         offer = self.draw
-        possible = not self.over and self.state is not None
-        if possible and self.game.agreed_draw(self.state) is None:
-            possible = False
+        possible = not self.over and self.state is not None and self.game.agreed_draws is not None
         by = offer.by
         return {
             "possible": possible,
@@ -365,7 +365,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def _label(self, seat: int, view: Any) -> str:
         """The seat's name where it sits now (Kalah after the pie swap: the side it plays)."""
-        return self.game.seat_label(seat, view)
+        return self.game.seat_name(seat, view)
 
     def _left_ms(self, seat: int, to_move: int | None, mine: int | None) -> int | None:
         """A seat's time left in ms (None: no limit, or not known yet): this seat's own
@@ -389,7 +389,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
             return []
         termination, winners = self.ending or (None, None)
         try:
-            return list(self.game.status(view, termination=termination, winners=winners))
+            pictures = self.game.pictures
+            return list(pictures.status(view, termination=termination, winners=winners))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return []
 
@@ -400,17 +401,18 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def snapshot(self) -> dict[str, Any]:
         """What this seat's page shows, as JSON (from this seat's own view alone)."""
-        game, state = self.game, self.state
+        game, state, pictures = self.game, self.state, self.game.pictures
         html = ""
+        view = None
         if state is not None:
             view = game.view(state, self.seat)
             start = game.view(self.start, self.seat)
             if self.last is None:
-                html = game.html(view)
+                html = pictures.html(view)
             else:
                 move, before = self.last
-                html = game.picture_html_after(view, (), move, game.view(before, self.seat))
-            html += game.since_start_html(view, start, game.settings)
+                html = pictures.html_after(view, (), move, game.view(before, self.seat))
+            html += pictures.since_start_html(view, start, game.settings)
         mine = self.turn is not None and not self.over
         left = None
         if mine and self.turn is not None:
@@ -418,7 +420,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
             left = round(seconds * 1000) if math.isfinite(seconds) else None
         to_move = None if state is None or self.over else game.to_move(state)
         spectator = None if state is None else game.view(state, None)
-        legal = game.legal_texts(state) if mine else []
+        legal = legal_texts(game, state) if mine else []
         return {
             "version": self.version,
             "game": game.name,
@@ -439,7 +441,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
             "to_move": None if to_move is None else self._label(to_move, spectator),
             "your_turn": mine,
             "legal": legal,
-            "legal_words": [game.move_words(spectator, text) for text in legal],
+            "legal_words": [pictures.move_words(spectator, text) for text in legal],
             "status": self._status(spectator),
             "html": html,
             "moves": self.moves,

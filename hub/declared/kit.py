@@ -1,23 +1,24 @@
 """``hub match GAME ...`` for every game: the one `TournamentKit`, derived from a declaration.
 
-Everything a game does differently in a match is a hook of its declaration
-(`hub.core.game.Game`, "hub match"), each with a default that suits most games:
+Everything a game does differently in a match is its declaration's `setup` facet
+(`hub.core.game.MatchSetup`), each method with a default that suits most games, and its
+`programs` facet (`hub.core.game.Programs`):
 
-* options: `Game.match_options` (default: the game's options and ``--tc``), turned into the
-  settings recorded with each game by `Game.match_settings`, and back into the game by
-  `Game.for_match`;
-* openings: `Game.match_openings` (JSON values, drawn from a seed, each played from both
-  sides by the schedule, so that deterministic players still play distinct games; default:
-  a seed for the start and a few random legal plies, ``{"seed": S, "moves": ["4", "3"]}``)
-  and `Game.match_start`, the state one of them starts from;
-* the game's clocks (`Game.match_clock`), its referee (`Game.match_referee`) and what a
-  fault scores (`Game.forfeit`);
+* options: `MatchSetup.options` (default: the game's options and ``--tc``), turned into the
+  settings recorded with each game by `MatchSetup.settings`;
+* openings: `MatchSetup.openings` (JSON values, drawn from a seed, each played from both sides by
+  the schedule, so that deterministic players still play distinct games; default: a seed
+  for the start and a few random legal plies, ``{"seed": S, "moves": ["4", "3"]}``);
+* one game: `MatchSetup.plan` returns its `hub.core.game.MatchPlan`, a value: the game that
+  referees it (chess: with an arbiter's draws and a ply cap), its clocks, its first state
+  and what the game's own seats are told; a fault scores `Game.forfeit`;
 * players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
-  ``random``, a program), plus ``human`` (the person at this terminal) when the kit is run
-  at one. A bare program spec is a seat of the game's `Game.program_kind` (Kalah's and clubs'
-  own protocols, a UCI engine for chess; the JSON bot protocol by default) and
-  ``json:PROGRAM`` the JSON bot protocol for every game. `Game.check_seat` checks a spec of
-  the game's own kinds before any game (chess starts a UCI engine once).
+  ``random``, a program), plus ``human`` (the person at this terminal, or the game's own,
+  `Programs.person`) when the kit is run at one. A bare program spec is a seat of the
+  game's `Programs.program_kind` (Kalah's and clubs' own protocols, a UCI engine for chess;
+  the JSON bot protocol by default) and ``json:PROGRAM`` the JSON bot protocol for every
+  game. `Programs.check` checks a spec of the game's own kinds before any game (chess
+  starts a UCI engine once).
 
 A seat of a game's own kind may launch what it needs before the clocks start and keep it
 in the slot's session (`session`, `hub.core.session`) from one game to the next: chess's
@@ -67,7 +68,7 @@ class DeclaredKit:
     # -- options and settings ------------------------------------------------------------------
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
-        options = self.game.match_options()
+        options = self.game.setup.options(self.game)
         if not options:
             return
         group = parser.add_argument_group(f"{self.game.name} settings")
@@ -83,10 +84,10 @@ class DeclaredKit:
                 )
 
     def settings(self, options: argparse.Namespace) -> dict[str, Any]:
-        """The recorded settings (`Game.match_settings`); raises `ValueError` saying which
+        """The recorded settings (`MatchSetup.settings`); raises `ValueError` saying which
         option is wrong."""
         given: dict[str, Value] = {}
-        for option in self.game.match_options():
+        for option in self.game.setup.options(self.game):
             text = getattr(options, _dest(option), None)
             if text is None:
                 continue
@@ -94,15 +95,16 @@ class DeclaredKit:
                 given[option.name] = option.convert(text)
             except SettingsError as exc:
                 raise SettingsError(f"{option.flag}: {exc}") from None
-        return self.game.match_settings(given)
+        return self.game.setup.settings(self.game, given)
 
     # -- players -------------------------------------------------------------------------------
 
     def seat_spec(self, text: str) -> SeatSpec:
         """The seat ``text`` names in a match; raises `SeatSpecError`."""
         word = text.strip().partition(":")[0]
-        kind = self.game.program_kind
-        if kind != "program" and word not in GENERIC_WORDS and word not in self.game.seat_kinds:
+        programs = self.game.programs
+        kind = programs.program_kind
+        if kind != "program" and word not in GENERIC_WORDS and word not in programs.kinds:
             if not text.strip():
                 raise SeatSpecError("an empty seat spec")
             return SeatSpec(kind, text)
@@ -117,17 +119,16 @@ class DeclaredKit:
             return f"{spec}: a match is played by programs and AIs (ai:N, random, a program)"
         if parsed.kind == HUMAN and not sys.stdin.isatty():
             return f"{spec}: standard input is not a terminal, so nobody can type moves"
-        if parsed.kind in self.game.seat_kinds:
+        programs = self.game.programs
+        if parsed.kind in programs.kinds:
             command = spec.partition(":")[2] if spec.startswith(f"{parsed.kind}:") else spec
-            return self.game.check_seat(parsed.kind, command.strip(), spec)
+            return programs.check(parsed.kind, command.strip(), spec)
         return None
 
     # -- openings and games --------------------------------------------------------------------
 
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        return self.game.for_match(settings, self.game.players[0]).match_openings(
-            settings, count, seed
-        )
+        return self.game.setup.openings(self.game, settings, count, seed)
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Session]:
@@ -142,29 +143,28 @@ class DeclaredKit:
         from hub.core.match import Match
 
         try:
-            game = self.game.for_match(spec.settings, len(spec.players))
-            control = game.match_clock(spec.settings)
+            plan = self.game.setup.plan(
+                self.game, spec.settings, len(spec.players), spec.opening, spec.game_id
+            )
             specs = [self.seat_spec(text) for text in spec.players]
         except (SettingsError, SeatSpecError) as exc:
             raise ValueError(str(exc)) from None
-        state = game.match_start(spec.opening, spec.game_id)
+        game = plan.game
         seed = random.Random(spec.game_id).randrange(2**31)
         async with contextlib.AsyncExitStack() as stack:
             extra: dict[str, SeatFactory] = {}
             if any(parsed.kind == HUMAN for parsed in specs):
                 extra[HUMAN] = await stack.enter_async_context(_person(game, spec, events))
-            maker = SeatMaker(game, seed, extra)
+            maker = SeatMaker(game, seed, extra, plan.detail)
             seats = await stack.enter_async_context(maker.seats(specs))
             match = Match(
-                game.match_referee(),
-                state,
+                game,
+                plan.state,
                 seats,
-                notation=game,
                 events=events,
-                time_control=control,
+                time_control=plan.clock,
                 settings={**spec.settings, "opening": spec.opening},
                 game_id=spec.game_id,
-                forfeit=game.forfeit,
             )
             result = await match.run()
         return result.record
@@ -176,19 +176,19 @@ async def _person(
 ) -> AsyncIterator[SeatFactory]:
     """The factory of the seat of a person at this terminal (standard input, when it is a
     terminal: a worker process of ``hub match --concurrency`` reads its requests there);
-    the game's own person (`Game.match_person`) if it has one."""
+    the game's own person (`hub.core.game.Programs.person`) if it has one."""
     from hub.core.match import FailedSeat
     from hub.core.output import Output
     from hub.core.referee import Termination
     from hub.core.values import PlayerInfo
 
-    if game.match_person:
-        from hub.core.plugin import lazy_object
+    own = game.programs.person
+    if own is not None:
 
-        own = lazy_object(game.match_person)()
-
-        def its_own(seat: SeatSpec, number: int) -> contextlib.AbstractAsyncContextManager[Any]:
-            return own(game, spec, events)  # type: ignore[no-any-return]
+        def its_own(
+            seat: SeatSpec, number: int
+        ) -> contextlib.AbstractAsyncContextManager[Seat[Any, Any]]:
+            return own(game, spec, events)
 
         yield its_own
         return

@@ -243,7 +243,6 @@ class Host:
                 game,
                 game.start(random.Random(seed)),
                 seats,
-                notation=game,
                 events=self.bus,
                 time_control=self.control,
                 settings=game.settings,
@@ -288,7 +287,7 @@ class Host:
         person at the terminal or a program (it cannot be asked)."""
         if not browsers:
             return
-        own = set(type(self.game).seat_kinds)
+        own = set(self.game.programs.kinds)
         others = [spec.kind for spec in specs if spec.kind not in REMATCH_KINDS | own]
         if others:
             RematchOffer(browsers, None, cannot_ask(others[0])).offer_to()

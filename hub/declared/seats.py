@@ -26,17 +26,17 @@ import random
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 import trio
 
 from hub.core import mcts
-from hub.core.game import Game
+from hub.core.game import Game, SeatKind
 from hub.core.identity import ai_identity, program_identity, random_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
-from hub.core.match import BaseSeat, FailedSeat, Seat, SeatFailure, Start, Turn
+from hub.core.match import BaseSeat, FailedSeat, LaunchedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
@@ -51,7 +51,7 @@ STOP_GRACE = 2.0
 KINDS = ("ai", "random", "human", "web", "tcp", "program")
 JSON_KIND = "json"
 """``json:PROGRAM``: a program speaking the JSON bot protocol, in a game whose bare program
-specs speak another (`hub.core.game.Game.program_kind`)."""
+specs speak another (`hub.core.game.Programs.program_kind`)."""
 
 
 class SeatSpecError(ValueError):
@@ -69,13 +69,6 @@ class SeatSpec:
     argv: tuple[str, ...] = ()
 
 
-def default_level(game: type[Game[Any, Any]]) -> int:
-    if game.ai_default is not None:
-        return game.ai_default
-    levels = game.ai_levels
-    return levels[len(levels) // 2]
-
-
 def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
     """The `SeatSpec` that ``text`` names for ``game``; raises `SeatSpecError`."""
     word, colon, arg = text.strip().partition(":")
@@ -90,7 +83,7 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         if bot.kind != "program":
             raise SeatSpecError(wrong)
         return attrs.evolve(bot, text=text)
-    if word in game.seat_kinds:
+    if word in game.programs.kinds:
         if not arg.strip():
             raise SeatSpecError(f"{text!r}: say what to run ({word}:COMMAND)")
         try:
@@ -98,13 +91,13 @@ def parse_seat(text: str, game: type[Game[Any, Any]]) -> SeatSpec:
         except ValueError as exc:
             raise SeatSpecError(f"{text!r}: {exc}") from None
     if word in ("ai", "mcts"):
-        general = word == "mcts" or not game.ai_levels
-        if general and game.hidden_information and (game.search is None or not game.search.sample):
+        ai = None if word == "mcts" else game.ai
+        general = ai is None  # ``mcts``, or ``ai`` of a game without an AI of its own
+        if ai is None and game.hidden is not None and not samples(game):
             raise SeatSpecError(mcts.refuse_hidden(game.name))
-        levels = mcts.LEVELS if general else game.ai_levels
+        levels = mcts.LEVELS if ai is None else ai.levels
         if not colon:
-            level = mcts.DEFAULT_LEVEL if general else default_level(game)
-            return SeatSpec("ai", text, level=level)
+            return SeatSpec("ai", text, level=mcts.DEFAULT_LEVEL if ai is None else ai.level())
         if not arg.isdigit() or int(arg) not in levels:
             which = "the general player's levels" if general else "the AI levels"
             raise SeatSpecError(
@@ -154,27 +147,33 @@ class RandomSeat(BaseSeat[Any, Any]):
         return self.rng.choice(list(self.game.legal_moves(turn.state)))
 
 
+def samples(game: type[Game[Any, Any]]) -> bool:
+    """Whether the game's `hub.core.mcts.Search` facet samples what a seat cannot see."""
+    return game.search is not None and game.search.sample is not None
+
+
 def ai_levels(game: type[Game[Any, Any]]) -> range:
     """The levels ``ai:N`` offers: the game's own AI's, else the general player's (none for
     a game that hides something and offers no sampler)."""
-    if game.ai_levels:
-        return game.ai_levels
-    if game.hidden_information and (game.search is None or not game.search.sample):
+    if game.ai is not None:
+        return game.ai.levels
+    if game.hidden is not None and not samples(game):
         return range(0)
     return mcts.LEVELS
 
 
 def is_general(spec: SeatSpec, game: type[Game[Any, Any]]) -> bool:
     """``mcts:N``, or ``ai:N`` of a game without an AI of its own: the general player."""
-    return spec.kind == "ai" and (spec.text.strip().startswith("mcts") or not game.ai_levels)
+    return spec.kind == "ai" and (spec.text.strip().startswith("mcts") or game.ai is None)
 
 
 def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[Any, Any]:
     """The general game player (`hub.core.mcts`) at ``spec``'s level, budgeting from its
-    clock, its choices drawn from ``seed``; for a game with hidden information it is given
-    only its seat's view."""
-    level, search, rng = spec.level or mcts.DEFAULT_LEVEL, type(game).search, random.Random(seed)
-    hidden = search is not None and search.sample is not None
+    clock, its choices drawn from ``seed``; for a game with hidden information (its
+    `hub.core.mcts.Search` samples what a seat cannot see) it is given only the view of
+    the seat to move, and that seat."""
+    level, search, rng = spec.level or mcts.DEFAULT_LEVEL, game.search, random.Random(seed)
+    hidden = samples(type(game))
 
     def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
         seconds = mcts.think_seconds(time.left, time.game_left, time.control.increment)
@@ -190,9 +189,23 @@ def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[
     return ThreadSeat(think, player)
 
 
-def ai_seat(game: Game[Any, Any], level: int, *, threaded: bool = True) -> ThreadSeat[Any, Any]:
-    def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
-        return game.timed_ai(state, level, time.left, stop)
+def ai_seat(
+    game: Game[Any, Any], level: int, seat: int, *, threaded: bool = True
+) -> ThreadSeat[Any, Any]:
+    """The game's built-in AI (`hub.core.game.Ai`) at ``level`` in seat number ``seat``:
+    given the state, or, for a game that hides something, only its seat's view."""
+    ai = game.ai
+    assert ai is not None  # `is_general` sends ``ai`` of a game without one to `general_seat`
+    move = ai.move
+    if game.hidden is None:
+
+        def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
+            return move(game, state, level, time.left, stop)
+    else:
+        view = game.view
+
+        def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
+            return move(game, view(state, seat), level, time.left, stop)
 
     player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
     return ThreadSeat(think, player, threaded=threaded)
@@ -231,40 +244,30 @@ async def bot_seat(
 
 def own_kind_hint(game: Game[Any, Any], kind: str, spec: str) -> str:
     """For a program that did not answer the welcome, in a game whose programs speak its
-    own protocol (`hub.core.game.Game.program_kind`: ``clubber`` in clubs): how to seat it
-    (``; not a JSON bot? a clubs program is seated as clubs:clubber``); else nothing."""
-    own = type(game).program_kind
-    if kind != "program" or own == "program" or own not in type(game).seat_kinds:
+    own protocol (`hub.core.game.Programs.program_kind`: ``clubber`` in clubs): how to seat
+    it (``; not a JSON bot? a clubs program is seated as clubs:clubber``); else nothing."""
+    programs = game.programs
+    own = programs.program_kind
+    if kind != "program" or own == "program" or own not in programs.kinds:
         return ""
     return f"; not a JSON bot? a {game.name} program is seated as {own}:{spec}"
 
 
-class SeatKind(Protocol):
-    """A seat kind of a game's own (`hub.core.game.Game.seat_kinds`): the seat for
-    ``command`` (the spec's text after ``KIND:``, or the whole of a bare program spec) in
-    seat number ``seat``, recorded as ``spec``; ``seed`` seeds its choices, if it makes any
-    (from the game's id and the seat). The seat may have ``async launch()``, to
-    start what it needs (every seat of a game is launched together, before the clocks
-    start; a failure is kept in its ``failure``, a `SeatFailure`), and ``async aclose()``,
-    to stop it. A game with a seat that failed to launch ends before any seat is told
-    anything, that seat at fault (`quiet_if_failed`)."""
-
-    def __call__(
-        self, game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int
-    ) -> Seat[Any, Any]: ...
-
-
 async def launch(seats: Sequence[object]) -> None:
-    """Launch together every seat that has ``launch`` (`SeatKind`)."""
-    starting = [start for seat in seats if (start := getattr(seat, "launch", None)) is not None]
+    """Launch together every `LaunchedSeat` (a seat of a game's own kind,
+    `hub.core.game.SeatKind`, may be one: it starts what it needs before the clocks start;
+    a game with a seat that failed to launch ends before any seat is told anything, that
+    seat at fault: `quiet_if_failed`)."""
+    starting = [seat.launch for seat in seats if isinstance(seat, LaunchedSeat)]
     if starting:
         async with trio.open_nursery() as nursery:
             for start in starting:
                 nursery.start_soon(start)
 
 
-class ProgramSeat(LineSeat[S, M], Generic[S, M]):
-    """A program over pipes speaking a game's own protocol (the seat of a `SeatKind`: a clubs
+class ProgramSeat(LineSeat[S, M], LaunchedSeat[S, M], Generic[S, M]):
+    """A program over pipes speaking a game's own protocol (the seat of a
+    `hub.core.game.SeatKind`: a clubs
     player, a Kalah agent). `launch` starts ``argv`` and runs `hello`, the protocol's
     handshake; a failure is kept in `failure` (raised at ``begin``); then it plays as a
     `LineSeat` over ``codec``; `aclose` ends it with `stop`, even when cancelled."""
@@ -332,7 +335,7 @@ class Quiet(BaseSeat[Any, Any]):
 
 def quiet_if_failed(seats: list[Seat[Any, Any]]) -> list[Seat[Any, Any]]:
     """``seats``, or `Quiet` stand-ins for all of them if one failed to launch."""
-    failures = [getattr(seat, "failure", None) for seat in seats]
+    failures = [seat.failure if isinstance(seat, LaunchedSeat) else None for seat in seats]
     first = next((failure for failure in failures if failure is not None), None)
     if first is None:
         return seats
@@ -343,12 +346,11 @@ def quiet_if_failed(seats: list[Seat[Any, Any]]) -> list[Seat[Any, Any]]:
 
 
 async def close(seats: Sequence[object]) -> None:
-    """Close every seat that has ``aclose`` (`SeatKind`), even when cancelled."""
+    """Close every `LaunchedSeat`, even when cancelled."""
     with trio.CancelScope(shield=True):
         for seat in seats:
-            stop = getattr(seat, "aclose", None)
-            if stop is not None:
-                await stop()
+            if isinstance(seat, LaunchedSeat):
+                await seat.aclose()
 
 
 SeatFactory = Callable[[SeatSpec, int], "contextlib.AbstractAsyncContextManager[Seat[Any, Any]]"]
@@ -363,6 +365,8 @@ class SeatMaker:
     game: Game[Any, Any]
     seed: int = 0
     extra: dict[str, SeatFactory] = attrs.Factory(dict)
+    detail: Any = None
+    """What the game's own seat kinds are told of a match (`hub.core.game.MatchPlan`)."""
     children: list[ChildProcess] = attrs.Factory(list)
 
     @contextlib.asynccontextmanager
@@ -386,10 +390,10 @@ class SeatMaker:
             return general_seat(self.game, spec, seed)
         if spec.kind == "ai":
             assert spec.level is not None
-            level_kind = type(self.game).level_seat
-            if level_kind:
+            level_kind = self.game.programs.level
+            if level_kind is not None:
                 return self._own(level_kind, str(spec.level), number, spec.text, seed)
-            return ai_seat(self.game, spec.level)
+            return ai_seat(self.game, spec.level, number)
         if spec.kind == "random":
             seed = spec.seed if spec.seed is not None else seed
             # named as given (``random:7``: its seed is who it is, `random_identity`)
@@ -398,7 +402,7 @@ class SeatMaker:
             return RandomSeat(self.game, random.Random(seed), player)
         if spec.kind == "program":
             return await self.program(spec)
-        own = type(self.game).seat_kinds.get(spec.kind)
+        own = self.game.programs.kinds.get(spec.kind)
         if own is not None:
             prefix = f"{spec.kind}:"
             command = spec.text.removeprefix(prefix) if spec.text.startswith(prefix) else spec.text
@@ -408,11 +412,10 @@ class SeatMaker:
             raise SeatSpecError(f"{spec.kind!r} seats are not offered here")
         return await stack.enter_async_context(factory(spec, number))
 
-    def _own(self, kind: str, command: str, number: int, text: str, seed: int) -> Seat[Any, Any]:
-        from hub.core.plugin import lazy_object
-
-        make: SeatKind = lazy_object(kind)()
-        return make(self.game, command, seat=number, spec=text, seed=seed)
+    def _own(
+        self, make: SeatKind, command: str, number: int, text: str, seed: int
+    ) -> Seat[Any, Any]:
+        return make(self.game, command, seat=number, spec=text, seed=seed, detail=self.detail)
 
     async def program(self, spec: SeatSpec) -> Seat[Any, Any]:
         name = short_name(spec)

@@ -330,7 +330,6 @@ class Lobby:
             self.game,
             self.game.start(random.Random()),
             seats,
-            notation=self.game,
             events=self.events,
             time_control=self.control,
             settings=self.game.settings,

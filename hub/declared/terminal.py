@@ -17,7 +17,7 @@ import attrs
 import trio
 
 from hub.core import text
-from hub.core.game import BadMove, Game
+from hub.core.game import BadMove, Game, legal_texts
 from hub.core.local_seats import AskAgain, PersonSeat
 from hub.core.match import MatchResult, Moved, SeatFailure, Turn
 from hub.core.output import Output
@@ -29,7 +29,7 @@ RESIGN = ("resign", "quit")
 
 def legal_line(game: Game[Any, Any], state: Any) -> str:
     """``legal moves: 1 2 3``; moves separated by commas where a move has spaces (``1, 4 3``)."""
-    texts = game.legal_texts(state)
+    texts = legal_texts(game, state)
     return "legal moves: " + (", " if any(" " in text for text in texts) else " ").join(texts)
 
 
@@ -40,10 +40,10 @@ class PersonWords:
         self.game = game
 
     def turn_lines(self, seat: int, state: Any) -> Sequence[str]:
-        return [self.game.text(self.game.view(state, seat))]
+        return [self.game.pictures.text(self.game.view(state, seat))]
 
     def prompt(self, seat: int, state: Any) -> str:
-        return f"{self.game.seat_name(seat)} to move: "
+        return f"{self.game.seat_name(seat, self.game.view(state, None))} to move: "
 
     def read_move(self, seat: int, text: str, state: Any) -> Any:
         word = text.strip()
@@ -71,9 +71,10 @@ def result_words(
     (you): timeout)``: `hub.core.text.result_words` with each seat's name and player, and the
     fault said as who lost and why."""
     outcome, fault = result.outcome, result.fault
+    view = game.view(result.state, None)
 
     def who(seat: int) -> str:
-        return f"{game.seat_name(seat)} ({players[seat].name})"
+        return f"{game.seat_name(seat, view)} ({players[seat].name})"
 
     because = None
     if fault is not None and fault.seat is not None:
@@ -104,11 +105,12 @@ class Narrator:
         self.seat = seat
 
     def _picture(self, state: Any) -> None:
-        self.out.line(self.game.text(self.game.view(state, self.seat)))
+        self.out.line(self.game.pictures.text(self.game.view(state, self.seat)))
 
     def started(self, state: Any) -> None:
+        view = self.game.view(state, None)
         names = ", ".join(
-            f"{self.game.seat_name(seat)}: {player.name}"
+            f"{self.game.seat_name(seat, view)}: {player.name}"
             for seat, player in enumerate(self.players)
         )
         self.out.line(f"{self.game.name}: {names}")
@@ -123,7 +125,8 @@ class Narrator:
         if moved.seat < 0:  # chance's outcome, as this terminal's person may see it
             self.out.line(f"{self.game.seat_name(moved.seat)}: {moved.text_for(self.seat)}")
         else:
-            who = f"{self.game.seat_name(moved.seat)} ({self.players[moved.seat].name})"
+            name = self.game.seat_name(moved.seat, self.game.view(moved.before, None))
+            who = f"{name} ({self.players[moved.seat].name})"
             self.out.line(f"{who} plays {moved.text}")
         own = moved.seat == self.seat and moved.to_move != self.seat
         if self.seat is None or own or moved.over:

@@ -40,9 +40,10 @@ def export_formats() -> dict[str, dict[str, Exporter]]:
 
     formats: dict[str, dict[str, Exporter]] = {}
     for plugin in discover().values():
-        if plugin.game is not None:
-            for name, exporter in plugin.game.exports.items():
-                formats.setdefault(name, {})[plugin.game.name] = exporter
+        game = plugin.declaration()  # (a plug-in declared by its class's path included)
+        if game is not None:
+            for name, exporter in game.exports.items():
+                formats.setdefault(name, {})[game.name] = exporter
     return formats
 
 

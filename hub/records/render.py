@@ -2,7 +2,7 @@
 each position from the game's state view (docs/architecture.md, "State views").
 
 Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: chess, Kalah,
-clubs, Connect Four) draws its own views (`Game.picture_text`, with the players' short
+clubs, Connect Four) draws its own views (`hub.core.game.Pictures.text`, with the players' short
 names); a view of any other shape (another game, or a view that breaks its game's contract)
 is printed as compact JSON.
 """
@@ -49,16 +49,17 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """A declared game's own label (`hub.core.game.Game.record_label`: White/Black in
-    chess, ``player A`` in clubs), ``seat N`` otherwise; ``chance`` for chance's outcomes
-    (seat -1, `hub.core.chance.CHANCE`)."""
+    """A declared game's name of a seat for a whole game (`hub.core.game.Game.seat_name`
+    without a position: White/Black in chess, ``player A`` in clubs, ``seat 0`` in Kalah,
+    whose sides change), ``seat N`` otherwise; ``chance`` for chance's outcomes (seat -1,
+    `hub.core.chance.CHANCE`)."""
     if seat < 0:
         return "chance"
     from hub.core.plugin import pictures
 
     declared = pictures(game)
     if declared is not None and seat >= 0:
-        return declared.record_label(seat)
+        return declared.seat_name(seat)
     return f"seat {seat}"
 
 
@@ -113,13 +114,13 @@ FAULT_WORDS = {
 
 
 def seat_words(game: str, seat: int, view: JSON = None) -> str:
-    """How the results name a seat: a declared game's `hub.core.game.Game.seat_label` at
+    """How the results name a seat: a declared game's `hub.core.game.Game.seat_name` at
     the final position (``White``, ``South``, ``North`` after Kalah's pie swap), else
     ``Seat N`` (from 1), as the pages name it."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
-    return declared.seat_label(seat, view) if declared is not None else f"Seat {seat + 1}"
+    return declared.seat_name(seat, view) if declared is not None else f"Seat {seat + 1}"
 
 
 def _words(
@@ -232,7 +233,7 @@ def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list
     if declared is not None:
         names = [short_name(player.name) for player in players]
         try:
-            return ["    " + line for line in declared.picture_text(view, names).splitlines()]
+            return ["    " + line for line in declared.pictures.text(view, names).splitlines()]
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             pass  # a view that does not follow its game's shape: show it as it is
     renderer = RENDERERS.get(game)

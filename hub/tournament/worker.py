@@ -28,15 +28,9 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import to_json
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import (
-    GameSpec,
-    TournamentKit,
-    discover,
-    kit_session,
-    lazy_object,
-    load_failure,
-)
+from hub.core.plugin import GameSpec, TournamentKit, kit_session, lazy_object, load_failure
 from hub.core.running import run_program
+from hub.declared.plugin import discover_games
 
 MAX_LINE = 64 * 1024 * 1024
 """The longest answer (one game's record as JSON)."""
@@ -58,7 +52,7 @@ def load_kit(ref: str) -> TournamentKit:
         except (ImportError, AttributeError, ValueError) as exc:
             raise KitError(f"cannot load the match kit {ref}: {exc}") from None
         return kit
-    plugins = discover()
+    plugins = discover_games()
     plugin = plugins.get(ref)
     failure = load_failure(ref) if plugin is None else None
     if failure is not None:

@@ -4,9 +4,10 @@ Routes (GET only; nothing here changes a game):
 
 * ``/`` the lobby (running and recent games), ``/events`` its stream;
 * ``/game/{id}`` one game, followed live or replayed move by move, ``/game/{id}/events``;
-* ``/console`` the chess console's current game with its status and score,
-  ``/console/events``;
-* ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/console``: JSON;
+* ``/PAGE`` the current game of a series with a running score and the score, for a PAGE
+  some installed game's `hub.core.game.Series` facet names (chess: ``/console``, the
+  console's games), ``/PAGE/events``;
+* ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/PAGE``: JSON;
 * ``POST /new`` (with a ``Host``, ``hub serve GAME --web``): a person starts a game from the
   lobby, within their address's share of new games (`hub.web.limits`).
 
@@ -35,7 +36,7 @@ from starlette.types import Receive, Scope, Send
 
 from hub.core.values import JSON
 from hub.web.guard import Guard, client_of, read_json, refusal
-from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, game_topic
+from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, game_topic
 from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
 from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
@@ -169,11 +170,13 @@ def create_app(
         data = detail(game)
         return _page(_title(data), "game", _game_body(data), game_id=str(data["id"]))
 
-    async def console_page(request: Request) -> Response:
-        data = index.console()
-        game = data["game"]
-        body = _game_body(game, console=True, score=data["score"])
-        return _page("Console", "console", body)
+    async def series_page(request: Request) -> Response:
+        page = request.path_params["page"]
+        data = index.series_json(page)
+        if data is None:
+            return _page("Not found", "missing", "<p>No such page.</p>", status=404)
+        body = _game_body(data["game"], series=page, score=data["score"])
+        return _page(page.capitalize(), page, body)
 
     async def api_games(request: Request) -> Response:
         return _json(await lobby_json())
@@ -191,8 +194,16 @@ def create_app(
             return _json({"error": "no such game or ply"}, 404)
         return _json(data)
 
-    async def api_console(request: Request) -> Response:
-        return _json(index.console())
+    async def api_series(request: Request) -> Response:
+        data = index.series_json(request.path_params["page"])
+        if data is None:
+            return _json({"error": "no such page"}, 404)
+        return _json(data)
+
+    async def series_stream(request: Request) -> Response:
+        if index.series_json(request.path_params["page"]) is None:
+            return _json({"error": "no such page"}, 404)
+        return EventStream(index, SERIES + request.path_params["page"])
 
     def stream(topic: str) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -233,12 +244,9 @@ def create_app(
         Route("/events", stream(LOBBY), methods=["GET"]),
         Route("/game/{game_id}", game_page, methods=["GET"]),
         Route("/game/{game_id}/events", game_stream, methods=["GET"]),
-        Route("/console", console_page, methods=["GET"]),
-        Route("/console/events", stream(CONSOLE), methods=["GET"]),
         Route("/api/games", api_games, methods=["GET"]),
         Route("/api/game/{game_id}", api_game, methods=["GET"]),
         Route("/api/game/{game_id}/ply/{ply:int}", api_ply, methods=["GET"]),
-        Route("/api/console", api_console, methods=["GET"]),
         Route("/match", match_page, methods=["GET"]),
         Route("/api/match", api_match, methods=["GET"]),
         Route("/new", new_game, methods=["POST"]),
@@ -246,6 +254,11 @@ def create_app(
     ]
     if desk is not None:
         routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
+    routes += [  # last: a series' page is any other name (a game's `Series.page`)
+        Route("/api/{page}", api_series, methods=["GET"]),
+        Route("/{page}", series_page, methods=["GET"]),
+        Route("/{page}/events", series_stream, methods=["GET"]),
+    ]
     guard = Middleware(Guard, hosts=hosts, limits=limits, headers=SECURITY_HEADERS)
     return Starlette(routes=routes, middleware=[guard])
 
@@ -315,8 +328,10 @@ def _table(name: str, games: Sequence[dict[str, JSON]]) -> str:
 
 
 def _game_body(
-    game: dict[str, JSON] | None, *, console: bool = False, score: dict[str, str] | None = None
+    game: dict[str, JSON] | None, *, series: str = "", score: dict[str, str] | None = None
 ) -> str:
+    """A game's page; a series' (``series``: its page's name) has its ``score`` under the
+    board and no replay controls (it follows the series' current game)."""
     latest = None if game is None else game["latest"]
     position = "<p>No game yet.</p>" if latest is None else latest["html"]
     lines = [] if latest is None else latest["status"]
@@ -328,10 +343,11 @@ def _game_body(
         result = str(game["words"])
     scoreline = ""
     if score is not None:
-        scoreline = (
-            f'<p id="score" class="score">Score: White <b>{escape(score["white"])}</b>, '
-            f"Black <b>{escape(score['black'])}</b></p>"
+        points = ", ".join(
+            f"{escape(seat.capitalize())} <b>{escape(text)}</b>" for seat, text in score.items()
         )
+        scoreline = f'<p id="score" class="score">Score: {points}</p>'
+
     controls = (
         '<div class="replay" id="replay">'
         '<button id="first" title="start">|&#x25C0;</button>'
@@ -343,10 +359,10 @@ def _game_body(
         f'<span id="plylabel">ply {plies} of {plies}</span></div>'
     )
     return (
-        f'<div class="game-page{" console" if console else ""}">'
+        f'<div class="game-page{" " + escape(series) if series else ""}">'
         f'<section class="view"><div id="position">{position}</div>'
         f'<ul id="status" class="status">{status}</ul>{scoreline}'
-        f"{'' if console else controls}</section>"
+        f"{'' if series else controls}</section>"
         f'<aside><p id="result" class="result">{escape(result)}</p>'
         f'<ol id="moves" class="moves">{moves}</ol></aside></div>'
     )

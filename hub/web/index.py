@@ -7,7 +7,9 @@ If the index itself falls behind the bus (its subscription is dropped) it subscr
 and marks every running game stale: the next event of such a game resynchronises its
 viewers, and a stale game is the first to be forgotten when ``max_live`` is reached.
 
-Viewers (one per open page) `watch` a topic: ``lobby``, ``console`` or ``game:<id>``. Each has
+Viewers (one per open page) `watch` a topic: ``lobby``, ``game:<id>`` or ``series:<page>``,
+the page of a series of games with a running score (a game's `hub.core.game.Series` facet:
+the chess console's ``/console``). Each has
 a bounded queue of ready-made server-sent-event frames: an event is serialised once per topic
 and offered to every viewer without waiting. A viewer that falls ``viewer_buffer`` frames
 behind loses its queue and gets a fresh snapshot of the current state when it next reads, so
@@ -18,6 +20,7 @@ a while, so that a frame costs its stream no timeout of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -34,9 +37,8 @@ from hub.web.render import points_text
 from hub.web.views import LiveGame, ShownGame, detail, move_json, summary
 
 LOBBY = "lobby"
-CONSOLE = "console"
-CONSOLE_SEATS = ("white", "black")
-"""The console page's score keys until a game of a session names its seats."""
+SERIES = "series:"
+"""The topics of the series' pages: ``series:console``."""
 BUS_BUFFER = 4096
 """Events the index may fall behind the bus before it is dropped (and resubscribes)."""
 VIEWER_BUFFER = 32
@@ -164,11 +166,9 @@ class GameIndex:
         """Snapshots built since the last event, per topic (100 pages opening at once)."""
         self.drops = 0
         """How many times the index fell behind the bus and resubscribed."""
-        self.console_id: str | None = None
-        """The console's current (or last) game: the latest game of a session with a
-        running score (`hub.core.game.Game.session_score`: the chess console's games)."""
-        self.console_score: list[float] = [0.0] * len(CONSOLE_SEATS)
-        self.console_seats: tuple[str, ...] = CONSOLE_SEATS
+        self.series: dict[str, SeriesScore] = {}
+        """Per series page, its current (or last) game and running score (the games of a
+        `hub.core.game.Series`: the chess console's)."""
         self.changed: Callable[[Event], None] | None = None
         """Called after each event is applied (tests wait on it)."""
         self.stored: list[dict[str, Any]] = []
@@ -208,17 +208,19 @@ class GameIndex:
     def _started(self, event: GameStarted) -> None:
         game = LiveGame.started(event)
         self._remember(game)
-        session = session_of(game.game, game.settings)
-        if session is not None:
-            self.console_id = game.game_id
-            seats, score = session
+        found = series_of(game.game, game.settings)
+        if found is not None:
+            page, seats, score = found
+            series = self.series.get(page) or SeriesScore(seats, [0.0] * len(seats))
+            series.game_id = game.game_id
             if score:  # else the score goes on
-                self.console_seats, self.console_score = seats, score
+                series.seats, series.score = seats, score
+            self.series[page] = series
         self._publish(LOBBY, lambda: {"type": "game", "game": summary(game)})
         self._publish(
             game_topic(game.game_id), lambda: self.snapshot_json(game_topic(game.game_id))
         )
-        self._console_changed(game.game_id)
+        self._series_changed(game.game_id)
 
     def _moved(self, event: MoveMade) -> None:
         game = self.live.get(event.game_id)
@@ -234,7 +236,7 @@ class GameIndex:
             self._publish(topic, lambda: move_json(game, event))
         else:
             self._resync(topic)
-        self._console_changed(game.game_id)
+        self._series_changed(game.game_id)
 
     def _ended(self, event: GameEnded) -> None:
         record = event.record
@@ -243,15 +245,16 @@ class GameIndex:
         self.finished.move_to_end(event.game_id)
         while len(self.finished) > self.max_finished:
             self.finished.popitem(last=False)
-        if event.game_id == self.console_id and record.termination is not Termination.ABORTED:
-            for seat in record.winners:
-                if seat < len(self.console_score):
-                    self.console_score[seat] += 1 / len(record.winners)
+        for series in self.series.values():
+            if event.game_id == series.game_id and record.termination is not Termination.ABORTED:
+                for seat in record.winners:
+                    if seat < len(series.score):
+                        series.score[seat] += 1 / len(record.winners)
         self._publish(LOBBY, lambda: {"type": "game", "game": summary(record)})
         self._publish(
             game_topic(event.game_id), lambda: self.snapshot_json(game_topic(event.game_id))
         )
-        self._console_changed(event.game_id)
+        self._series_changed(event.game_id)
 
     def _remember(self, game: LiveGame) -> None:
         self.live[game.game_id] = game
@@ -317,10 +320,11 @@ class GameIndex:
         for viewer in self._viewers.get(topic, ()):
             viewer.resync()
 
-    def _console_changed(self, game_id: str) -> None:
-        if game_id == self.console_id:
-            for viewer in self._viewers.get(CONSOLE, ()):
-                viewer.resync()
+    def _series_changed(self, game_id: str) -> None:
+        for page, series in self.series.items():
+            if game_id == series.game_id:
+                for viewer in self._viewers.get(SERIES + page, ()):
+                    viewer.resync()
 
     def snapshot(self, topic: str) -> bytes:
         """A frame with the whole current state of ``topic``."""
@@ -333,8 +337,8 @@ class GameIndex:
     def snapshot_json(self, topic: str) -> dict[str, JSON]:
         if topic == LOBBY:
             return {"type": "lobby", **self.lobby()}
-        if topic == CONSOLE:
-            return self.console()
+        if topic.startswith(SERIES):
+            return self.series_json(topic.removeprefix(SERIES)) or {"type": "missing"}
         game = self.game(topic.removeprefix("game:"))
         if game is None:
             return {"type": "missing"}
@@ -360,28 +364,70 @@ class GameIndex:
             recent += [row for row in self.stored if row["id"] not in known]
         return {"running": running, "recent": recent}
 
-    def console(self) -> dict[str, JSON]:
-        game = None if self.console_id is None else self.game(self.console_id)
-        score = zip(self.console_seats, self.console_score, strict=False)
+    def series_json(self, page: str) -> dict[str, JSON] | None:
+        """The page of a series: its current game and the score (``{"white": "1", ...}``);
+        None for a page no installed game has."""
+        series = self.series.get(page)
+        if series is None:
+            seats = series_pages().get(page)
+            if seats is None:
+                return None
+            series = SeriesScore(seats, [0.0] * len(seats))
+        game = None if series.game_id is None else self.game(series.game_id)
+        score = zip(series.seats, series.score, strict=False)
         return {
-            "type": "console",
+            "type": page,
             "game": None if game is None else detail(game),
             "score": {seat: points_text(points) for seat, points in score},
         }
 
 
-def session_of(game: str, settings: dict[str, JSON]) -> tuple[tuple[str, ...], list[float]] | None:
-    """For a game of a session with a running score (its declaration's `session_score`: the
-    chess console's games), its seats' names in lower case and the score before it."""
+class SeriesScore:
+    """A series page's memory: its seats' names (lower case), the running score by seat and
+    the current game."""
+
+    __slots__ = ("game_id", "score", "seats")
+
+    def __init__(self, seats: tuple[str, ...], score: list[float]) -> None:
+        self.seats = seats
+        self.score = score
+        self.game_id: str | None = None
+
+
+@functools.cache
+def series_pages() -> dict[str, tuple[str, ...]]:
+    """The series pages of the installed games (`hub.core.game.Series.page`), each with its
+    seats' names in lower case (the score's keys before any game of the series)."""
+    from hub.core.plugin import discover, pictures
+
+    pages: dict[str, tuple[str, ...]] = {}
+    for name in discover():
+        declared = pictures(name)
+        if declared is not None and declared.series is not None:
+            seats = tuple(declared.seat_name(seat).lower() for seat in range(declared.seat_count))
+            pages.setdefault(declared.series.page, seats)
+    return pages
+
+
+def series_of(
+    game: str, settings: dict[str, JSON]
+) -> tuple[str, tuple[str, ...], list[float]] | None:
+    """For a game of a series with a running score (its declaration's `Series` facet: the
+    chess console's games), its page, its seats' names in lower case and the score before
+    it."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
     if declared is None:
         return None
+    series = declared.series
+    if series is None:
+        return None
     try:
-        score = declared.session_score(settings)
+        score = series.score(settings)
     except (TypeError, ValueError, AttributeError):
         return None
     if score is None:
         return None
-    return tuple(declared.seat_name(seat).lower() for seat in range(len(score))), score
+    seats = tuple(declared.seat_name(seat).lower() for seat in range(len(score)))
+    return series.page, seats, score

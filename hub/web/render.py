@@ -1,7 +1,7 @@
 """Pure renderers: a game's state view (docs/architecture.md, "State views") to HTML.
 
 Nothing here imports or names a game: a board is drawn from the JSON view alone, by the
-game's declaration (`hub.core.plugin.pictures`: its `picture_html`), and falls back to the
+game's declaration (`hub.core.plugin.pictures`: its `Pictures.html`), and falls back to the
 view's JSON for a game without one.
 Every piece of text that came from outside (player names, move texts, card texts) is escaped.
 """
@@ -12,11 +12,14 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hub.core.values import JSON, PlayerInfo
+
+if TYPE_CHECKING:
+    from hub.core.game import Game
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -43,25 +46,25 @@ class Position:
     """A running game at its latest ply: the mover's clock ticks on the page."""
     reveal: bool = True
     """Show hidden information (a card game's hands): only once the game is over; a live
-    game's views pass through the game's `hub.core.game.Game.concealed`."""
+    game's views pass through the game's `hub.core.game.Hidden.concealed`."""
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None
     before: JSON = None
-    """The view before `last_move` (None: unknown): for the game's `Game.picture_html_after`."""
+    """The view before `last_move` (None: unknown): for the game's `Pictures.html_after`."""
     start: JSON = None
-    """The game's first view (None: unknown): for the game's `Game.since_start_html`."""
+    """The game's first view (None: unknown): for the game's `Pictures.since_start_html`."""
     settings: Mapping[str, Any] = attrs.field(factory=dict)
     """The game's recorded settings (chess: the opening ``hub match`` started from)."""
 
 
 def seat_label(game: str, seat: int, view: JSON = None) -> str:
-    """How a page names a seat: a declared game's `Game.seat_label` (White/Black in chess,
-    South/North in Kalah, after the pie swap too), else Seat N."""
+    """How a page names a seat: a declared game's `Game.seat_name` at the position ``view``
+    (White/Black in chess, South/North in Kalah, after the pie swap too), else Seat N."""
     from hub.core.plugin import pictures
 
     declared = pictures(game)
-    return declared.seat_label(seat, view) if declared is not None else f"Seat {seat + 1}"
+    return declared.seat_name(seat, view) if declared is not None else f"Seat {seat + 1}"
 
 
 def clock_text(seconds: float | None) -> str:
@@ -120,14 +123,14 @@ def render_players(position: Position) -> str:
 
 
 def status_lines(position: Position) -> list[str]:
-    """The lines a declared game shows under its board at ``position`` (`Game.status`)."""
+    """The lines a declared game shows under its board at ``position`` (`Pictures.status`)."""
     from hub.core.plugin import pictures
 
     declared = pictures(position.game)
     if declared is None:
         return []
     try:
-        return declared.status(
+        return declared.pictures.status(
             position.view, termination=position.termination, winners=position.winners
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -143,7 +146,7 @@ def render_board(position: Position) -> str:
     try:
         if declared is not None:
             names = [player.name for player in position.players]
-            shown = view if position.reveal else declared.concealed(view)
+            shown = view if position.reveal else concealed(declared, view)
             board = drawn(declared, position, shown, names)
             return board + since_start(declared, position, shown)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -151,23 +154,29 @@ def render_board(position: Position) -> str:
     return f'<pre class="view">{escape(json.dumps(view, indent=1))}</pre>'
 
 
-def drawn(declared: Any, position: Position, shown: JSON, names: list[str]) -> str:
+def concealed(declared: Game[Any, Any], view: JSON) -> JSON:
+    """``view`` as a spectator of a live game may see it (`hub.core.game.Hidden`)."""
+    hidden = declared.hidden
+    return view if hidden is None else hidden.concealed(view)
+
+
+def drawn(declared: Game[Any, Any], position: Position, shown: JSON, names: list[str]) -> str:
     """The game's picture of ``shown``, its last move marked when the game knows how."""
     if position.last_move is None or position.before is None:
-        return str(declared.picture_html(shown, names))
-    before = position.before if position.reveal else declared.concealed(position.before)
+        return declared.pictures.html(shown, names)
+    before = position.before if position.reveal else concealed(declared, position.before)
     try:
-        return str(declared.picture_html_after(shown, names, position.last_move, before))
+        return declared.pictures.html_after(shown, names, position.last_move, before)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-        return str(declared.picture_html(shown, names))
+        return declared.pictures.html(shown, names)
 
 
-def since_start(declared: Any, position: Position, shown: JSON) -> str:
-    """The game's fragment about where it began (`Game.since_start_html`), or nothing."""
+def since_start(declared: Game[Any, Any], position: Position, shown: JSON) -> str:
+    """The game's fragment about where it began (`Pictures.since_start_html`), or nothing."""
     if position.start is None:
         return ""
-    start = position.start if position.reveal else declared.concealed(position.start)
+    start = position.start if position.reveal else concealed(declared, position.start)
     try:
-        return str(declared.since_start_html(shown, start, position.settings))
+        return declared.pictures.since_start_html(shown, start, position.settings)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return ""

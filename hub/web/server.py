@@ -7,8 +7,8 @@ free one). It binds to 127.0.0.1 unless told otherwise, prints nothing and logs 
 warnings (to the ``hub.web`` logger). It answers only to its allowed host names (default:
 the listening address and the loopback names, `hub.web.limits.default_hosts`) and gives
 each client its share (`hub.web.limits.ClientLimits`). `start_web` is what a command's
-``--web`` does: start it and print the URL on stderr; `open_gui` is the chess console's
-``--gui`` page.
+``--web`` does: start it and print the URL on stderr; `open_page` serves one page of a
+program's own (the chess console's ``--gui``: its series' page).
 """
 
 from __future__ import annotations
@@ -112,13 +112,14 @@ async def serve_web(
             task_status.started(WebServer(host, sock.getsockname()[1], index))
 
 
-async def open_gui(
-    nursery: trio.Nursery, bus: EventBus, *, host: str = DEFAULT_HOST, port: int = 0
+async def open_page(
+    nursery: trio.Nursery, bus: EventBus, path: str, *, host: str = DEFAULT_HOST, port: int = 0
 ) -> str:
-    """Serve the chess console's graphical display of ``bus`` in ``nursery``; returns the
-    page's URL (``http://127.0.0.1:PORT/console``). Prints nothing: the caller says where."""
+    """Serve the web view of ``bus`` in ``nursery``; returns the URL of its page ``path``
+    (a series' page, ``/console``: ``http://127.0.0.1:PORT/console``). Prints nothing: the
+    caller says where."""
     server: WebServer = await nursery.start(partial(serve_web, bus, host=host, port=port))
-    return server.url("/console")
+    return server.url(path)
 
 
 # -- for commands -----------------------------------------------------------------------------

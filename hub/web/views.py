@@ -186,7 +186,7 @@ def position(game: ShownGame, ply: int) -> Position | None:
 
 
 def status(at: Position) -> list[str]:
-    """Status lines under the board (the game's `Game.status`: chess's check, checkmate)."""
+    """Status lines under the board (the game's `Pictures.status`: chess's check, checkmate)."""
     return status_lines(at)
 
 
@@ -239,14 +239,18 @@ def _move(
 
 def move_words(game: str, before: JSON, move: str) -> str:
     """A move as a person reads it, from the position before it (the game's
-    `hub.core.game.Game.move_words`: SAN in chess); the notation's text if unknown."""
-    return _from_declared(game, before, lambda declared: declared.move_words(before, move), move)
+    `hub.core.game.Pictures.move_words`: SAN in chess); the notation's text if unknown."""
+    return _from_declared(
+        game, before, lambda declared: declared.pictures.move_words(before, move), move
+    )
 
 
 def move_number(game: str, before: JSON) -> str | None:
-    """How the pages number a move (`hub.core.game.Game.move_number`: ``4.``/``4...`` in
+    """How the pages number a move (`hub.core.game.Pictures.move_number`: ``4.``/``4...`` in
     chess), from the position before it; None: the list's own ply numbers."""
-    return _from_declared(game, before, lambda declared: declared.move_number(before), None)
+    return _from_declared(
+        game, before, lambda declared: declared.pictures.move_number(before), None
+    )
 
 
 def _from_declared(

@@ -119,7 +119,7 @@ async def play_recorded(lines: list[str], path: Path) -> tuple[list[str], list[s
             for line in lines[:-1]:
                 await console.handle(line)
             before = await console.handle("history")
-            live = index.game(index.console_id or "")
+            live = index.game(index.series["console"].game_id or "")
             assert isinstance(live, LiveGame) and console.state is not None
             # the live page shows the whole game so far, from its start
             assert [moved.move for moved in live.moves if moved] == list(console.state.moves)

@@ -44,7 +44,7 @@ from hub.games.chess.openings import (
     pick_openings,
     read_openings,
 )
-from hub.testing import check_referee
+from hub.testing import check_game
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 
@@ -226,13 +226,13 @@ def test_openings_are_drawn_from_the_seed_without_repeats() -> None:
 
 
 def arbiter(max_plies: int = DEFAULT_MAX_PLIES) -> ChessGame:
-    """Chess as a match plays it (`ChessMatchGame.for_match`): an arbiter's draws, a cap."""
+    """Chess as a match plays it (`ChessSetup.plan`): an arbiter's draws, a cap."""
     return ChessGame(draws=Draws.ARBITER, max_plies=max_plies)
 
 
 def test_match_rules_keep_the_referee_contract() -> None:
     rules = arbiter(max_plies=80)
-    outcomes = check_referee(lambda rng: (rules, initial()), playouts=3)
+    outcomes = check_game(lambda rng: (rules, initial()), playouts=3)
     assert all(outcome.termination is Termination.NORMAL and outcome.detail for outcome in outcomes)
 
 
@@ -267,9 +267,12 @@ def test_match_endings(state: ChessState, winners: tuple[int, ...], detail: str)
 def test_an_opening_longer_than_the_ply_cap_is_played_then_adjudicated() -> None:
     """The cap counts the opening's plies but does not stop them (the rules alone play an
     opening): the game starts after all of them and ends at once."""
-    game = ChessMatchGame.for_match(ChessSettings("none", "builtin", 4).to_json(), 2)
+    settings = ChessSettings("none", "builtin", 4).to_json()
     moves = ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4", "e5d4", "f3d4", "g8f6"]
-    state = game.match_start(opening("Scotch Game", moves), "g1")
+    plan = ChessMatchGame.setup.plan(
+        ChessMatchGame, settings, 2, opening("Scotch Game", moves), "g1"
+    )
+    game, state = plan.game, plan.state
     assert state.moves == tuple(moves)
     outcome = game.outcome(state)
     assert outcome is not None and outcome.detail == "adjudicated: 4 plies"

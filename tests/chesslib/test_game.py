@@ -3,6 +3,7 @@ chess library behind the `Game` interface, its pictures, levels, console score a
 
 from __future__ import annotations
 
+import math
 import random
 import re
 
@@ -12,11 +13,11 @@ import pytest
 from hub.chess.game import ChessGame
 from hub.chess.notation import state_view
 from hub.chess.rules import ChessState, Draws
-from hub.core.game import BadMove, SettingsError
+from hub.core.game import BadMove, SettingsError, legal_texts
 from hub.core.local_seats import StopFlag
 from hub.core.plugin import discover, pictures
 from hub.core.referee import IllegalMove
-from hub.testing import check_referee
+from hub.testing import check_game
 from hub.web.render import Position, render_position, status_lines
 
 MATE_FEN = "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1"
@@ -31,7 +32,7 @@ def played(game: ChessGame, *moves: str) -> ChessState:
 
 def test_the_declaration_passes_the_referee_conformance_suite() -> None:
     game = ChessGame()
-    outcomes = check_referee(lambda rng: (game, game.start(rng)), playouts=3)
+    outcomes = check_game(lambda rng: (game, game.start(rng)), playouts=3)
     assert all(outcome.detail for outcome in outcomes)  # every game ends, saying how
 
 
@@ -41,7 +42,7 @@ def test_the_plugin_is_the_declared_game_with_the_seats_white_and_black() -> Non
     game = pictures("chess")
     assert isinstance(game, ChessGame)
     assert [game.seat_name(0), game.seat_name(1)] == ["White", "Black"]
-    assert list(game.ai_levels) == [1, 2, 3, 4]
+    assert game.ai is not None and list(game.ai.levels) == [1, 2, 3, 4]
 
 
 def test_the_view_and_move_texts_are_the_chess_notation_s() -> None:
@@ -54,12 +55,12 @@ def test_the_view_and_move_texts_are_the_chess_notation_s() -> None:
         "check": True,
         "turn": "black",
     }
-    assert game.game == "chess"
+    assert game.name == "chess"
     promoting = ChessGame({"fen": "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"})
     first = promoting.start(random.Random(0))
     assert promoting.parse_move(first, " e7e8Q ") == "e7e8q"
     assert promoting.move_text(first, "e7e8Q") == "e7e8q"
-    assert "e7e8n" in promoting.legal_texts(first)
+    assert "e7e8n" in legal_texts(promoting, first)
 
 
 @pytest.mark.parametrize("text", ["", "e2", "e2e4e6", "Nf3", "E2E4", "0000", "e2-e4"])
@@ -101,33 +102,35 @@ def test_every_level_plays_a_legal_move_and_levels_1_to_3_replay(level: int) -> 
     stop = StopFlag()
     if level == 4:
         stop.set()  # the search stops at once with its best move so far
-    move = game.ai(state, level, stop)
-    assert move in game.legal_texts(state)
+    assert game.ai is not None
+    move = game.ai.move(game, state, level, math.inf, stop)
+    assert move in legal_texts(game, state)
     if level < 4:
-        assert all(game.ai(state, level, StopFlag()) == move for _ in range(3))
+        assert all(game.ai.move(game, state, level, 1.0, StopFlag()) == move for _ in range(3))
 
 
 def test_level_3_takes_the_hanging_queen() -> None:
     game = ChessGame({"fen": "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"})
-    assert game.ai(game.start(random.Random(0)), 3, StopFlag()) == "e4d5"
+    assert game.ai is not None
+    assert game.ai.move(game, game.start(random.Random(0)), 3, math.inf, StopFlag()) == "e4d5"
 
 
 def test_the_text_picture_is_the_records_board() -> None:
     game = ChessGame()
     view = {"fen": "4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", "lastmove": "e1e2", "check": True}
-    lines = game.text(view).splitlines()
+    lines = game.pictures.text(view).splitlines()
     assert lines[0] == "8 . . . . k . . ."
     assert lines[-2:] == ["  a b c d e f g h", "  Black to move, check"]
     mate = {"fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "check": False}
-    assert game.text(mate).splitlines()[-1] == "  Black to move"
+    assert game.pictures.text(mate).splitlines()[-1] == "  Black to move"
     fools = game.view(played(game, "f2f3", "e7e5", "g2g4", "d8h4"))
-    assert game.text(fools).splitlines()[-1] == "  White to move, checkmate"
+    assert game.pictures.text(fools).splitlines()[-1] == "  White to move, checkmate"
 
 
 def test_the_web_board_has_a_data_part_on_every_square_and_the_last_move() -> None:
     game = ChessGame()
     view = game.view(played(game, "e2e4", "f7f6", "d1h5"))
-    html = game.html(view)
+    html = game.pictures.html(view)
     parts = re.findall(r'<rect [^>]*class="square [^"]*" data-part="([a-h][1-8])"', html)
     assert sorted(parts) == sorted(chess.SQUARE_NAMES)
     assert re.search(r'class="square [a-z]+ lastmove d1" data-part="d1"', html)
@@ -144,12 +147,11 @@ def test_the_web_board_has_a_data_part_on_every_square_and_the_last_move() -> No
 def test_status_lines_and_the_console_score() -> None:
     game = ChessGame()
     mate = game.view(played(game, "f2f3", "e7e5", "g2g4", "d8h4"))
-    assert game.status(mate) == ["Checkmate! Black wins!"]
+    assert game.pictures.status(mate) == ["Checkmate! Black wins!"]
     view = game.view(played(game, "e2e4"))
-    assert game.status(view, termination="resignation", winners=[0]) == ["White wins!"]
-    assert game.session_score({"rules": "console", "score": {"white": 1, "black": 0.5}}) == [
-        1.0,
-        0.5,
-    ]
-    assert game.session_score({"tc": "10+0.1"}) == []  # the console's rules, no score given
-    assert game.session_score({"rules": "uqchess"}) is None
+    assert game.pictures.status(view, termination="resignation", winners=[0]) == ["White wins!"]
+    series = game.series
+    assert series is not None and series.page == "console"
+    assert series.score({"rules": "console", "score": {"white": 1, "black": 0.5}}) == [1.0, 0.5]
+    assert series.score({"tc": "10+0.1"}) == []  # the console's rules, no score given
+    assert series.score({"rules": "uqchess"}) is None

@@ -13,7 +13,7 @@ from hub.chess.rules import initial
 
 def test_start_view_and_move_text() -> None:
     state = initial()
-    assert ChessGame().game == "chess"
+    assert ChessGame().name == "chess"
     assert state_view(state) == {
         "fen": chess.STARTING_FEN,
         "lastmove": None,

@@ -19,7 +19,7 @@ from hub.chess.rules import (
     render_board,
 )
 from hub.core.referee import IllegalMove, Outcome
-from hub.testing import check_referee
+from hub.testing import check_game
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
 # Sam Loyd's ten-move stalemate.
@@ -39,7 +39,7 @@ def play(moves: list[str], referee: ChessGame | None = None):  # type: ignore[no
 
 def test_conformance() -> None:
     referee = ChessGame()
-    outcomes = check_referee(lambda rng: (referee, initial()), playouts=4)
+    outcomes = check_game(lambda rng: (referee, initial()), playouts=4)
     assert len(outcomes) == 4
 
 

@@ -63,7 +63,6 @@ async def play(
         referee,
         initial(fen),
         seats,
-        notation=referee,
         time_control=control,
     )
     try:

@@ -15,7 +15,7 @@ def test_the_move_list_writes_a_card_as_the_hand_shows_it() -> None:
     game = ClubsGame()
     state = game.start(random.Random(1))
     before = game.view(state, None)
-    hand = game.html(game.view(state, state.to_move))  # the mover's page: its hand
+    hand = game.pictures.html(game.view(state, state.to_move))  # the mover's page: its hand
     legal = [game.move_text(state, card) for card in game.legal_moves(state)]
     assert legal
     for text in legal:

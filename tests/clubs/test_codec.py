@@ -52,8 +52,9 @@ def test_state_view_shape() -> None:
     assert "2D" not in hands[0]
     assert [len(hand) for hand in hands] == [25, 26]
     game = ClubsGame()
-    assert (game.game, game.move_text(state, card("TH"))) == ("clubs", "TH")
-    assert game.record_view(state) == {**view, "hands": hands}  # a record shows every hand
+    assert (game.name, game.move_text(state, card("TH"))) == ("clubs", "TH")
+    assert game.hidden is not None
+    assert game.hidden.record_view(state) == {**view, "hands": hands}  # a record: every hand
 
 
 def test_the_first_prompt_goes_with_the_first_newround() -> None:

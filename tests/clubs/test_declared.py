@@ -6,6 +6,7 @@ seat 0 never hears another seat's hand and the bus carries none while the game g
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from typing import Any
@@ -29,7 +30,7 @@ from hub.declared.seats import ai_seat
 from hub.games.clubs.cards import card_text
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.rules import ClubsState
-from hub.testing import check_referee
+from hub.testing import check_game
 from tests.clubs.helpers import DECKS, SPEC_EXAMPLE, standard
 
 CARD = re.compile(r"\b[2-9TJQKA][SCDH]\b")
@@ -41,7 +42,7 @@ def test_the_rules_pass_the_conformance_suite(seats: int) -> None:
         game = ClubsGame({"winscore": 8}, seats=seats)
         return game, game.start(rng)
 
-    outcomes = check_referee(make, playouts=6, illegal_checks_per_ply=1)
+    outcomes = check_game(make, playouts=6, illegal_checks_per_ply=1)
     assert all(len(outcome.scores) == seats for outcome in outcomes)
 
 
@@ -74,7 +75,8 @@ def test_the_ai_is_the_standard_player() -> None:
                 round_, played = state.round, []
             hand = [card_text(card) for card in sorted(state.hands[state.to_move])]
             trick = [card_text(card) for card in state.trick]
-            card = game.ai(state, 1, StopFlag())
+            assert game.ai is not None  # honest: it is given its seat's view alone
+            card = game.ai.move(game, game.view(state, state.to_move), 1, math.inf, StopFlag())
             assert card_text(card) == standard(hand, trick, seats, played)
             played.append(card_text(card))
             state = game.apply(state, card)
@@ -92,9 +94,11 @@ def test_a_seat_sees_its_own_hand_a_spectator_none_the_record_all() -> None:
     public = game.view(state, None)
     assert public["hands"] == [None, None, None] and "seat" not in public
     assert set(CARD.findall(json.dumps(public))) == set(public["trick"])
-    revealed = game.record_view(state)
+    assert game.hidden is not None
+    revealed = game.hidden.record_view(state)
     assert [len(hand) for hand in revealed["hands"]] == [16, 17, 17]
-    assert game.concealed(revealed) == {**revealed, "hands": [None] * 3, "cards": [16, 17, 17]}
+    concealed = game.hidden.concealed(revealed)
+    assert concealed == {**revealed, "hands": [None] * 3, "cards": [16, 17, 17]}
 
 
 def test_the_pictures_say_the_game_s_words() -> None:
@@ -112,19 +116,19 @@ def test_the_pictures_say_the_game_s_words() -> None:
         "finished": False,
         "seat": 0,
     }
-    assert game.picture_text(view, ["ann", "bob"]).splitlines() == [
+    assert game.pictures.text(view, ["ann", "bob"]).splitlines() == [
         "Round 1, first to 20",
         "  >A ann    0  AS TH",
         " L B bob    4  (3 cards)",
         "  trick: 2H",
     ]
-    assert game.text(view).splitlines()[1] == "  >A    0  AS TH"
-    html = game.picture_html(view, ["ann", "<b>"])
+    assert game.pictures.text(view).splitlines()[1] == "  >A    0  AS TH"
+    html = game.pictures.html(view, ["ann", "<b>"])
     # the viewer's own cards it may play (following hearts) carry data-move
     assert re.findall(r'data-move="(\w+)"', html) == ["TH"]
     assert 'class="card black">A\u2660' in html and '<span class="backs">3 cards</span>' in html
     assert "&lt;b&gt; (leads)" in html and "Round 1, playing to 20" in html
-    assert game.record_label(2) == "player C" and game.seat_name(3) == "D"
+    assert game.seat_name(2) == "player C" and game.seat_name(3) == "player D"
 
 
 async def test_seat_0_of_a_json_game_never_hears_another_hand_nor_does_the_bus() -> None:
@@ -137,13 +141,13 @@ async def test_seat_0_of_a_json_game_never_hears_another_hand_nor_does_the_bus()
     state = game.start(random.Random(11))
     hub_end, bot_end = trio.testing.memory_stream_pair()
     bot_seat = LineSeat(LineStream(hub_end, hub_end), JsonCodec(game), PlayerInfo("bot"))
-    seats = [bot_seat, ai_seat(game, 1, threaded=False), ai_seat(game, 1, threaded=False)]
+    seats = [bot_seat, ai_seat(game, 1, 1, threaded=False), ai_seat(game, 1, 2, threaded=False)]
     bus = EventBus()
     events: list[Event] = []
     bus.listen(events.append)
     heard: list[tuple[str, set[str], set[str]]] = []
     """(line, seat 0's hand then, every card shown on the table so far) per line."""
-    match = Match(game, state, seats, notation=game, events=bus, time_control=TimeControl())
+    match = Match(game, state, seats, events=bus, time_control=TimeControl())
 
     def table_so_far() -> set[str]:
         return {card_text(move) for _, move in match.moves}

@@ -154,9 +154,7 @@ async def play_typed(
         game,
         new_game([SORTED], 2, 1),
         seats,
-        notation=game,
         events=bus,
-        forfeit=game.forfeit,
         spectators=[PersonNarrator(out, 0, [seat.player for seat in seats])],
     )
     result: list[MatchResult[ClubsState, Card]] = []

@@ -12,7 +12,7 @@ from hub.core.referee import IllegalMove
 from hub.games.clubs.cards import DECK_SIZE, TWO_OF_DIAMONDS, deal, parse_card
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.rules import ClubsState, new_game, play, trick_winner
-from hub.testing import check_referee
+from hub.testing import check_game
 
 
 def card(text: str) -> int:
@@ -33,7 +33,7 @@ def test_referee_passes_the_conformance_suite(players: int) -> None:
         decks = [shuffled(rng) for _ in range(rng.randint(1, 3))]
         return ClubsGame(seats=players), new_game(decks, players, rng.randint(1, 30))
 
-    outcomes = check_referee(make, playouts=8)
+    outcomes = check_game(make, playouts=8)
     for outcome in outcomes:
         low = min(outcome.scores)
         assert outcome.winners == {seat for seat, s in enumerate(outcome.scores) if s == low}
@@ -45,7 +45,7 @@ def test_conformance_with_duplicate_cards() -> None:
         players = rng.choice([2, 3, 4])
         return ClubsGame(seats=players), new_game([deck], players, 5)
 
-    check_referee(make, playouts=8)
+    check_game(make, playouts=8)
 
 
 @given(st.integers(min_value=2, max_value=4), st.randoms(use_true_random=False))

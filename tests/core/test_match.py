@@ -454,17 +454,17 @@ async def test_events_are_json_serialisable() -> None:
         json.dumps(to_json(event))  # type: ignore[arg-type]
 
 
-@attrs.define
-class CountingNotation:
-    """Nim's pile as the state view, counting how many views were made."""
+class CountingNim(Nim):
+    """Nim with its pile as the state view, counting how many views were made."""
 
-    game: str = "nim"
-    views: int = 0
+    def __init__(self) -> None:
+        super().__init__()
+        self.views = 0
 
     def move_text(self, state: NimState, move: int) -> str:
         return f"take {move}"
 
-    def state_view(self, state: NimState) -> JSON:
+    def view(self, state: NimState, seat: int | None = None) -> JSON:
         self.views += 1
         return {"pile": state.pile}
 
@@ -566,10 +566,10 @@ async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
     """Nobody subscribed: no event, no view at all; the record, built when first asked
     for, still has every state's view. With a subscriber: one view per move, shared by
     the event and the record."""
-    notation = CountingNotation()
+    notation = CountingNim()
     watcher = Watcher([])
     match = Match(
-        Nim(), NimState(3), seats([1, 1], [1], log=[]), notation=notation,
+        notation, NimState(3), seats([1, 1], [1], log=[]),
         events=EventBus(), spectators=[watcher],
     )  # fmt: skip
     result = await match.run()
@@ -580,13 +580,11 @@ async def test_state_views_are_made_only_for_someone_who_reads_them() -> None:
     assert record.final_state == {"pile": 0} and notation.views == 4
     assert result.record is record and notation.views == 4  # built once
 
-    notation = CountingNotation()
+    notation = CountingNim()
     bus = EventBus()
     events: list[object] = []
     bus.listen(events.append)
-    result = await Match(
-        Nim(), NimState(3), seats([1, 1], [1], log=[]), notation=notation, events=bus
-    ).run()
+    result = await Match(notation, NimState(3), seats([1, 1], [1], log=[]), events=bus).run()
     moves = [event for event in events if isinstance(event, MoveMade)]
     assert [event.state for event in moves] == [{"pile": 2}, {"pile": 1}, {"pile": 0}]
     assert notation.views == 4  # the initial state and one per move, not two per move
@@ -729,7 +727,7 @@ async def test_a_match_plays_on_a_history_and_its_record_holds_the_whole_game(
     events: list[object] = []
     bus.listen(events.append)
     second = Match(
-        Nim(), history.state, seats([(1.0, 3)], [3], log=log), notation=CountingNotation(),
+        CountingNim(), history.state, seats([(1.0, 3)], [3], log=log),
         events=bus, spectators=[Watcher(log)], history=history,
     )  # fmt: skip
     result = await second.run()
@@ -738,7 +736,7 @@ async def test_a_match_plays_on_a_history_and_its_record_holds_the_whole_game(
     assert isinstance(started, GameStarted) and isinstance(ended, GameEnded)
     assert (started.state, started.to_move, started.at) == ({"pile": 9}, 0, first.started_at)
     assert [(e.ply, e.seat, e.move, e.state, e.to_move) for e in moved] == [  # type: ignore[attr-defined]
-        (1, 0, "1", {"pile": 8}, 1),  # the first match's texts (its notation: plain),
+        (1, 0, "1", {"pile": 8}, 1),  # the first match's texts (plain Nim's),
         (2, 1, "2", {"pile": 6}, 0),  # published again, then the new moves
         (3, 0, "take 3", {"pile": 3}, 1),
         (4, 1, "take 3", {"pile": 0}, None),

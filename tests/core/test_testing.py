@@ -1,4 +1,4 @@
-"""hub.testing.check_referee accepts a correct referee and catches each kind of broken one."""
+"""hub.testing.check_game accepts a correct referee and catches each kind of broken one."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from collections.abc import Sequence
 import attrs
 import pytest
 
+from hub.core.game import Game
 from hub.core.referee import IllegalMove, Outcome
-from hub.testing import RefereeConformanceError, check_referee
+from hub.testing import GameConformanceError, check_game
 from tests.core.toys import Nim, NimState, make_nim
 
 
 def test_correct_referee_passes() -> None:
-    outcomes = check_referee(make_nim, playouts=30)
+    outcomes = check_game(make_nim, playouts=30)
     assert len(outcomes) == 30
     assert all(len(outcome.winners) == 1 for outcome in outcomes)
 
@@ -46,7 +47,10 @@ class MutableState:
     last: int | None = None
 
 
-class Mutates:
+class Mutates(Game[MutableState, int]):
+    def view(self, state: MutableState, seat: int | None = None) -> dict[str, int]:
+        return {"pile": state.pile}
+
     def seats(self, state: MutableState) -> int:
         return 2
 
@@ -97,5 +101,5 @@ def test_broken_referees_are_caught(referee: object, message: str) -> None:
         state = MutableState(pile) if isinstance(referee, Mutates) else NimState(pile)
         return referee, state
 
-    with pytest.raises(RefereeConformanceError, match=message):
-        check_referee(make, playouts=10, max_plies=200)  # type: ignore[arg-type]
+    with pytest.raises(GameConformanceError, match=message):
+        check_game(make, playouts=10, max_plies=200)  # type: ignore[arg-type]

@@ -1,4 +1,7 @@
-"""A tiny game for testing the core: Nim with one pile, take 1-3, taking the last wins."""
+"""A tiny game for testing the core: Nim with one pile, take 1-3, taking the last wins.
+
+Its declaration is the required core of `hub.core.game.Game` alone (no facets), with no
+state view (None), as small as a game can be."""
 
 from __future__ import annotations
 
@@ -7,7 +10,9 @@ from collections.abc import Sequence
 
 import attrs
 
+from hub.core.game import Game
 from hub.core.referee import IllegalMove, Outcome
+from hub.core.values import JSON
 
 
 @attrs.frozen
@@ -17,9 +22,11 @@ class NimState:
     last: int | None = None
 
 
-class Nim:
-    def seats(self, state: NimState) -> int:
-        return 2
+class Nim(Game[NimState, int]):
+    name = "nim"
+
+    def start(self, rng: random.Random) -> NimState:
+        return NimState(rng.randint(1, 30))
 
     def to_move(self, state: NimState) -> int | None:
         return None if state.pile == 0 else state.mover
@@ -42,6 +49,9 @@ class Nim:
         scores = [0, 0]
         scores[state.last] = 1
         return Outcome(scores, [state.last])
+
+    def view(self, state: NimState, seat: int | None = None) -> JSON:
+        return None
 
 
 def make_nim(rng: random.Random) -> tuple[Nim, NimState]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from hub.core.game import Game
+from hub.core.game import Game, Hidden
 from hub.core.referee import IllegalMove, Outcome
 
 
@@ -34,7 +34,7 @@ class Pile:  # the chance facet: a card from the pile whenever one is owed
 class HighCards(Game[Table, str]):
     name = "highcards"
     summary = "High Cards: draw unseen or play face up"
-    hidden_information = True
+    hidden = Hidden(lambda s: {**HighCards().view(s), "hands": [list(h) for h in s.hands]})
     chance = Pile()
 
     def start(self, rng: random.Random) -> Table:
@@ -74,6 +74,3 @@ class HighCards(Game[Table, str]):
     def view(self, state: Table, seat: int | None = None) -> dict[str, Any]:
         hands = [list(h) if s == seat else len(h) for s, h in enumerate(state.hands)]
         return {"pile": len(state.pile), "hands": hands, "played": [list(p) for p in state.played]}
-
-    def record_view(self, state: Table) -> dict[str, Any]:
-        return {**self.view(state), "hands": [list(hand) for hand in state.hands]}

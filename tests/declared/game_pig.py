@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from hub.core.game import Game, Option
+from hub.core.game import Game, Option, Pictures
 from hub.core.referee import IllegalMove, Outcome
 
 
@@ -32,11 +32,17 @@ class Die:
         return None  # a die is seen by all
 
 
+class PigPictures(Pictures):
+    def text(self, view: Any, names: Any = ()) -> str:
+        return f"scores {view['scores']}, this turn {view['turn_total']}, rolled {view['last']}"
+
+
 class Pig(Game[Pigs, str]):
     name = "pig"
     summary = "Pig: roll or hold, a 1 loses the turn"
     options = (Option("target", 30, "points to win", low=2, high=1000),)
     chance = Die()
+    pictures = PigPictures()
 
     def start(self, rng: random.Random) -> Pigs:
         return Pigs()
@@ -71,6 +77,3 @@ class Pig(Game[Pigs, str]):
 
     def view(self, state: Pigs, seat: int | None = None) -> dict[str, Any]:
         return {"scores": list(state.scores), "turn_total": state.total, "last": state.last}
-
-    def text(self, view: Any) -> str:
-        return f"scores {view['scores']}, this turn {view['turn_total']}, rolled {view['last']}"

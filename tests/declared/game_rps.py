@@ -8,8 +8,7 @@ from typing import Any
 
 import attrs
 
-from hub.core.game import Game, Option
-from hub.core.local_seats import StopFlag
+from hub.core.game import Ai, Game, Option
 from hub.core.referee import IllegalMove, Outcome
 
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
@@ -32,11 +31,17 @@ class Together:  # the simultaneous facet: both choose at the start of every rou
         return attrs.evolve(state, mover=seat)
 
 
+def cheat(state: Rounds) -> str:
+    """The AI: beats the other's pending choice if the state it is given shows one."""
+    other = state.pending[1 - state.mover]
+    return next((m for m, b in BEATS.items() if b == other), "rock")
+
+
 class RockPaperScissors(Game[Rounds, str]):
     name = "rps"
     summary = "Rock-Paper-Scissors, both at once"
     options = (Option("rounds", 3, "rounds to play", low=1, high=99),)
-    ai_levels = range(1, 2)
+    ai = Ai(range(1, 2), lambda game, state, level, seconds, stop: cheat(state))
     simultaneous = Together()
 
     def start(self, rng: random.Random) -> Rounds:
@@ -68,8 +73,3 @@ class RockPaperScissors(Game[Rounds, str]):
     def view(self, state: Rounds, seat: int | None = None) -> dict[str, Any]:
         mine = None if seat is None else state.pending[seat]
         return {"scores": list(state.scores), "last": state.last, "mine": mine}
-
-    def ai(self, state: Rounds, level: int, stop: StopFlag) -> str:
-        # a cheat: beats the other's pending choice if the state it is given shows one
-        other = state.pending[1 - state.mover]
-        return next((m for m, b in BEATS.items() if b == other), "rock")

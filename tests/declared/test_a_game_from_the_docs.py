@@ -34,7 +34,7 @@ NIM = textwrap.dedent(
 
     import attrs
 
-    from hub.core.game import Game, Option
+    from hub.core.game import Ai, Game, Option, Pictures
     from hub.core.referee import IllegalMove, Outcome
 
 
@@ -45,12 +45,29 @@ NIM = textwrap.dedent(
         last: int | None = None  # who took the last stone
 
 
+    class NimPictures(Pictures):
+        def text(self, view, names=()):
+            return "heap: " + "o" * view["stones"] + f" ({view['stones']})"
+
+        def html(self, view, names=()):
+            stones = "".join(
+                f'<button data-move="{n}">take {n}</button>' for n in (1, 2, 3)
+            )
+            return f'<div class="nim">heap of {view["stones"]} {stones}</div>'
+
+
+    def best_take(game, state, level, seconds, stop):
+        best = state.stones % 4
+        return best if best and level > 1 else 1
+
+
     class Nim(Game[Heap, int]):
         name = "nim"
         summary = "Nim: take 1-3 stones, the last stone wins"
         options = (Option("stones", 15, "stones in the heap", low=1, high=99),)
         seat_names = ("First", "Second")
-        ai_levels = range(1, 3)
+        pictures = NimPictures()
+        ai = Ai(range(1, 3), best_take)
 
         def start(self, rng):
             return Heap(self.settings["stones"])
@@ -78,19 +95,6 @@ NIM = textwrap.dedent(
 
         def view(self, state, seat=None):
             return {"stones": state.stones, "to_move": self.to_move(state)}
-
-        def text(self, view):
-            return "heap: " + "o" * view["stones"] + f" ({view['stones']})"
-
-        def html(self, view):
-            stones = "".join(
-                f'<button data-move="{n}">take {n}</button>' for n in (1, 2, 3)
-            )
-            return f'<div class="nim">heap of {view["stones"]} {stones}</div>'
-
-        def ai(self, state, level, stop):
-            best = state.stones % 4
-            return best if best and level > 1 else 1
     '''
 )
 

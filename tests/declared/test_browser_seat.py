@@ -82,7 +82,7 @@ async def test_a_token_is_its_seat_and_a_hidden_word_reaches_only_its_owner(
     game, desk, bus = Secrets(), SeatDesk(), EventBus()
     server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
     seats = [desk.open(game), desk.open(game)]
-    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    match = Match(game, game.start(random.Random(0)), seats, events=bus)
     nursery.start_soon(match.run)
     await trio.testing.wait_all_tasks_blocked()
     red, blue = (seat.token for seat in seats)
@@ -149,14 +149,12 @@ async def test_a_silent_page_costs_its_seat_the_clock_and_slows_no_other_game(
         game,
         game.start(random.Random(0)),
         [silent, RandomSeat(game, random.Random(1), PlayerInfo("random"))],
-        notation=game,
         time_control=TimeControl(per_move=30),
     )
     other = Match(
         game,
         game.start(random.Random(0)),
         [RandomSeat(game, random.Random(seat), PlayerInfo("random")) for seat in (2, 3)],
-        notation=game,
         time_control=TimeControl(per_move=30),
     )
     ended: dict[str, float] = {}

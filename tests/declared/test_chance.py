@@ -36,7 +36,7 @@ from hub.core.values import PlayerInfo
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, SeatMaker, ai_seat, bot_seat, parse_seat
 from hub.records.render import move_line
-from hub.testing import RefereeConformanceError, check_referee
+from hub.testing import GameConformanceError, check_game
 from hub.web.server import WebServer, serve_web
 from tests.conftest import program
 from tests.declared.game_cards import HighCards
@@ -87,7 +87,7 @@ class WatchedBrowser(BrowserSeat):
     def _bump(self) -> None:
         super()._bump()
         snapshot = self.snapshot()
-        snapshot.pop("game_id", None)  # random per game, not chance: the two runs differ there
+        snapshot.pop("game_id")  # a new one every game (os.urandom): not chance's to hide
         self.seen.append(("browser", json.dumps(snapshot)))
 
 
@@ -151,7 +151,7 @@ async def play(
             page.seen = seen
             nursery.start_soon(drive, page, random.Random(seeds[1]))
             seats.append(page)
-        match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+        match = Match(game, game.start(random.Random(0)), seats, events=bus)
         match.chance_rng = chance if isinstance(chance, Dice) else random.Random(chance)
         result = await match.run()
     return seen, result
@@ -304,9 +304,9 @@ async def test_the_built_in_ai_is_not_shown_the_other_choice() -> None:
     game = RockPaperScissors({"rounds": 30})
     seats = [
         RandomSeat(game, random.Random(7), PlayerInfo("random")),
-        ai_seat(game, 1, threaded=False),
+        ai_seat(game, 1, 1, threaded=False),
     ]
-    result = await Match(game, game.start(random.Random(0)), seats, notation=game).run()
+    result = await Match(game, game.start(random.Random(0)), seats).run()
     ai_moves = [text for seat, text in result.moves if seat == 1]
     assert ai_moves == ["rock"] * 30
     assert result.outcome.scores[0] > 0  # the random seat won some rounds
@@ -326,7 +326,6 @@ async def test_a_simultaneous_turn_runs_each_seat_on_its_own_clock(
         game,
         game.start(random.Random(0)),
         [quick, silent],
-        notation=game,
         time_control=TimeControl(per_move=5),
     )
     result = await match.run()
@@ -348,13 +347,14 @@ async def test_a_simultaneous_turn_runs_each_seat_on_its_own_clock(
 async def test_the_record_replays_exactly(name: str) -> None:
     game = GAMES[name]()
     seats = [RandomSeat(game, random.Random(seat), PlayerInfo("random")) for seat in (3, 4)]
-    result = await Match(game, game.start(random.Random(0)), seats, notation=game).run()
+    result = await Match(game, game.start(random.Random(0)), seats).run()
     record = result.record
     assert record.winners and record.fault is None
     states = replay_moves(game, game.start(random.Random(0)), moves(record))
     assert states[-1] == result.state
     assert game.outcome(states[-1]) == result.outcome
-    assert [game.record_view(state) for state in states[1:]] == [m.state for m in record.moves]
+    shown = game.hidden.record_view if game.hidden is not None else game.view
+    assert [shown(state) for state in states[1:]] == [m.state for m in record.moves]
     if name != "rps":  # chance's outcomes, in the record as `hub games show` lists them
         ply, move = next((p, m) for p, m in enumerate(record.moves, 1) if m.seat == CHANCE)
         assert move_line(record, ply, move) == f"{ply}. chance: {move.move} (0.000 s)"
@@ -382,9 +382,7 @@ async def test_spy_programs_over_pipes_and_tcp(name: str, tmp_path: Path) -> Non
             stream = await listener.accept()
             remote = await bot_seat(game, LineStream(stream, stream), "client", "remote", "tcp")
             try:
-                result = await Match(
-                    game, game.start(random.Random(0)), [piped, remote], notation=game
-                ).run()
+                result = await Match(game, game.start(random.Random(0)), [piped, remote]).run()
             finally:
                 await stream.aclose()
                 await listener.aclose()
@@ -466,7 +464,7 @@ async def test_no_page_or_stream_shows_a_card_of_another_hand(nursery: trio.Nurs
     game, desk, bus = HighCards(), SeatDesk(), EventBus()
     server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
     seats = [desk.open(game), desk.open(game)]
-    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    match = Match(game, game.start(random.Random(0)), seats, events=bus)
     match.chance_rng = random.Random(8)
     nursery.start_soon(match.run)
     rng, card = random.Random(2), re.compile(r"card \d")
@@ -521,7 +519,7 @@ async def test_no_page_or_stream_shows_a_choice_before_both_are_in(nursery: trio
     game, desk, bus = RockPaperScissors({"rounds": 1}), SeatDesk(), EventBus()
     server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
     first, second = desk.open(game), desk.open(game)
-    match = Match(game, game.start(random.Random(0)), [first, second], notation=game, events=bus)
+    match = Match(game, game.start(random.Random(0)), [first, second], events=bus)
     nursery.start_soon(match.run)
     async with httpx.AsyncClient(timeout=10) as client:
 
@@ -560,7 +558,7 @@ async def test_no_page_or_stream_shows_a_choice_before_both_are_in(nursery: trio
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_the_conformance_suite_plays_chance_and_simultaneous_moves(name: str) -> None:
-    outcomes = check_referee(lambda rng: (game := GAMES[name](), game.start(rng)), playouts=10)
+    outcomes = check_game(lambda rng: (game := GAMES[name](), game.start(rng)), playouts=10)
     assert len(outcomes) == 10
 
 
@@ -573,5 +571,5 @@ def test_the_conformance_suite_refuses_an_outcome_of_chance_the_rules_refuse() -
     class Loaded(Pig):
         chance = LoadedDie()
 
-    with pytest.raises(RefereeConformanceError, match="chance's outcome '7' rejected"):
-        check_referee(lambda rng: (game := Loaded({"target": 20}), game.start(rng)), playouts=1)
+    with pytest.raises(GameConformanceError, match="chance's outcome '7' rejected"):
+        check_game(lambda rng: (game := Loaded({"target": 20}), game.start(rng)), playouts=1)

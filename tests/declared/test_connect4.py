@@ -5,6 +5,7 @@ force)."""
 from __future__ import annotations
 
 import functools
+import math
 import random
 
 import pytest
@@ -13,7 +14,7 @@ from hub.core.game import BadMove, SettingsError
 from hub.core.local_seats import StopFlag
 from hub.core.referee import IllegalMove
 from hub.games.connect4 import Board, ConnectFour
-from hub.testing import check_referee
+from hub.testing import check_game
 
 
 @pytest.mark.parametrize(
@@ -25,7 +26,7 @@ def test_the_rules_pass_the_conformance_suite(settings: dict[str, object]) -> No
         game = ConnectFour(settings)
         return game, game.start(rng)
 
-    check_referee(make, playouts=30)
+    check_game(make, playouts=30)
 
 
 def test_settings_are_checked_and_say_what_is_wrong() -> None:
@@ -46,7 +47,7 @@ def test_a_vertical_four_wins_and_the_pictures_show_it() -> None:
     outcome = game.outcome(state)
     assert outcome is not None and outcome.winners == {0} and outcome.scores == (2, 0)
     view = game.view(state)
-    assert game.text(view).splitlines() == [
+    assert game.pictures.text(view).splitlines() == [
         ". . . . . . .",
         ". . . . . . .",
         ". . . R . . .",
@@ -55,7 +56,7 @@ def test_a_vertical_four_wins_and_the_pictures_show_it() -> None:
         ". . Y R . . .",
         "1 2 3 4 5 6 7",
     ]
-    html = game.html(view)
+    html = game.pictures.html(view)
     assert html.startswith('<svg class="connect4"')
     assert [f'data-move="{n}"' in html for n in range(1, 8)] == [True] * 7
     assert view["last"] == [3, 2] and html.count('class="last"') == 1  # the last disc, marked
@@ -128,7 +129,7 @@ def test_the_ai_never_lets_go_of_a_win_it_can_see(plies: int) -> None:
     positions = solved_positions(12, plies)
     for level in range(plies, 7):
         for state in positions:
-            move = game.ai(state, level, StopFlag())
+            move = ConnectFour.ai.move(game, state, level, math.inf, StopFlag())
             after = game.apply(state, move)
             assert after.winner is not None or (
                 game.to_move(after) is not None

@@ -35,7 +35,7 @@ async def test_two_people_agree_a_draw_and_a_move_withdraws_an_offer(
 ) -> None:
     game, desk = ChessGame(), SeatDesk()
     white, black = desk.open(game), desk.open(game)
-    match = Match(game, game.start(random.Random(0)), [white, black], notation=game)
+    match = Match(game, game.start(random.Random(0)), [white, black])
     await started(match, nursery)
     assert white.snapshot()["draw"]["possible"]
     assert white.offer_draw() is None
@@ -65,7 +65,7 @@ async def test_a_built_in_player_answers_by_its_evaluation(nursery: trio.Nursery
     for fen, accepted in ((AI_BETTER, False), (AI_WORSE, True)):
         game = ChessGame({"fen": fen})
         person = SeatDesk().open(game)
-        match = Match(game, game.start(random.Random(0)), [person, ai_seat(game, 1)], notation=game)
+        match = Match(game, game.start(random.Random(0)), [person, ai_seat(game, 1, 1)])
         await started(match, nursery)
         assert person.offer_draw() is None
         await trio.testing.wait_all_tasks_blocked()
@@ -82,7 +82,7 @@ async def test_no_offer_without_draws_by_agreement_nor_to_a_program(
     game = ConnectFour()
     person = BrowserSeat(game, "t", PlayerInfo("browser", "person"))
     other = RandomSeat(game, random.Random(1), PlayerInfo("random", "ai"))
-    match = Match(game, game.start(random.Random(0)), [person, other], notation=game)
+    match = Match(game, game.start(random.Random(0)), [person, other])
     await started(match, nursery)
     assert not person.snapshot()["draw"]["possible"]
     assert person.offer_draw() == "connect4 has no draws by agreement"
@@ -92,9 +92,7 @@ async def test_no_offer_without_draws_by_agreement_nor_to_a_program(
     chess_game = ChessGame()
     person = BrowserSeat(chess_game, "u", PlayerInfo("browser", "person"))
     program = RandomSeat(chess_game, random.Random(1), PlayerInfo("bot", "program"))
-    match = Match(
-        chess_game, chess_game.start(random.Random(0)), [person, program], notation=chess_game
-    )
+    match = Match(chess_game, chess_game.start(random.Random(0)), [person, program])
     await started(match, nursery)
     assert person.offer_draw() == "Black (bot) cannot be asked for a draw"
     assert person.resign() is None
@@ -111,7 +109,6 @@ async def test_the_snapshot_names_every_seat_and_counts_down_the_movers_clock(
         game,
         game.start(random.Random(0)),
         [red, yellow],
-        notation=game,
         time_control=TimeControl.fischer(60, 0),
     )
     await started(match, nursery)
@@ -139,7 +136,7 @@ async def test_after_the_pie_swap_the_seat_is_named_where_it_now_sits(
     its bar and its move list say South."""
     game, desk = KalahGame({"pie": True}), SeatDesk()
     first, second = desk.open(game), desk.open(game)
-    match = Match(game, game.start(random.Random(0)), [first, second], notation=game)
+    match = Match(game, game.start(random.Random(0)), [first, second])
     await started(match, nursery)
     assert second.snapshot()["seat_name"] == "North"
     assert first.submit("1") is None

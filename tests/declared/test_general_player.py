@@ -15,6 +15,7 @@ import pytest
 
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
+from hub.core.game import Hidden as HiddenFacet
 from hub.core.local_seats import StopFlag, TurnTime
 from hub.declared.kit import DeclaredKit
 from hub.declared.play import default_seats
@@ -153,7 +154,7 @@ def test_hub_match_and_hub_serve_read_the_specs() -> None:
 
 class Hidden(TakeThreeAgain):
     name = "hidden-heap"
-    hidden_information = True
+    hidden = HiddenFacet(lambda state: {"stones": state.stones})
 
 
 def test_a_hidden_game_without_a_sampler_is_refused_in_words() -> None:

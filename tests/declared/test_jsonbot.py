@@ -60,7 +60,6 @@ async def _play_against(data: bytes, close: bool) -> Match[object, object]:
         game,
         game.start(random.Random(0)),
         [seat, other],
-        notation=game,
         time_control=TimeControl(per_move=5),
     )
 

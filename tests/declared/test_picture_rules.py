@@ -32,7 +32,7 @@ def test_a_picture_never_marks_moves_legal_itself(name: str) -> None:
     state = game.start(rng)
     for _ in range(PLIES):
         for seat in [None, *range(game.seats(state))]:
-            html = game.html(game.view(state, seat))
+            html = game.pictures.html(game.view(state, seat))
             assert not MARKED.search(html), (name, seat, MARKED.search(html))
         if game.to_move(state) is None:
             break

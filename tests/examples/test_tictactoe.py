@@ -15,7 +15,7 @@ from hub.core.lines import LineStream
 from hub.core.process import ChildProcess, stop_all
 from hub.core.referee import Termination
 from hub.core.serve import Connection, bound_port, open_listeners, serve_lines
-from hub.testing import check_referee
+from hub.testing import check_game
 from tests.examples.tictactoe import PLAYER, Board, TicTacToe, play
 
 
@@ -23,7 +23,7 @@ def test_rules_pass_the_conformance_suite() -> None:
     def make(rng: random.Random) -> tuple[TicTacToe, Board]:
         return TicTacToe(), Board()
 
-    check_referee(make)
+    check_game(make)
 
 
 async def first_free(lines: LineStream) -> list[str]:

@@ -1,7 +1,8 @@
 """Tic-tac-toe from the documented pieces only (docs/architecture.md, "Adding a game").
 
-Rules are a pure `Referee`, the wire protocol a sans-IO `SeatCodec`, and the same
-`LineSeat` talks to a TCP client or a child process; `Match` plays the game.
+The game is a declaration's required core (`hub.core.game.Game`: pure rules, the moves'
+text, the view), the wire protocol a sans-IO `SeatCodec`, and the same `LineSeat` talks to
+a TCP client or a child process; `Match` plays the game.
 Protocol: the hub sends ``you X`` (or ``O``), ``go BOARD`` on each turn (BOARD is nine
 characters of ``X``, ``O`` and ``.``), ``moved X 4`` after every move, and at the end
 ``result win|loss|draw``; a player answers ``go`` with a cell number 0-8.
@@ -9,10 +10,12 @@ characters of ``X``, ``O`` and ``.``), ``moved X 4`` after every move, and at th
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import attrs
 
+from hub.core.game import Game
 from hub.core.lines import LineStream
 from hub.core.match import Match, MatchResult, Moved, Start, Turn
 from hub.core.referee import IllegalMove, Outcome
@@ -38,11 +41,13 @@ class Board:
         return None
 
 
-class TicTacToe:
-    """The pure rules: a move is a cell number."""
+class TicTacToe(Game[Board, int]):
+    """The pure rules: a move is a cell number; the view is the board's nine characters."""
 
-    def seats(self, state: Board) -> int:
-        return 2
+    name = "tictactoe"
+
+    def start(self, rng: random.Random) -> Board:
+        return Board()
 
     def to_move(self, state: Board) -> int | None:
         done = state.winner() is not None or "." not in state.cells
@@ -70,15 +75,7 @@ class TicTacToe:
             return Outcome([1, 1], [0, 1])
         return Outcome([2 if seat == winner else 0 for seat in (0, 1)], [winner])
 
-
-@attrs.frozen
-class Notation:
-    game: str = "tictactoe"
-
-    def move_text(self, state: Board, move: int) -> str:
-        return str(move)
-
-    def state_view(self, state: Board) -> JSON:
+    def view(self, state: Board, seat: int | None = None) -> JSON:
         return state.cells
 
 
@@ -124,7 +121,7 @@ async def play(
         LineSeat(stream, Codec(), PlayerInfo(name, "remote"))
         for stream, name in zip(streams, names, strict=True)
     ]
-    match = Match(TicTacToe(), Board(), seats, notation=Notation(), **options)  # type: ignore[arg-type]
+    match = Match(TicTacToe(), Board(), seats, **options)  # type: ignore[arg-type]
     return await match.run()
 
 

@@ -37,7 +37,7 @@ from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
-from tests.examples.tictactoe import Board, Codec, Notation, TicTacToe
+from tests.examples.tictactoe import Board, Codec, TicTacToe
 
 if TYPE_CHECKING:
     import argparse
@@ -156,7 +156,6 @@ class TicTacToeKit:
                 TicTacToe(),
                 board,
                 seats,
-                notation=Notation(),
                 events=events,
                 time_control=TimeControl.per_move_ms(int(spec.settings.get("time_ms", 0))),
                 settings={**spec.settings, "opening": spec.opening},

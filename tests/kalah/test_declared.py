@@ -7,6 +7,7 @@ drawing a recorded board from the game's package."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.game import BadMove, SettingsError
+from hub.core.game import BadMove, SettingsError, legal_texts
 from hub.core.plugin import discover, pictures
 from hub.core.referee import IllegalMove
 from hub.core.seats import StopFlag
@@ -24,7 +25,7 @@ from hub.games.kalah.game import KalahGame
 from hub.games.kalah.options import has_seat_specs
 from hub.games.kalah.pictures import board_html, text_lines
 from hub.games.kalah.rules import PIE, KalahState, new_game, play, turn
-from hub.testing import check_referee
+from hub.testing import check_game
 from tests.conftest import program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def test_the_rules_pass_the_conformance_suite(settings: dict[str, object]) -> No
         game = KalahGame(settings)
         return game, game.start(rng)
 
-    check_referee(make, playouts=10)
+    check_game(make, playouts=10)
 
 
 def test_settings_are_the_kalah_options_checked() -> None:
@@ -63,7 +64,7 @@ def test_settings_are_the_kalah_options_checked() -> None:
 def test_notation_is_the_protocol_and_tells_a_non_move_from_an_illegal_move() -> None:
     game = KalahGame({"holes": 4, "seeds": 1})
     state = game.start(random.Random(0))
-    assert game.legal_texts(state) == ["1", "2", "3", "4 1", "4 2", "4 3"]
+    assert legal_texts(game, state) == ["1", "2", "3", "4 1", "4 2", "4 3"]
     assert game.parse_move(state, " 4,3 ") == turn(4, 3)
     assert game.parse_move(state, "p") == PIE
     with pytest.raises(BadMove, match="no hole 5"):
@@ -75,7 +76,7 @@ def test_notation_is_the_protocol_and_tells_a_non_move_from_an_illegal_move() ->
 def test_views_are_the_state_views_and_the_movers_own_view_knows_the_pie() -> None:
     game = KalahGame({"holes": 3, "seeds": 2, "pie": True})
     state = play(game.start(random.Random(0)), turn(1))
-    assert game.view(state) == state_view(state) == game.state_view(state)
+    assert game.view(state) == state_view(state) == game.view(state, None)
     assert game.view(state, 0) == state_view(state)
     assert game.view(state, 1) == {**state_view(state), "pie": True}
     after = play(state, PIE)
@@ -91,7 +92,7 @@ def test_the_text_picture_is_the_records_drawing() -> None:
         "     over",
     ]
     swapped = {"holes": 2, "board": [1, 2, 0, 3, 4, 0], "to_move": 0, "swapped": True}
-    assert KalahGame().text(swapped).splitlines() == [
+    assert KalahGame.pictures.text(swapped).splitlines() == [
         "     4  3    seat 1 South (holes 2..1)",
         " 0          0",
         "     1  2    seat 0 North (holes 1..2)",
@@ -99,7 +100,7 @@ def test_the_text_picture_is_the_records_drawing() -> None:
     ]
     declared = pictures("kalah")
     assert declared is not None and isinstance(declared, KalahGame)
-    assert declared.picture_text(view, ["ann", "bob"]).splitlines() == text_lines(
+    assert declared.pictures.text(view, ["ann", "bob"]).splitlines() == text_lines(
         view, ["ann", "bob"]
     )
 
@@ -122,16 +123,17 @@ def test_the_html_picture_marks_the_clickable_holes_and_the_pie() -> None:
     assert re.findall(r'data-part="(\d)"( data-move="\d")?', after_2) == [("3", ""), ("1", "")]
     assert re.findall(r"<b>(\d+)</b>", after_2) == ["1", "1", "0", "2", "0", "3", "3", "0"]
     assert 'data-move="P"' in mine
-    spectators = game.html(game.view(state))
+    spectators = game.pictures.html(game.view(state))
     assert 'data-move="P"' not in spectators and 'data-part="1"' in spectators
-    over = game.html(state_view(KalahState(3, (0, 0, 0, 6, 0, 0, 0, 6), mover=None)))
+    over = game.pictures.html(state_view(KalahState(3, (0, 0, 0, 6, 0, 0, 0, 6), mover=None)))
     assert "data-part" not in over and "data-move" not in over
 
 
-def test_the_seat_labels_follow_the_pie_swap() -> None:
+def test_the_seat_names_follow_the_pie_swap() -> None:
     game = KalahGame()
-    assert [game.seat_label(s, {"swapped": False}) for s in (0, 1)] == ["South", "North"]
-    assert [game.seat_label(s, {"swapped": True}) for s in (0, 1)] == ["North", "South"]
+    assert [game.seat_name(s, {"swapped": False}) for s in (0, 1)] == ["South", "North"]
+    assert [game.seat_name(s, {"swapped": True}) for s in (0, 1)] == ["North", "South"]
+    assert [game.seat_name(s) for s in (0, 1)] == ["seat 0", "seat 1"]  # a whole game's
 
 
 def test_the_ai_is_the_search_and_plays_perfectly_when_it_can_solve() -> None:
@@ -139,8 +141,9 @@ def test_the_ai_is_the_search_and_plays_perfectly_when_it_can_solve() -> None:
     state = game.start(random.Random(0))
     solved = ai.Search(3, state.total).run(state, max_depth=ai.LEVEL_DEPTH[9])
     assert solved.solved
-    assert game.ai(state, 9, StopFlag()) == solved.move
-    assert game.timed_ai(state, 9, 30.0, StopFlag()) == solved.move
+    assert KalahGame.ai is not None
+    assert KalahGame.ai.move(game, state, 9, math.inf, StopFlag()) == solved.move
+    assert KalahGame.ai.move(game, state, 9, 30.0, StopFlag()) == solved.move
 
 
 def test_the_plugin_is_the_declaration_with_kalahs_own_commands() -> None:

@@ -24,7 +24,7 @@ from hub.games.kalah.rules import (
     start_turn,
     turn,
 )
-from hub.testing import check_referee
+from hub.testing import check_game
 
 
 def naive_turn(state: KalahState, holes: tuple[int, ...]) -> tuple[KalahState | None, str]:
@@ -82,12 +82,12 @@ def naive_turn(state: KalahState, holes: tuple[int, ...]) -> tuple[KalahState | 
         (1, 3, True, False),
     ],
 )
-def test_check_referee(holes: int, seeds: int, pie: bool, layout: bool) -> None:
+def test_check_game(holes: int, seeds: int, pie: bool, layout: bool) -> None:
     def make(rng: random.Random) -> tuple[KalahGame, KalahState]:
         counts = random_layout(holes, seeds, rng) if layout else None
         return KalahGame(), new_game(holes, seeds, pie=pie, layout=counts)
 
-    outcomes = check_referee(make, playouts=6 if holes * seeds > 40 else 12)
+    outcomes = check_game(make, playouts=6 if holes * seeds > 40 else 12)
     for result in outcomes:
         assert sum(result.scores) == 2 * holes * seeds
 

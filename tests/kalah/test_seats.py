@@ -62,7 +62,7 @@ def test_notation_view_and_forfeit() -> None:
     assert state_from_view(view).board == state.board
     assert state_from_view(view).swapped and state_from_view(view).mover == 0
     game = KalahGame()
-    assert game.game == "kalah" and game.state_view(state) == view
+    assert game.name == "kalah" and game.view(state, None) == view
     assert [game.move_text(state, move) for move in (turn(4, 3), PIE)] == ["4 3", "P"]
     outcome = game.forfeit(state, Fault(0, Termination.TIMEOUT))
     assert (outcome.scores, outcome.winners, outcome.termination) == (

@@ -15,7 +15,7 @@ from hub.core.events import FaultInfo, GameRecord, RecordedMove
 from hub.core.match import BaseSeat, Match, Turn
 from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
-from tests.examples.tictactoe import Board, Notation, TicTacToe
+from tests.examples.tictactoe import Board, TicTacToe
 
 T0 = 1_700_000_000.0
 
@@ -151,7 +151,7 @@ async def tictactoe(
 ) -> GameRecord:
     """One real game of the example through `Match` (its record)."""
     seats = [Cells(PlayerInfo(x), list(x_cells)), Cells(PlayerInfo(o))]
-    match = Match(TicTacToe(), Board(), seats, notation=Notation(), events=bus)
+    match = Match(TicTacToe(), Board(), seats, events=bus)
     return (await match.run()).record
 
 

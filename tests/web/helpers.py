@@ -19,7 +19,7 @@ from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade, Record
 from hub.core.match import BaseSeat, Match, MatchResult, Turn
 from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
-from tests.examples.tictactoe import Board, Notation, TicTacToe
+from tests.examples.tictactoe import Board, TicTacToe
 
 
 @attrs.define(eq=False)
@@ -51,7 +51,7 @@ def tictactoe(
         FirstFree(PlayerInfo(name, "program"), delay, None if gates is None else gates[seat])
         for seat, name in enumerate(names)
     ]
-    return Match(TicTacToe(), Board(), seats, notation=Notation(), events=bus, game_id=game_id)  # type: ignore[arg-type]
+    return Match(TicTacToe(), Board(), seats, events=bus, game_id=game_id)  # type: ignore[arg-type]
 
 
 async def play_tictactoe(bus: EventBus, **options: object) -> MatchResult[Board, int]:

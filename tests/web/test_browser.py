@@ -15,7 +15,7 @@ from hub.core.bus import EventBus
 from hub.core.referee import Termination
 from hub.records import RecordStore
 from hub.web.records import RecordsReader
-from hub.web.server import WebServer, open_gui, serve_web
+from hub.web.server import WebServer, open_page, serve_web
 from tests.web.browser import PHONE, artifacts, expect, run_in_browser
 from tests.web.helpers import (
     ChessGame,
@@ -120,7 +120,7 @@ async def test_a_finished_game_is_replayed_move_by_move(
 
 async def test_the_console_page_is_redrawn_after_every_move(nursery: trio.Nursery) -> None:
     bus = EventBus()
-    url = await open_gui(nursery, bus)
+    url = await open_page(nursery, bus, "/console")
     assert url.startswith("http://127.0.0.1:") and url.endswith("/console")
     score = {"white": 1.5, "black": 0.5}
     game = ChessGame(bus, "c1", settings={"rules": "console", "score": score})

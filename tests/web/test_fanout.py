@@ -102,7 +102,7 @@ async def test_two_pages_of_a_seat_share_its_frame_and_nobody_else_sees_it(
     game, desk, bus = Secrets(), SeatDesk(), EventBus()
     server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
     seats = [desk.open(game), desk.open(game)]
-    match = Match(game, game.start(random.Random(0)), seats, notation=game, events=bus)
+    match = Match(game, game.start(random.Random(0)), seats, events=bus)
     nursery.start_soon(match.run)
     await trio.testing.wait_all_tasks_blocked()
     red, blue = (server.url(f"/play/{seat.token}/events") for seat in seats)

@@ -14,7 +14,7 @@ import trio.testing
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded
 from hub.core.referee import Termination
-from hub.web.index import CONSOLE, LOBBY, GameIndex, TooManyViewers, Viewer, game_topic
+from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, Viewer, game_topic
 from tests.web.helpers import ChessGame, moved, play_tictactoe, started, tictactoe
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
@@ -270,7 +270,7 @@ async def test_console_status_and_score() -> None:
     index = GameIndex()
     bus.listen(index.apply)
     game = ChessGame(bus, "c1", settings={"rules": "console", "score": {"white": 1, "black": 0.5}})
-    with index.watch(CONSOLE) as viewer:
+    with index.watch(SERIES + "console") as viewer:
         assert decode(await viewer.receive()) == {
             "type": "console",
             "game": None,
@@ -308,6 +308,6 @@ async def test_uqchess_games_are_not_the_console() -> None:
     index = GameIndex()
     bus.listen(index.apply)
     ChessGame(bus, "u1", settings={"rules": "uqchess"}).start()
-    assert index.console_id is None
+    assert "console" not in index.series
     ChessGame(bus, "c1", settings={}).start()
-    assert index.console_id == "c1"
+    assert index.series["console"].game_id == "c1"

@@ -80,7 +80,7 @@ def test_the_last_card_is_marked_in_the_trick_and_a_completed_trick_is_shown() -
 def record_of(game: Any, seats: int) -> Any:
     async def main() -> Any:
         players = [RandomSeat(game, random.Random(n), PlayerInfo(f"r{n}")) for n in range(seats)]
-        match = Match(game, game.start(random.Random(7)), players, notation=game)
+        match = Match(game, game.start(random.Random(7)), players)
         return (await match.run()).record
 
     return trio.run(main)
@@ -108,7 +108,7 @@ async def test_a_seat_s_own_page_marks_the_opponent_s_last_move(nursery: trio.Nu
     game = KalahGame({"holes": 4, "seeds": 3})
     seat = SeatDesk().open(game)
     other = RandomSeat(game, random.Random(0), PlayerInfo("random"))
-    match = Match(game, game.start(random.Random(0)), [other, seat], notation=game)
+    match = Match(game, game.start(random.Random(0)), [other, seat])
     nursery.start_soon(match.run)
     await trio.testing.wait_all_tasks_blocked()
     html = seat.snapshot()["html"]

@@ -123,7 +123,7 @@ async def test_a_browser_seat_page_shows_the_start_and_the_captures(
     game = ChessGame({"fen": fen})
     seat = SeatDesk().open(game)
     black = RandomSeat(game, random.Random(0), PlayerInfo("random"))
-    match = Match(game, game.start(random.Random(0)), [seat, black], notation=game)
+    match = Match(game, game.start(random.Random(0)), [seat, black])
     nursery.start_soon(match.run)
     await trio.testing.wait_all_tasks_blocked()
     assert "Started from" in seat.snapshot()["html"] and fen in seat.snapshot()["html"]

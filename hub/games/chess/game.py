@@ -6,10 +6,11 @@ notation, views, pictures, levels, PGN) with what the plug-in adds, its seats an
   (`hub.games.chess.match.engine_seat`); ``ai:N`` is `hub.chess.seats.level_seat` (the
   core `ThreadSeat` over `LevelAi`; level 4 budgets its search from both clocks);
   ``human`` reads UCI or SAN at the terminal;
-* options ``--tc``, ``--opening-file``, ``--max-plies`` recorded as `ChessSettings`; the
-  built-in (or a file's) openings; the arbiter's draws and the ply cap (the declaration's
-  own draw policy, `hub.chess.rules.Draws.ARBITER`, and ``max_plies``) and the forfeit
-  rule (a fault loses the game).
+* its set-up (`ChessSetup`): options ``--tc``, ``--opening-file``, ``--max-plies``
+  recorded as `ChessSettings`; the built-in (or a file's) openings; the arbiter's draws and
+  the ply cap (the declaration's own draw policy, `hub.chess.rules.Draws.ARBITER`, and
+  ``max_plies``, in the game its `MatchPlan` carries) and the forfeit rule (a fault loses
+  the game).
 
 The hooks live here, not in the library, because the shared chess layer imports no game;
 they import the match's pieces when called, so that listing the installed games stays cheap.
@@ -18,33 +19,60 @@ they import the match's pieces when called, so that listing the installed games 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from hub.chess.game import ChessGame
-from hub.core.game import Option
+from hub.core.game import Game, MatchPlan, MatchSetup, Option, Programs
 from hub.core.referee import Outcome
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     from hub.chess.rules import ChessState
-    from hub.core.clock import TimeControl
-    from hub.core.match import Fault
-    from hub.games.chess.match import ChessSettings
+    from hub.core.bus import EventBus
+    from hub.core.match import Fault, Seat
+    from hub.core.plugin import GameSpec
 
 
-class ChessMatchGame(ChessGame):
-    """`ChessGame` with the chess plug-in's seats and match hooks (the plug-in's declaration)."""
+def engine_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int, detail: Any = None
+) -> Seat[Any, Any]:
+    """``uci:stockfish?Threads=1``: a UCI engine (`hub.games.chess.match.engine_seat`)."""
+    from hub.games.chess.match import engine_seat as engine
 
-    seat_kinds: ClassVar[Mapping[str, str]] = {"uci": "hub.games.chess.match:engine_seat"}
-    """``uci:stockfish?Threads=1``: a UCI engine."""
-    program_kind = "uci"
-    """``hub match chess ai:4 stockfish``: a bare program is a UCI engine."""
-    level_seat = "hub.games.chess.match:level_seat"
-    match_person = "hub.games.chess.match:person_seat"
-    match: ChessSettings | None = None
-    """The settings of a match's game (`for_match`)."""
+    return engine(game, command, seat=seat, spec=spec, seed=seed)
 
-    @classmethod
-    def match_options(cls) -> tuple[Option, ...]:
+
+def level_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int, detail: Any = None
+) -> Seat[Any, Any]:
+    """``ai:N``: level N of `hub.chess.search`, budgeting its search from both clocks."""
+    from hub.games.chess.match import level_seat as level
+
+    return level(game, command, seat=seat, spec=spec, seed=seed)
+
+
+def person_seat(
+    game: Game[Any, Any], spec: GameSpec, events: EventBus
+) -> AbstractAsyncContextManager[Seat[Any, Any]]:
+    """``human`` on ``hub match chess``: UCI or SAN typed at the terminal."""
+    from hub.games.chess.match import person_seat as person
+
+    return person(game, spec, events)
+
+
+def check_engine(kind: str, command: str, spec: str) -> str | None:
+    from hub.games.chess.match import check_seat
+
+    return check_seat(spec)
+
+
+class ChessSetup(MatchSetup):
+    """``hub match chess``: ``--tc``, ``--opening-file``, ``--max-plies`` recorded as
+    `ChessSettings`; the built-in (or a file's) openings; each game's rules with the
+    arbiter's draws (`hub.chess.rules.Draws.ARBITER`) and the ply cap."""
+
+    def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
         from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC
 
         return (
@@ -56,46 +84,43 @@ class ChessMatchGame(ChessGame):
                    low=0),
         )  # fmt: skip
 
-    @classmethod
-    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+    def settings(self, game: type[Game[Any, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
         from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC, match_settings
 
         tc = str(given.get("tc", DEFAULT_TC))
         plies = int(given.get("max_plies", DEFAULT_MAX_PLIES))
         return match_settings(tc, str(given.get("opening_file", "")), plies)
 
-    @classmethod
-    def for_match(cls, settings: Mapping[str, Any], seats: int) -> ChessMatchGame:
-        from hub.chess.rules import Draws
+    def openings(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
+    ) -> list[Any]:
         from hub.games.chess.match import ChessSettings
-
-        chosen = ChessSettings.from_json(settings)
-        game = cls(seats=seats, draws=Draws.ARBITER, max_plies=chosen.max_plies)
-        game.match = chosen
-        return game
-
-    @classmethod
-    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
-        from hub.games.chess.match import check_seat
-
-        return check_seat(spec)
-
-    def _match(self) -> ChessSettings:
-        assert self.match is not None  # a match's game (`for_match`)
-        return self.match
-
-    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
         from hub.games.chess.openings import load_openings, pick_openings
 
-        return pick_openings(load_openings(self._match().openings), count, seed)
+        chosen = ChessSettings.from_json(settings)
+        return pick_openings(load_openings(chosen.openings), count, seed)
 
-    def match_start(self, opening: Any, game_id: str) -> ChessState:
+    def plan(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], seats: int, opening: Any,
+        game_id: str,
+    ) -> MatchPlan[Any, Any]:  # fmt: skip
+        from hub.chess.rules import Draws
+        from hub.games.chess.match import ChessSettings
         from hub.games.chess.openings import opening_state
 
-        return opening_state(opening)
+        chosen = ChessSettings.from_json(settings)
+        chess_game = ChessMatchGame(seats=seats, draws=Draws.ARBITER, max_plies=chosen.max_plies)
+        return MatchPlan(chess_game, chosen.control, opening_state(opening))
 
-    def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
-        return self._match().control
+
+class ChessMatchGame(ChessGame):
+    """`ChessGame` with the chess plug-in's seats and match set-up (its declaration)."""
+
+    programs = Programs(
+        {"uci": engine_seat}, "uci", level=level_seat, person=person_seat, check=check_engine
+    )
+    """``uci:COMMAND`` and, on ``hub match``, a bare program are UCI engines."""
+    setup = ChessSetup()
 
     def forfeit(self, state: ChessState, fault: Fault) -> Outcome:
         """A fault loses the game (the other side scores a win); an abort scores nothing."""

@@ -26,7 +26,7 @@ match --openings N`` says how many of them a match uses) and ``--max-plies N`` (
 `DEFAULT_MAX_PLIES`; 0: no cap).
 
 Rules (the declaration's, `hub.chess.game.ChessGame` with `Draws.ARBITER` and ``max_plies``,
-built by `hub.games.chess.game.ChessMatchGame.for_match`): chess as engine testers
+in the plan of `hub.games.chess.game.ChessSetup`): chess as engine testers
 adjudicate it. Checkmate wins; stalemate,
 insufficient material, the fifty-move rule and threefold repetition draw at once (engines
 cannot claim a draw, so the arbiter does, as cutechess and fastchess do); a game that reaches

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy
+from hub.core.plugin import lazy
+from hub.declared.plugin import declared_plugin
 from hub.games.chess.game import ChessMatchGame
 
 
@@ -27,7 +28,7 @@ def play(args: Sequence[str]) -> int:
     return main(args)
 
 
-plugin = GamePlugin.declared(
+plugin = declared_plugin(
     ChessMatchGame,
     play=play,
     serve=None,

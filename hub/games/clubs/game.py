@@ -11,7 +11,8 @@ Settings: ``winscore`` (the game ends after the round in which someone reaches i
 plays that file's decks in an order and from a cut drawn from the seed (the file is read when
 the settings are checked). Hands are hidden information: a seat's view shows its own hand
 only, a spectator's none while the game goes on; the record of a finished game shows every
-hand at every ply (docs/clubs.md, "Hidden hands").
+hand at every ply (docs/clubs.md, "Hidden hands"). The general player (``mcts:N``) decides
+from its seat's view over hands dealt at random (sampling.py, the `Search` facet).
 """
 
 from __future__ import annotations
@@ -24,10 +25,28 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from hub.core.game import Game, Option, SettingsError
+from hub.core.game import (
+    Ai,
+    Game,
+    Hidden,
+    MatchPlan,
+    MatchSetup,
+    Option,
+    Pictures,
+    Programs,
+    SettingsError,
+)
 from hub.core.mcts import Search
 from hub.core.referee import Outcome
-from hub.games.clubs.cards import DECK_SIZE, Card, DeckError, card_text, deal, parse_deck_file
+from hub.games.clubs.cards import (
+    DECK_SIZE,
+    Card,
+    DeckError,
+    card_text,
+    deal,
+    parse_card,
+    parse_deck_file,
+)
 from hub.games.clubs.pictures import (
     LETTERS,
     card_words,
@@ -42,9 +61,8 @@ from hub.games.clubs.sampling import sample_state
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
-    from hub.core.clock import TimeControl
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault
+    from hub.core.match import Fault, Seat
     from hub.core.values import JSON
 
 DEFAULT_DECK = "ex.decks"
@@ -73,34 +91,69 @@ def played_this_round(state: ClubsState) -> list[Card]:
     return list((dealt - left).elements())
 
 
-class ClubsGame(Game[ClubsState, Card]):
-    name = "clubs"
-    summary = "a trick-taking card game for 2-4 players: programs over pipes, JSON bots, the AI"
-    options = (
-        Option("winscore", 20, "the game ends after the round in which someone reaches it",
-               low=1, high=1000),
-        Option("deck", "", "a deck file to deal from (default: shuffled decks)"),
-    )  # fmt: skip
-    seat_names = tuple(LETTERS)
-    players = (2, 4)
-    ai_levels = range(1, 2)
+class ClubsPictures(Pictures):
+    """The table (`hub.games.clubs.pictures`): hands, scores and the trick."""
+
+    def text(self, view: Any, names: Sequence[str] = ()) -> str:
+        return "\n".join(clubs_lines(view, names))
+
+    def html(self, view: Any, names: Sequence[str] = ()) -> str:
+        return clubs_table(view, names)
+
+    def html_after(self, view: Any, names: Sequence[str], move: str, before: Any) -> str:
+        """The table with the card just played marked, in the trick or in the trick it
+        completed (shown as the last trick)."""
+        from hub.games.clubs.pictures import last_played
+
+        last, completed = last_played(view, before, move)
+        return clubs_table(view, names, last, completed)
+
+    def move_words(self, before: JSON, move: str) -> str:
+        """The card as the pages write it in the hands too: ``10\u2665`` for ``TH``."""
+        return card_words(move)
+
+
+def standard_player(
+    game: Game[Any, Any], view: Any, level: int, seconds: float, stop: StopFlag
+) -> Card:
+    """The standard player (clubs.md), what ``clubber`` plays, from its seat's view: its
+    hand, the trick and the cards played so far this round (what ``clubber`` hears)."""
+    seat = int(view["seat"])
+    hand = [_card(text) for text in view["hands"][seat]]
+    trick = [_card(text) for text in view["trick"]]
+    played = [_card(text) for text in view["played"]]
+    return choose_card(hand, trick, int(view["players"]), played)
+
+
+def _card(text: str) -> Card:
+    card = parse_card(text)
+    assert card is not None  # a view's card texts are cards
+    return card
+
+
+def program_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int, detail: Any = None
+) -> Seat[Any, Any]:
+    """``clubs:PROGRAM``, and a bare program on ``hub match clubs``: a program of the clubs
+    protocol (`hub.games.clubs.match.program_seat`)."""
+    from hub.games.clubs.match import program_seat as player
+
+    return player(game, command, seat=seat, spec=spec, seed=seed)
+
+
+def check_program(kind: str, command: str, spec: str) -> str | None:
+    from hub.core.programs import program_problem
+
+    return program_problem(command)
+
+
+class ClubsSetup(MatchSetup):
+    """``hub match clubs`` (docs/clubs.md, "hub match"): the decks travel in the settings;
+    an opening is ``{"order": [...], "cut": k}``, the decks in that order, each cut at k."""
+
     opening_plies = 0
-    hidden_information = True
-    search = Search(sample=sample_state)
-    """``mcts:N`` decides from its seat's view, over hands dealt at random (sampling.py)."""
-    seat_kinds: ClassVar[Mapping[str, str]] = {"clubs": "hub.games.clubs.match:program_seat"}
-    program_kind = "clubs"
-    """``hub match clubs clubber ./player``: programs of the clubs protocol (clubs.md)."""
 
-    def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
-        super().__init__(settings, seats)
-        path = str(self.settings["deck"])
-        self.decks = read_decks(path) if path else None
-
-    # -- hub match: the decks travel in the settings (docs/clubs.md, "hub match") -------------
-
-    @classmethod
-    def match_options(cls) -> tuple[Option, ...]:
+    def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
         from hub.games.clubs.codec import DEFAULT_TIME_MS, DEFAULT_WINSCORE
 
         return (
@@ -111,8 +164,7 @@ class ClubsGame(Game[ClubsState, Card]):
                    "no limit", low=0),
         )  # fmt: skip
 
-    @classmethod
-    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+    def settings(self, game: type[Game[Any, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
         from hub.games.clubs.codec import DEFAULT_TIME_MS, DEFAULT_WINSCORE
         from hub.games.clubs.match import match_settings
 
@@ -120,40 +172,63 @@ class ClubsGame(Game[ClubsState, Card]):
         winscore = int(given.get("winscore", DEFAULT_WINSCORE))
         return match_settings(deck, winscore, int(given.get("time_ms", DEFAULT_TIME_MS)))
 
-    @classmethod
-    def for_match(cls, settings: Mapping[str, Any], seats: int) -> ClubsGame:
+    def openings(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
+    ) -> list[Any]:
         from hub.games.clubs.codec import ClubsSettings
-
-        chosen = ClubsSettings.from_json(settings)
-        game = cls(seats=seats)
-        game.settings["winscore"] = chosen.winscore
-        game.decks = chosen.decks
-        return game
-
-    @classmethod
-    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
-        from hub.core.programs import program_problem
-
-        return program_problem(command)
-
-    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        """``{"order": [...], "cut": k}``: the decks in that order, each cut at card k."""
         from hub.games.clubs.match import draw_openings
 
-        return draw_openings(len(self.decks or ()), count, seed)
+        return draw_openings(len(ClubsSettings.from_json(settings).decks), count, seed)
 
-    def match_start(self, opening: Any, game_id: str) -> ClubsState:
-        from hub.games.clubs.match import opening_decks
-
-        assert self.decks is not None  # a match's game has its decks (`for_match`)
-        decks = opening_decks(self.decks, opening)
-        return new_game(decks, self.seat_count, int(self.settings["winscore"]))
-
-    def match_clock(self, settings: Mapping[str, Any]) -> TimeControl:
+    def plan(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], seats: int, opening: Any,
+        game_id: str,
+    ) -> MatchPlan[Any, Any]:  # fmt: skip
         from hub.core.clock import TimeControl
         from hub.games.clubs.codec import ClubsSettings
+        from hub.games.clubs.match import opening_decks
 
-        return TimeControl.per_move_ms(ClubsSettings.from_json(settings).time_ms)
+        chosen = ClubsSettings.from_json(settings)
+        rules = ClubsGame(seats=seats, decks=chosen.decks)
+        rules.settings["winscore"] = chosen.winscore  # a match's may exceed the option's range
+        state = new_game(opening_decks(chosen.decks, opening), seats, chosen.winscore)
+        return MatchPlan(rules, TimeControl.per_move_ms(chosen.time_ms), state)
+
+
+class ClubsGame(Game[ClubsState, Card]):
+    name = "clubs"
+    summary = "a trick-taking card game for 2-4 players: programs over pipes, JSON bots, the AI"
+    options = (
+        Option("winscore", 20, "the game ends after the round in which someone reaches it",
+               low=1, high=1000),
+        Option("deck", "", "a deck file to deal from (default: shuffled decks)"),
+    )  # fmt: skip
+    seat_names = tuple(LETTERS)
+    players = (2, 4)
+    pictures = ClubsPictures()
+    ai = Ai(range(1, 2), standard_player)
+    hidden: ClassVar[Hidden | None] = Hidden(state_view, concealed)
+    """Hands: a seat sees its own; the record of a finished game shows every hand."""
+    programs = Programs({"clubs": program_seat}, "clubs", check=check_program)
+    """``hub match clubs clubber ./player``: programs of the clubs protocol (clubs.md)."""
+    setup = ClubsSetup()
+    search = Search(sample=sample_state)
+    """``mcts:N`` decides from its seat's view, over hands dealt at random (sampling.py)."""
+
+    def __init__(
+        self,
+        settings: Mapping[str, object] | None = None,
+        seats: int = 0,
+        *,
+        decks: Sequence[Sequence[Card]] | None = None,
+    ) -> None:
+        """``decks``: the decks to deal from (a match's, from its settings) instead of the
+        ``deck`` setting's file or shuffled ones."""
+        super().__init__(settings, seats)
+        path = str(self.settings["deck"])
+        self.decks = (
+            tuple(map(tuple, decks)) if decks is not None else (read_decks(path) if path else None)
+        )
 
     def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
         """A player at fault loses, everyone else wins; the points taken so far stay."""
@@ -197,46 +272,15 @@ class ClubsGame(Game[ClubsState, Card]):
     # -- views and pictures --------------------------------------------------------------------
 
     def view(self, state: ClubsState, seat: int | None = None) -> JSON:
-        return seat_view(state, seat)
+        """A seat's view adds ``played``, the cards played so far this round (public: what
+        a player of the protocol hears), for its honest AI."""
+        view = seat_view(state, seat)
+        if seat is not None and isinstance(view, dict):
+            view["played"] = [card_text(card) for card in sorted(played_this_round(state))]
+        return view
 
-    def record_view(self, state: ClubsState) -> JSON:
-        return state_view(state)
-
-    def concealed(self, view: JSON) -> JSON:
-        return concealed(view)
-
-    def record_label(self, seat: int) -> str:
-        return f"player {self.seat_name(seat)}"
-
-    def move_words(self, before: JSON, move: str) -> str:
-        """The card as the pages write it in the hands too: ``10\u2665`` for ``TH``."""
-        return card_words(move)
-
-    def text(self, view: Any) -> str:
-        return "\n".join(clubs_lines(view))
-
-    def picture_text(self, view: Any, names: Sequence[str]) -> str:
-        return "\n".join(clubs_lines(view, names))
-
-    def html(self, view: Any) -> str:
-        return clubs_table(view)
-
-    def picture_html(self, view: Any, names: Sequence[str]) -> str:
-        return clubs_table(view, names)
-
-    def picture_html_after(self, view: Any, names: Sequence[str], move: str, before: Any) -> str:
-        """The table with the card just played marked, in the trick or in the trick it
-        completed (shown as the last trick)."""
-        from hub.games.clubs.pictures import last_played
-
-        last, completed = last_played(view, before, move)
-        return clubs_table(view, names, last, completed)
-
-    # -- players -------------------------------------------------------------------------------
-
-    def ai(self, state: ClubsState, level: int, stop: StopFlag) -> Card:
-        """The standard player (clubs.md): what ``clubber`` plays."""
-        mover = state.to_move
-        assert mover is not None
-        played = played_this_round(state)
-        return choose_card(state.hands[mover], state.trick, state.players, played)
+    def seat_name(self, seat: int, view: JSON = None) -> str:
+        """Without a position, as the records name a seat for a whole game (``player A``);
+        at one (``view``), its letter, as the pages, the terminal and results say (``A``)."""
+        name = super().seat_name(seat)
+        return name if seat < 0 or view is not None else f"player {name}"

@@ -262,10 +262,8 @@ class ClubhubRun:
             game,
             new_game(config.decks, len(programs), config.winscore),
             seats,
-            notation=game,
             events=bus,
             settings=ClubsSettings(config.decks, config.winscore, 0, config.deck_name).to_json(),
-            forfeit=game.forfeit,
             spectators=spectators,
         )
         result = await match.run()

@@ -106,7 +106,7 @@ class ClubsProgram(ProgramSeat[ClubsState, Card]):
 def program_seat(
     game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int = 0
 ) -> ClubsProgram:
-    """The clubs seat kind (`hub.games.clubs.game.ClubsGame.program_kind`): the program
+    """The clubs seat kind (`hub.games.clubs.game.ClubsGame`'s `Programs.program_kind`): the program
     ``command`` names (a path, or a name beside hub's interpreter or on PATH), recorded
     as ``spec``. Each game starts it afresh."""
     program = resolve_program(command) or command

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy
+from hub.core.plugin import lazy
+from hub.declared.plugin import declared_plugin
 from hub.games.clubs.game import ClubsGame
 
 GENERIC_SEATS = ("web", "human", "ai", "random", "tcp")
@@ -28,7 +29,7 @@ def play(args: Sequence[str]) -> int:
     return play_main(args)
 
 
-plugin = GamePlugin.declared(
+plugin = declared_plugin(
     ClubsGame,
     play=play,
     demo=lazy("hub.games.clubs.demo:main"),

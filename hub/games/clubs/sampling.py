@@ -3,10 +3,12 @@
 `sample_state(game, view, seat, rng)` is the `hub.core.mcts.Search` facet's ``sample`` for
 clubs: the seat's own hand, the trick, the scores, the leader and the round as the view shows
 them; every other hand dealt at random, its size as the view counts it, from the cards the
-seat cannot see (the deck less its own hand and the trick: the cards of earlier tricks are not
-in the view, so they are among the unseen); a player who did not follow the led suit in the
-trick on the table holds no card of that suit. Later rounds deal from a deck shuffled by
-``rng``. Nothing here reads a state: the view is all it has.
+seat cannot see (the deck less its own hand, the trick and the cards played this round, which
+a seat's view lists as ``played``); a player who did not follow the led suit in the trick on
+the table holds no card of that suit. The round's deck is made to deal each hand with the
+cards its player has played this round (the trick's to who played them, the rest at random
+by the counts), so that the sample's view is the view given; later rounds deal from a deck
+shuffled by ``rng``. Nothing here reads a state: the view is all it has.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def sample_state(game: Any, view: Any, seat: int, rng: random.Random) -> ClubsSt
     trick = tuple(_cards(view["trick"]))
     counts = [int(count) for count in view["cards"]]
     leader = int(view["leader"])
-    seen = set(own) | set(trick)
+    played = _cards(view.get("played", ()))
+    seen = set(own) | set(trick) | set(played)
     unseen = [
         card
         for card in range(DECK_SIZE)
@@ -70,9 +73,10 @@ def sample_state(game: Any, view: Any, seat: int, rng: random.Random) -> ClubsSt
             hands[other] = tuple(sorted(take))
         else:
             break
-    deck = rng.sample(range(DECK_SIZE), DECK_SIZE)
+    spare = tuple(rng.sample(range(DECK_SIZE), DECK_SIZE))  # the other rounds' deck
+    deck = _round_deck(hands, played, trick, leader, rng) if played else spare
     return ClubsState(
-        decks=(tuple(deck),),
+        decks=(spare,) * int(view["round"]) + (deck, spare),
         winscore=int(view["winscore"]),
         round=int(view["round"]),
         hands=tuple(hands),
@@ -81,3 +85,29 @@ def sample_state(game: Any, view: Any, seat: int, rng: random.Random) -> ClubsSt
         scores=tuple(int(score) for score in view["scores"]),
         finished=False,
     )
+
+
+def _round_deck(
+    hands: Sequence[tuple[Card, ...]],
+    played: Sequence[Card],
+    trick: Sequence[Card],
+    leader: int,
+    rng: random.Random,
+) -> tuple[Card, ...]:
+    """A deck whose deal (`hub.games.clubs.cards.deal`) gives each player its hand now and
+    the cards it played this round: the trick's to who played them, the others at random,
+    as many to each as its hand lacks."""
+    players = len(hands)
+    dealt = (DECK_SIZE - (players == 3)) // players
+    owned: list[list[Card]] = [list(hand) for hand in hands]
+    rest = list(played)
+    for index, card in enumerate(trick):
+        owned[(leader + index) % players].append(card)
+        rest.remove(card)
+    rng.shuffle(rest)
+    for seat in range(players):
+        missing = dealt - len(owned[seat])
+        owned[seat] += rest[:missing]
+        rest = rest[missing:]
+    cards = [card for row in zip(*(sorted(hand) for hand in owned), strict=True) for card in row]
+    return (*cards, TWO_OF_DIAMONDS) if players == 3 else tuple(cards)

@@ -1,27 +1,26 @@
-"""Connect Four, declared: the rules, notation, views, both pictures and an AI in one class.
-
-Two players drop discs into the columns of an upright grid (``--rows`` 6 by ``--columns`` 7
-by default); the first with ``--connect`` (4) in a row, across, up or diagonally, wins; a
-full grid is a draw. A move is a column number, ``1`` at the left. hub derives everything
-else from this declaration (docs/architecture.md, "Adding a game").
-"""
+"""Connect Four, declared: rules, notation, views and two facets, pictures and an AI (the
+columns of an upright grid, ``--rows`` by ``--columns``; ``--connect`` in a row wins; a full
+grid is a draw; a move is a column, ``1`` at the left). hub derives everything else from this
+declaration (docs/architecture.md, "Adding a game")."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import Game, Option
+from hub.core.game import Ai, Game, Option, Pictures
 from hub.core.referee import IllegalMove, Outcome
 
 if TYPE_CHECKING:
     from hub.core.local_seats import StopFlag
 
-DISCS = "RY"
-WIN = 1_000_000
+DISCS, WIN = "RY", 1_000_000
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+RING = ('<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke="#fff" '
+        'stroke-width=".08"/>')  # fmt: skip
 
 
 @attrs.frozen
@@ -34,16 +33,52 @@ class Board:
     last: int = 0  # the column of the last move (0: none yet)
 
 
-def winning_cells(grid: list[str], winner: int | None, need: int) -> set[tuple[int, int]]:
-    """The cells (x, y from the top) of the winner's lines of ``need``: the page marks them."""
-    disc = "-" if winner is None else DISCS[winner]
+def negamax(game: Game[Board, int], state: Board, level: int, _: float, stop: StopFlag) -> int:
+    """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
+    middle = (len(state.columns) + 1) / 2
 
-    def at(x: int, y: int) -> bool:
-        return 0 <= y < len(grid) and 0 <= x < len(grid[y]) and grid[y][x] == disc
+    def search(board: Board, depth: int, alpha: float, beta: float) -> float:
+        if board.winner is not None:
+            return -(WIN - (level - depth))  # the side to move has lost
+        moves = sorted(game.legal_moves(board), key=lambda m: abs(m - middle))
+        if not moves:
+            return 0
+        if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
+            mine, cols = DISCS[board.mover], enumerate(board.columns, start=1)
+            return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
+        for move in moves:
+            alpha = max(alpha, -search(game.apply(board, move), depth - 1, -beta, -alpha))
+            if alpha >= beta:
+                break
+        return alpha
 
-    runs = [[(x + dx * k, y + dy * k) for k in range(need)] for dx, dy in DIRECTIONS
-            for y, row in enumerate(grid) for x in range(len(row))]  # fmt: skip
-    return {cell for run in runs if all(at(*cell) for cell in run) for cell in run}
+    moves = sorted(game.legal_moves(state), key=lambda m: abs(m - middle))
+    scores = [-search(game.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
+    return moves[scores.index(max(scores))]
+
+
+class ConnectFourPictures(Pictures):
+    def text(self, view: Any, names: Sequence[str] = ()) -> str:
+        grid = list(view["grid"])
+        numbers = " ".join(str(i % 10) for i in range(1, len(grid[0]) + 1))
+        return "\n".join([*(" ".join(row) for row in grid), numbers])
+
+    def html(self, view: Any, names: Sequence[str] = ()) -> str:
+        grid, last, win = list(view["grid"]), view.get("last"), view.get("win", [])
+        cells = "".join(
+            f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
+            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"'
+            + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
+            + (RING.format(x + 0.5, y + 0.5) if [x, y] in win else "")
+            for y, row in enumerate(grid)
+            for x, c in enumerate(row)
+        )
+        taps = "".join(  # a column is clicked anywhere
+            f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
+            f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
+            for x in range(len(grid[0]))
+        )
+        return f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">{cells}{taps}</svg>'
 
 
 class ConnectFour(Game[Board, int]):
@@ -55,7 +90,8 @@ class ConnectFour(Game[Board, int]):
         Option("connect", 4, "discs in a row that win", low=3, high=6),
     )
     seat_names = ("Red", "Yellow")
-    ai_levels = range(1, 9)
+    pictures = ConnectFourPictures()
+    ai = Ai(range(1, 9), negamax)
 
     def start(self, rng: random.Random) -> Board:
         return Board(("",) * int(self.settings["columns"]))
@@ -65,10 +101,8 @@ class ConnectFour(Game[Board, int]):
         return None if state.winner is not None or full else state.mover
 
     def legal_moves(self, state: Board) -> list[int]:
-        if self.to_move(state) is None:
-            return []
-        rows = self.settings["rows"]
-        return [i + 1 for i, col in enumerate(state.columns) if len(col) < rows]
+        rows, over = self.settings["rows"], self.to_move(state) is None
+        return [] if over else [i + 1 for i, col in enumerate(state.columns) if len(col) < rows]
 
     def candidate_moves(self, state: Board) -> range:
         return range(0, len(state.columns) + 2)
@@ -78,24 +112,24 @@ class ConnectFour(Game[Board, int]):
             raise IllegalMove(f"column {move} is full or not on the board")
         columns = list(state.columns)
         columns[move - 1] += DISCS[state.mover]
-        won = self._line(columns, move - 1, len(columns[move - 1]) - 1)
+        won = self._lines(columns, move - 1, len(columns[move - 1]) - 1)
         return Board(tuple(columns), 1 - state.mover, state.mover if won else None, move)
 
-    def _line(self, columns: list[str], x: int, y: int) -> bool:
-        disc, need = columns[x][y], int(self.settings["connect"])
+    def _lines(self, columns: Sequence[str], x: int, y: int) -> list[tuple[int, int]]:
+        """The cells (column, height) of the lines of ``connect`` through the disc at x, y."""
+        disc, need, cells = columns[x][y], int(self.settings["connect"]), []
 
         def at(i: int, j: int) -> bool:
             return 0 <= i < len(columns) and 0 <= j < len(columns[i]) and columns[i][j] == disc
 
-        for dx, dy in DIRECTIONS:
-            run = 1
-            for sign in (1, -1):
-                step = 1
-                while at(x + sign * dx * step, y + sign * dy * step):
-                    run, step = run + 1, step + 1
-            if run >= need:
-                return True
-        return False
+        for u, v in DIRECTIONS:  # how far the disc's colour runs each way (1: not at all)
+            n = [1, 1]
+            for i, s in enumerate((1, -1)):
+                while at(x + s * u * n[i], y + s * v * n[i]):
+                    n[i] += 1
+            if n[0] + n[1] - 1 >= need:
+                cells += [(x + u * k, y + v * k) for k in range(1 - n[1], n[0])]
+        return cells
 
     def outcome(self, state: Board) -> Outcome | None:
         if self.to_move(state) is not None:
@@ -106,62 +140,11 @@ class ConnectFour(Game[Board, int]):
 
     def view(self, state: Board, seat: int | None = None) -> dict[str, object]:
         rows = int(self.settings["rows"])
-        grid = [
-            "".join(col[y] if y < len(col) else "." for col in state.columns)
-            for y in reversed(range(rows))
-        ]
-        x = state.last - 1
+        grid = ["".join(col[y] if y < len(col) else "." for col in state.columns)
+                for y in reversed(range(rows))]  # fmt: skip
+        x, won = state.last - 1, state.winner is not None  # the winning lines: ringed on pages
         last = [x, rows - len(state.columns[x])] if state.last else None
-        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner, "last": last}
-
-    def text(self, view: dict[str, Any]) -> str:
-        grid = list(view["grid"])
-        numbers = " ".join(str(i % 10) for i in range(1, len(grid[0]) + 1))
-        return "\n".join([*(" ".join(row) for row in grid), numbers])
-
-    def html(self, view: dict[str, Any]) -> str:
-        grid, last = list(view["grid"]), view.get("last")
-        cells = "".join(
-            f'<rect x="{x}" y="{y}" width="1" height="1" fill="#1d4ed8"/><circle cx="{x + 0.5}"'
-            f' cy="{y + 0.5}" r=".4" fill="{ {"R": "#dc2626", "Y": "#facc15"}.get(c, "#fff") }"'
-            + (' stroke="#111" stroke-width=".1" class="last"/>' if [x, y] == last else "/>")
-            for y, row in enumerate(grid)
-            for x, c in enumerate(row)
-        )
-        cells += "".join(  # a ring in each disc of the winning line
-            f'<circle class="win" cx="{x + 0.5}" cy="{y + 0.5}" r=".22" fill="none" '
-            'stroke="#fff" stroke-width=".08"/>'
-            for x, y in sorted(winning_cells(grid, view.get("winner"), self.settings["connect"]))
-        )
-        drops = "".join(
-            f'<rect class="move" data-move="{x + 1}" x="{x}" y="0" width="1" '
-            f'height="{len(grid)}" fill="transparent"><title>{x + 1}</title></rect>'
-            for x in range(len(grid[0]))
-        )
-        return (
-            f'<svg class="connect4" viewBox="0 0 {len(grid[0])} {len(grid)}">{cells}{drops}</svg>'
-        )
-
-    def ai(self, state: Board, level: int, stop: StopFlag) -> int:
-        """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
-        middle = (len(state.columns) + 1) / 2
-
-        def search(board: Board, depth: int, alpha: float, beta: float) -> float:
-            if board.winner is not None:
-                return -(WIN - (level - depth))  # the side to move has lost
-            moves = sorted(self.legal_moves(board), key=lambda m: abs(m - middle))
-            if not moves:
-                return 0
-            if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
-                mine = DISCS[board.mover]
-                cols = enumerate(board.columns, start=1)
-                return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
-            for move in moves:
-                alpha = max(alpha, -search(self.apply(board, move), depth - 1, -beta, -alpha))
-                if alpha >= beta:
-                    break
-            return alpha
-
-        moves = sorted(self.legal_moves(state), key=lambda m: abs(m - middle))
-        scores = [-search(self.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
-        return moves[scores.index(max(scores))]
+        line = self._lines(state.columns, x, len(state.columns[x]) - 1) if won else []
+        win = [[i, rows - 1 - j] for i, j in sorted(set(line))]
+        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner, "last": last,
+                "win": win}  # fmt: skip

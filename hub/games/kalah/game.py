@@ -6,7 +6,10 @@ protocol's (``4 3``: a whole turn, several holes when a sowing ends in one's own
 "State views"), the pictures are `hub.games.kalah.pictures` and the AI is
 `hub.games.kalah.ai`'s search. hub derives from it what every declared game gets: ``hub
 play kalah SEAT SEAT`` (people, AIs, JSON bots), the pictures of ``hub games show`` and the
-web view. The spec-fixed programs (``hub serve kalah``, ``hub play kalah --connect``) are
+web view, and its facets give the rest: `KalahPictures`, the AI (`kalah_ai`), agent programs
+and Kalah's own terminal person on ``hub match`` (`Programs`), layouts as a match's
+openings (`KalahSetup`) and random sowings for the general player's playouts (`Search`).
+The spec-fixed programs (``hub serve kalah``, ``hub play kalah --connect``) are
 Kalah's own (hub/games/kalah/plugin.py), built from this declaration: their games are
 played by it (`hub.games.kalah.seats.new_match`). The settings are decided and checked
 once, by `hub.games.kalah.settings.KalahSettings`.
@@ -17,11 +20,21 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import BadMove, Game, Option, SettingsError
+from hub.core.game import (
+    Ai,
+    BadMove,
+    Game,
+    MatchPlan,
+    MatchSetup,
+    Option,
+    Pictures,
+    Programs,
+    SettingsError,
+)
 from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.core.values import JSON
@@ -45,9 +58,124 @@ from hub.games.kalah.rules import (
 from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings, parse_layout
 
 if TYPE_CHECKING:
-    from hub.core.clock import TimeControl
+    from contextlib import AbstractAsyncContextManager
+
+    from hub.core.bus import EventBus
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault
+    from hub.core.match import Fault, Seat
+    from hub.core.plugin import GameSpec
+
+
+class KalahPictures(Pictures):
+    """Kalah's board (`hub.games.kalah.pictures`): the sides named by who sits there now."""
+
+    def text(self, view: JSON, names: Sequence[str] = ()) -> str:
+        if not names:
+            names = [pictures.side_name(s, view) for s in (0, 1)]
+        return "\n".join(pictures.text_lines(view, names))
+
+    def html(self, view: JSON, names: Sequence[str] = ()) -> str:
+        return pictures.board_html(view)
+
+    def html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
+        """The board with the last turn's holes sown and the pit of its last seed marked."""
+        sown, landed = pictures.last_move_marks(before, move)
+        return pictures.board_html(view, sown, landed)
+
+
+def kalah_ai(
+    game: Game[KalahState, Move], state: KalahState, level: int, seconds: float, stop: StopFlag
+) -> Move:
+    """The search at ``level``, budgeting a share of ``seconds`` as ``hub serve kalah``'s AI
+    does of its limit per turn (1 s without a limit)."""
+    from hub.games.kalah.players import KalahAi
+
+    limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
+    return KalahAi(level).search(state, alphabeta.budget_seconds(limit_ms), stop)
+
+
+def program_seat(
+    game: Game[Any, Any], command: str, *, seat: int, spec: str, seed: int, detail: Any = None
+) -> Seat[Any, Any]:
+    """``kalah:PROGRAM``, and a bare program on ``hub match kalah``: an agent program of
+    kalah.md over pipes (`hub.games.kalah.match.program_seat`)."""
+    from hub.games.kalah.match import program_seat as agent
+
+    return agent(game, command, seat=seat, spec=spec, seed=seed, detail=detail)
+
+
+def person_seat(
+    game: Game[Any, Any], spec: GameSpec, events: EventBus
+) -> AbstractAsyncContextManager[Seat[Any, Any]]:
+    """``human`` on ``hub match kalah``: Kalah's own board and words at the terminal."""
+    from hub.games.kalah.match import person_seat as person
+
+    return person(game, spec, events)
+
+
+def check_program(kind: str, command: str, spec: str) -> str | None:
+    from hub.core.programs import program_problem
+
+    return program_problem(command)
+
+
+class KalahSetup(MatchSetup):
+    """``hub match kalah`` (docs/kalah.md): Kalah's options and settings, layouts as
+    openings (the protocol cannot start a program's game after a few plies), a limit per
+    whole turn; the plan's detail is (`KalahSettings`, the game's layout), its agents'
+    ``INFO``."""
+
+    opening_plies = 0
+    """A Kalah opening is a layout (``--random``), as in ``hub match kalah``."""
+
+    def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
+        holes, seeds, pie, randomly, layout = game.options
+        time_ms = Option("time_ms", DEFAULT_TIME_MS, "every player's limit per whole turn, in "
+                         "ms; 0 is none", low=0, high=MAX_TIME_MS)  # fmt: skip
+        switches = (attrs.evolve(pie, switch=True), attrs.evolve(randomly, switch=True))
+        return (holes, seeds, *switches, layout, time_ms)
+
+    def settings(self, game: type[Game[Any, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
+        """The recorded settings (`KalahSettings`) from the options given; raises
+        `ValueError` for options that do not fit together."""
+        chosen = KalahSettings.given(
+            given.get("holes"),
+            given.get("seeds"),
+            pie=bool(given.get("pie", False)),
+            time_ms=int(given.get("time_ms", DEFAULT_TIME_MS)),
+            random=bool(given.get("random", False)),
+            layout=parse_layout(str(given.get("layout", ""))),
+        )
+        return chosen.to_json()
+
+    def openings(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
+    ) -> list[Any]:
+        """Seeded random layouts (distinct while there are enough), whether or not
+        ``--random`` was given: the protocol cannot start a program's game after a few
+        plies, so a layout is how a Kalah match varies its games. A given ``--layout`` is
+        the user's start: no openings (every game from it)."""
+        from hub.core.plugin import draw_distinct
+
+        chosen = KalahSettings.from_json(settings)
+        if chosen.layout is not None:
+            return []
+        rng = random.Random(seed)
+        return draw_distinct(lambda: list(random_layout(chosen.holes, chosen.seeds, rng)), count)
+
+    def plan(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], seats: int, opening: Any,
+        game_id: str,
+    ) -> MatchPlan[Any, Any]:  # fmt: skip
+        from hub.core.clock import TimeControl
+
+        chosen = KalahSettings.from_json(settings)
+        rules = KalahGame(chosen.declared(chosen.layout), seats=seats)
+        rules.settings["random"] = chosen.random
+        rules.chosen = chosen
+        layout = chosen.start_layout(opening, game_id)
+        clock = [TimeControl.per_move_ms(chosen.time_ms)] * 2
+        return MatchPlan(rules, clock, chosen.new_game(layout), (chosen, layout))
 
 
 class KalahGame(Game[KalahState, Move]):
@@ -61,20 +189,13 @@ class KalahGame(Game[KalahState, Move]):
         Option("layout", "", "the seeds in each hole of a side, e.g. 6,4,7,6,5,8 (sets holes)"),
     )
     seat_names = ("South", "North")
-    ai_levels = range(alphabeta.MIN_LEVEL, alphabeta.MAX_LEVEL + 1)
-    ai_default = alphabeta.DEFAULT_LEVEL
-    opening_plies = 0
-    """A Kalah opening is a layout (``--random``), as in ``hub match kalah``."""
-    seat_kinds: ClassVar[Mapping[str, str]] = {"kalah": "hub.games.kalah.match:program_seat"}
-    program_kind = "kalah"
-    """``hub match kalah ai:9 ./agent``: an agent program of kalah.md, over pipes."""
-    match_person = "hub.games.kalah.match:person_seat"
+    pictures = KalahPictures()
+    ai = Ai(range(alphabeta.MIN_LEVEL, alphabeta.MAX_LEVEL + 1), kalah_ai, alphabeta.DEFAULT_LEVEL)
+    programs = Programs({"kalah": program_seat}, "kalah", person=person_seat, check=check_program)
+    """``hub match kalah ai:9 ./agent``: a bare program is an agent of kalah.md, over pipes."""
+    setup = KalahSetup()
     search = Search(playout=lambda game, state, rng: random_playout(state, rng))
     """``mcts:N`` plays out by random sowings, not by listing whole turns."""
-    match: KalahSettings | None = None
-    """The settings of a match's game (`for_match`)."""
-    match_layout: tuple[int, ...] | None = None
-    """The layout the match's game starts from (`match_start`): the agents' ``INFO``."""
 
     def __init__(self, settings: Mapping[str, object] | None = None, seats: int = 0) -> None:
         super().__init__(settings, seats)
@@ -96,70 +217,6 @@ class KalahGame(Game[KalahState, Move]):
         except ValueError as exc:
             raise SettingsError(f"layout: {exc}") from None
         chosen["holes"], chosen["seeds"] = self.chosen.holes, self.chosen.seeds
-
-    # -- hub match: Kalah's options and settings, layouts as openings (docs/kalah.md) -----
-
-    @classmethod
-    def match_options(cls) -> tuple[Option, ...]:
-        holes, seeds, pie, randomly, layout = cls.options
-        time_ms = Option("time_ms", DEFAULT_TIME_MS, "every player's limit per whole turn, in "
-                         "ms; 0 is none", low=0, high=MAX_TIME_MS)  # fmt: skip
-        switches = (attrs.evolve(pie, switch=True), attrs.evolve(randomly, switch=True))
-        return (holes, seeds, *switches, layout, time_ms)
-
-    @classmethod
-    def match_settings(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        """The recorded settings (`KalahSettings`) from the options given; raises
-        `ValueError` for options that do not fit together."""
-        chosen = KalahSettings.given(
-            given.get("holes"),
-            given.get("seeds"),
-            pie=bool(given.get("pie", False)),
-            time_ms=int(given.get("time_ms", DEFAULT_TIME_MS)),
-            random=bool(given.get("random", False)),
-            layout=parse_layout(str(given.get("layout", ""))),
-        )
-        return chosen.to_json()
-
-    @classmethod
-    def for_match(cls, settings: Mapping[str, Any], seats: int) -> KalahGame:
-        chosen = KalahSettings.from_json(settings)
-        game = cls(chosen.declared(chosen.layout), seats=seats)
-        game.settings["random"] = chosen.random
-        game.chosen = game.match = chosen
-        return game
-
-    @classmethod
-    def check_seat(cls, kind: str, command: str, spec: str) -> str | None:
-        from hub.core.programs import program_problem
-
-        return program_problem(command)
-
-    def match_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
-        """Seeded random layouts (distinct while there are enough), whether or not
-        ``--random`` was given: the protocol cannot start a program's game after a few
-        plies, so a layout is how a Kalah match varies its games. A given ``--layout`` is
-        the user's start: no openings (every game from it)."""
-        from hub.core.plugin import draw_distinct
-
-        chosen = self.match
-        assert chosen is not None
-        if chosen.layout is not None:
-            return []
-        rng = random.Random(seed)
-        return draw_distinct(lambda: list(random_layout(chosen.holes, chosen.seeds, rng)), count)
-
-    def match_start(self, opening: Any, game_id: str) -> KalahState:
-        chosen = self.match
-        assert chosen is not None
-        self.match_layout = chosen.start_layout(opening, game_id)
-        return chosen.new_game(self.match_layout)
-
-    def match_clock(self, settings: Mapping[str, Any]) -> list[TimeControl]:
-        from hub.core.clock import TimeControl
-
-        assert self.match is not None
-        return [TimeControl.per_move_ms(self.match.time_ms)] * 2
 
     def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
         """The other seat wins; the stores are the scores."""
@@ -216,38 +273,9 @@ class KalahGame(Game[KalahState, Move]):
             view["pie"] = True
         return view
 
-    def seat_label(self, seat: int, view: JSON = None) -> str:
+    def seat_name(self, seat: int, view: JSON = None) -> str:
+        """A seat is named by the side it sits on at ``view`` (the pie swap changes it);
+        without a position, by its number (``seat 0``), which does not change."""
         if seat < 2 and isinstance(view, Mapping):
             return pictures.side_name(seat, view)
-        return self.seat_name(seat)
-
-    def record_label(self, seat: int) -> str:
-        """Records say ``seat 0``/``seat 1``: a seat's side changes with the pie."""
         return f"seat {seat}"
-
-    def text(self, view: JSON) -> str:
-        return "\n".join(pictures.text_lines(view, [self.seat_label(s, view) for s in (0, 1)]))
-
-    def picture_text(self, view: JSON, names: Sequence[str]) -> str:
-        return "\n".join(pictures.text_lines(view, names))
-
-    def html(self, view: JSON) -> str:
-        return pictures.board_html(view)
-
-    def picture_html_after(self, view: JSON, names: Sequence[str], move: str, before: JSON) -> str:
-        """The board with the last turn's holes sown and the pit of its last seed marked."""
-        sown, landed = pictures.last_move_marks(before, move)
-        return pictures.board_html(view, sown, landed)
-
-    # -- players ---------------------------------------------------------------------------
-
-    def ai(self, state: KalahState, level: int, stop: StopFlag) -> Move:
-        return self.timed_ai(state, level, math.inf, stop)
-
-    def timed_ai(self, state: KalahState, level: int, seconds: float, stop: StopFlag) -> Move:
-        """The search at ``level``, budgeting a share of ``seconds`` as ``hub serve kalah``'s
-        AI does of its limit per turn (1 s without a limit)."""
-        from hub.games.kalah.players import KalahAi
-
-        limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
-        return KalahAi(level).search(state, alphabeta.budget_seconds(limit_ms), stop)

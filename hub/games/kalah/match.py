@@ -1,5 +1,5 @@
 """Kalah for ``hub match``: the pieces the declaration's match hooks use
-(`hub.games.kalah.game.KalahGame`; the kit is every game's, `hub.declared.kit`).
+(`hub.games.kalah.game.KalahSetup`; the kit is every game's, `hub.declared.kit`).
 
 * Players: ``ai:N`` (the AI at level N, 1..9, searching in a worker thread; ``ai`` is level
   9), ``human`` (the person at this terminal, `person_seat`, through `open_keyboard`, which
@@ -15,9 +15,9 @@
 * Options: ``--holes``, ``--seeds``, ``--pie``, ``--time-ms`` (every player's limit per
   whole turn, default 5000; 0: none), ``--random`` (a random layout per opening) or
   ``--layout C,C,..`` (one given layout), checked together as ``hub serve kalah`` does
-  (`KalahSettings.given`, through the declaration's ``match_settings``); the settings
-  recorded are `KalahSettings`.
-* Openings (`KalahGame.match_openings`): seeded random layouts (distinct while there are
+  (`KalahSettings.given`, through the declaration's set-up, `KalahSetup.settings`); the
+  settings recorded are `KalahSettings`.
+* Openings (`KalahSetup.openings`): seeded random layouts (distinct while there are
   enough), each a list of hole counts, so that a match of deterministic players plays
   distinct games (``hub match --openings fixed`` plays every game from the standard layout
   instead); with ``--layout`` none (every game from that layout).
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any
 
 from hub.core.identity import program_identity
 from hub.core.lines import LineStream
@@ -51,15 +51,6 @@ from hub.games.kalah.settings import KalahSettings
 
 if TYPE_CHECKING:
     from hub.core.bus import EventBus
-
-
-class MatchGame(Protocol):
-    """What the seats of a match need of its game (`hub.games.kalah.game.KalahGame`, which
-    names this module's seats: typed here without importing it back)."""
-
-    match: KalahSettings | None
-    match_layout: tuple[int, ...] | None
-
 
 HUMAN = "human"
 START_TIMEOUT = 10.0
@@ -85,21 +76,19 @@ class KalahAgent(ProgramSeat[KalahState, Move]):
 
 
 def program_seat(
-    game: MatchGame, command: str, *, seat: int, spec: str, seed: int = 0
+    game: object, command: str, *, seat: int, spec: str, seed: int = 0, detail: Any = None
 ) -> KalahAgent:
-    """The Kalah seat kind (`hub.games.kalah.game.KalahGame.program_kind`): the agent
-    program ``command`` names, told the game's settings and layout; seat 0 moves first."""
-    settings = game.match
-    assert settings is not None  # a match's game (`KalahGame.for_match`)
+    """The Kalah seat kind (`hub.games.kalah.game.KalahGame`'s programs): the agent program
+    ``command`` names, told the game's settings and layout (``detail``, from the match's
+    plan, `hub.games.kalah.game.KalahSetup`); seat 0 moves first."""
+    settings, layout = detail if detail is not None else (KalahSettings(6, 4), None)
     program = resolve_program(command) or command
     player = PlayerInfo(spec, "program", spec, program_identity(program))
-    return KalahAgent(program, settings.info(seat == 0, game.match_layout), player)
+    return KalahAgent(program, settings.info(seat == 0, layout), player)
 
 
 @contextlib.asynccontextmanager
-async def person_seat(
-    game: MatchGame, spec: GameSpec, events: EventBus
-) -> AsyncIterator[KalahSeat]:
+async def person_seat(game: object, spec: GameSpec, events: EventBus) -> AsyncIterator[KalahSeat]:
     """``human``: the person at this terminal, reading `open_keyboard` and seeing the game as
     ``hub play kalah`` shows it (`GameView`)."""
     names = (spec.players[0], spec.players[1])

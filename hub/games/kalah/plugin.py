@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy
+from hub.core.plugin import lazy
+from hub.declared.plugin import declared_plugin
 
 GAME = "hub.games.kalah.game:KalahGame"
 """The declaration, imported only when needed (``hub games`` imports this module)."""
@@ -30,7 +31,7 @@ def play(args: Sequence[str]) -> int:
     return main(args)
 
 
-plugin = GamePlugin.declared(
+plugin = declared_plugin(
     GAME,
     name="kalah",
     summary="Kalah (mancala) over TCP: server, AI and human clients, pie rule, random layouts",

@@ -87,10 +87,8 @@ def new_match(
         game,
         state,
         seats,
-        notation=game,
         events=events,
         time_control=[TimeControl.per_move_ms(ms) for ms in limits_ms],
         settings=settings,
         game_id=game_id,
-        forfeit=game.forfeit,
     )

@@ -186,8 +186,6 @@ class ChessService:
             self.rules,
             game.last,
             seats,
-            notation=self.rules,
-            forfeit=self.rules.forfeit,
             events=self.events,
             settings=SETTINGS,
         )

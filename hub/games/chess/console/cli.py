@@ -174,11 +174,14 @@ async def run_with_gui(
 ) -> None:
     """`run` with the graphical display: its URL on its own line on stderr before the first
     command is read; the page follows the console's games until the end of input."""
-    from hub.web.server import open_gui  # only --gui needs the web stack
+    from hub.chess.game import ChessGame
+    from hub.web.server import open_page  # only --gui needs the web stack
 
     bus = bus if bus is not None else EventBus()
+    series = ChessGame.series
+    assert series is not None  # the console's games are a series (its running score)
     async with trio.open_nursery() as nursery:
-        url = await open_gui(nursery, bus)
+        url = await open_page(nursery, bus, f"/{series.page}")
         _print(err, [url])
         await run(options, stream, out, bus=bus, terminal=terminal)
         nursery.cancel_scope.cancel()

@@ -243,8 +243,6 @@ class ConsoleSession:
             self.game,
             state,
             self._seats,
-            notation=self.game,
-            forfeit=self.game.forfeit,
             events=self.bus,
             spectators=[Transcript(self)],
             history=history,
