@@ -138,7 +138,7 @@ async def play(
 
     async with trio.open_nursery() as nursery, recording(bus, record_path(options), prog=prog):
         web = None
-        host = Host(game, nursery, out, err, options)
+        host = LocalResources(game, nursery, out, err, options)
         if options.web is not None:
             from hub.web.records import RecordsReader
             from hub.web.server import start_web
@@ -179,7 +179,7 @@ async def until_signal() -> int:
     return 130  # pragma: no cover - the receiver never ends by itself
 
 
-class Host:
+class LocalResources:
     """The seats that need this program's resources: the keyboard and the tcp listener."""
 
     def __init__(

@@ -38,7 +38,7 @@ from hub.core.values import JSON
 from hub.web.guard import Guard, client_of, read_json, refusal
 from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, game_topic
 from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
-from hub.web.play import Desk, Host, host_section
+from hub.web.play import Desk, GameStarter, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
 from hub.web.standings import standings_html
@@ -100,7 +100,7 @@ def create_app(
     index: GameIndex,
     records: RecordsReader | None = None,
     desk: Desk | None = None,
-    host: Host | None = None,
+    host: GameStarter | None = None,
     standings: Standings | None = None,
     *,
     hosts: AllowedHosts | None = None,

@@ -76,7 +76,7 @@ class Desk(Protocol):
     def find(self, token: str) -> PlaySeat | None: ...
 
 
-class Host(Protocol):
+class GameStarter(Protocol):
     """A program that starts games for people on the lobby page (``hub serve GAME --web``)."""
 
     def choices(self) -> list[tuple[str, str]]:
@@ -90,7 +90,7 @@ class Host(Protocol):
         ...
 
 
-def host_section(host: Host) -> str:
+def host_section(host: GameStarter) -> str:
     """The lobby's "Play" section: a button per kind of game a person may start."""
     buttons = "".join(
         f'<li><button type="button" class="start" data-opponent="{escape(opponent)}">'

@@ -30,7 +30,7 @@ from hub.web.app import Standings, create_app
 from hub.web.index import GameIndex
 from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
 from hub.web.options import DEFAULT_HOST
-from hub.web.play import Desk, Host
+from hub.web.play import Desk, GameStarter
 from hub.web.records import RecordsReader
 
 LOGGER = logging.getLogger("hub.web")
@@ -83,7 +83,7 @@ async def serve_web(
     port: int = 0,
     records: RecordsReader | None = None,
     desk: Desk | None = None,
-    starter: Host | None = None,
+    starter: GameStarter | None = None,
     standings: Standings | None = None,
     allowed_hosts: AllowedHosts | None = None,
     limits: ClientLimits | None = None,
@@ -135,7 +135,7 @@ async def start_web(
     err: Output | None = None,
     prog: str | None = None,
     desk: Desk | None = None,
-    starter: Host | None = None,
+    starter: GameStarter | None = None,
     standings: Standings | None = None,
     allowed_hosts: AllowedHosts | None = None,
 ) -> WebServer | None:

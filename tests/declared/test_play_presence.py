@@ -14,22 +14,22 @@ from hub.core.clock import TimeControl
 from hub.core.output import LinesOutput, Output
 from hub.core.referee import Termination
 from hub.declared.browser import ARRIVAL, GRACE, BrowserSeat
-from hub.declared.play import Host
+from hub.declared.play import LocalResources
 from hub.declared.seats import parse_seat
 from hub.games.connect4 import ConnectFour
 from tests.declared.test_rematch import Log
 
 
-def host_in(nursery: trio.Nursery, control: TimeControl) -> tuple[Host, Log, list[str]]:
+def host_in(nursery: trio.Nursery, control: TimeControl) -> tuple[LocalResources, Log, list[str]]:
     said: list[str] = []
     options = argparse.Namespace(port=("127.0.0.1", 0))
-    host = Host(ConnectFour(), nursery, Output(1), LinesOutput(said.extend), options)
+    host = LocalResources(ConnectFour(), nursery, Output(1), LinesOutput(said.extend), options)
     host.web_url = lambda path: f"http://127.0.0.1:1{path}"
     host.control, host.arrival = control, ARRIVAL
     return host, Log(host.bus), said
 
 
-async def start(host: Host, *seats: str) -> tuple[list[bool], list[BrowserSeat]]:
+async def start(host: LocalResources, *seats: str) -> tuple[list[bool], list[BrowserSeat]]:
     """Start ``hub play``'s game of ``seats`` in the host's nursery: whether it was played
     (once it returns), and its browser seats."""
     played: list[bool] = []
