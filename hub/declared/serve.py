@@ -147,7 +147,7 @@ up: the answer to a program's path is the same whether it exists or not."""
 
 
 @attrs.define(eq=False)
-class Lobby:
+class GameServer:
     """Where players are paired and games are played: TCP clients (`handle`, one task per
     connection) and people in a browser (`start`, from the lobby page; their games run in
     ``nursery``) wait in the same queue, core's `hub.core.lobby.Lobby` (tables of the game's
@@ -425,7 +425,7 @@ async def serve(
         err.flush()
         return 1
     events = EventBus()
-    lobby = Lobby(game, control, events, desk=SeatDesk(), arrival=ARRIVAL)
+    lobby = GameServer(game, control, events, desk=SeatDesk(), arrival=ARRIVAL)
     limits = fit_open_files(limits_from_args(options))
     from hub.records.recording import open_recording, report
 

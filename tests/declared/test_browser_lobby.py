@@ -16,7 +16,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.declared.browser import BrowserSeat, SeatDesk
-from hub.declared.serve import ARRIVAL, Lobby
+from hub.declared.serve import ARRIVAL, GameServer
 from hub.games.connect4 import ConnectFour
 from hub.web.records import RecordsReader
 from hub.web.server import WebServer, serve_web
@@ -31,9 +31,9 @@ pytestmark = pytest.mark.browser
 
 async def lobby_site(
     nursery: trio.Nursery, control: TimeControl | None = None, records: Path | None = None
-) -> tuple[Lobby, Log, WebServer]:
+) -> tuple[GameServer, Log, WebServer]:
     bus = EventBus()
-    lobby = Lobby(
+    lobby = GameServer(
         ConnectFour(),
         control or TimeControl(),
         bus,

@@ -27,7 +27,7 @@ from hub.declared.seats import (
     is_general,
     parse_seat,
 )
-from hub.declared.serve import BUILT_IN, Lobby
+from hub.declared.serve import BUILT_IN, GameServer
 from hub.games.clubs.game import ClubsGame
 from hub.games.connect4 import ConnectFour
 from tests.conftest import program
@@ -141,7 +141,7 @@ def test_mcts_is_offered_beside_a_games_own_ai() -> None:
 
 
 def test_hub_match_and_hub_serve_read_the_specs() -> None:
-    lobby = Lobby(TakeThreeAgain(), TimeControl(), EventBus())
+    lobby = GameServer(TakeThreeAgain(), TimeControl(), EventBus())
     assert ("ai:10", "the computer, level 10") in lobby.choices()
     assert lobby._built("ai:2") == SeatSpec("ai", "ai:2", level=2)
     assert lobby._built("mcts:3") == SeatSpec("ai", "mcts:3", level=3)

@@ -18,16 +18,18 @@ from hub.core.lines import LineStream
 from hub.core.referee import Termination
 from hub.core.serve import Connection
 from hub.declared.browser import BrowserSeat, SeatDesk
-from hub.declared.serve import ARRIVAL, GRACE, Lobby
+from hub.declared.serve import ARRIVAL, GRACE, GameServer
 from hub.games.connect4 import ConnectFour
 from tests.declared.test_rematch import Log
 
 
 def lobby_in(
     nursery: trio.Nursery, control: TimeControl | None = None
-) -> tuple[Lobby, SeatDesk, Log]:
+) -> tuple[GameServer, SeatDesk, Log]:
     game, bus, desk = ConnectFour(), EventBus(), SeatDesk()
-    lobby = Lobby(game, control or TimeControl(), bus, nursery=nursery, desk=desk, arrival=ARRIVAL)
+    lobby = GameServer(
+        game, control or TimeControl(), bus, nursery=nursery, desk=desk, arrival=ARRIVAL
+    )
     return lobby, desk, Log(bus)
 
 
@@ -173,7 +175,7 @@ async def test_the_page_of_a_game_against_the_ai_names_its_seat_and_waits_for_it
 
 
 async def tcp_client(
-    lobby: Lobby, nursery: trio.Nursery, name: str
+    lobby: GameServer, nursery: trio.Nursery, name: str
 ) -> tuple[trio.abc.Stream, LineStream]:
     """A client of the TCP lobby over a memory stream, after its hello (``any``)."""
     ours, theirs = trio.testing.memory_stream_pair()

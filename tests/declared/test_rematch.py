@@ -21,9 +21,9 @@ from hub.core.events import GameEnded, GameStarted
 from hub.core.output import Output
 from hub.core.values import PlayerInfo
 from hub.declared.browser import BrowserSeat, SeatDesk
-from hub.declared.play import Host
+from hub.declared.play import LocalResources
 from hub.declared.seats import RandomSeat, SeatSpec, parse_seat
-from hub.declared.serve import Lobby
+from hub.declared.serve import GameServer
 from hub.games.connect4 import ConnectFour
 from hub.web.server import WebServer, serve_web
 
@@ -63,9 +63,9 @@ def next_seat(desk: SeatDesk, seat: BrowserSeat) -> BrowserSeat:
     return found
 
 
-def lobby_in(nursery: trio.Nursery) -> tuple[Lobby, SeatDesk, Log]:
+def lobby_in(nursery: trio.Nursery) -> tuple[GameServer, SeatDesk, Log]:
     game, bus, desk = ConnectFour(), EventBus(), SeatDesk()
-    return Lobby(game, TimeControl(), bus, nursery=nursery, desk=desk), desk, Log(bus)
+    return GameServer(game, TimeControl(), bus, nursery=nursery, desk=desk), desk, Log(bus)
 
 
 async def test_a_rematch_against_a_built_in_player_starts_at_once_with_the_seats_swapped(
@@ -131,9 +131,9 @@ async def test_no_rematch_with_an_opponent_that_cannot_be_asked(nursery: trio.Nu
     assert len(log.started) == 1 and mine.next_page == ""
 
 
-def host_in(nursery: trio.Nursery) -> tuple[Host, Log]:
+def host_in(nursery: trio.Nursery) -> tuple[LocalResources, Log]:
     options = argparse.Namespace(port=("127.0.0.1", 0))
-    host = Host(ConnectFour(), nursery, Output(1), Output(2), options)
+    host = LocalResources(ConnectFour(), nursery, Output(1), Output(2), options)
     host.web_url = lambda path: f"http://127.0.0.1:1{path}"
     return host, Log(host.bus)
 

@@ -22,7 +22,7 @@ from hub.core.usage import UsageError
 from hub.declared import browser
 from hub.declared.browser import SeatDesk
 from hub.declared.seats import SeatSpecError
-from hub.declared.serve import ARRIVAL, Lobby, parser_for
+from hub.declared.serve import ARRIVAL, GameServer, parser_for
 from hub.games.connect4 import ConnectFour
 from hub.web.app import create_app
 from hub.web.index import GameIndex
@@ -45,9 +45,9 @@ def site(
     nursery: trio.Nursery,
     limits: ClientLimits | None = None,
     hosts: AllowedHosts | None = None,
-) -> tuple[Lobby, Any]:
+) -> tuple[GameServer, Any]:
     """``hub serve connect4 --web``'s site, in memory; the limits' clock stands still."""
-    lobby = Lobby(
+    lobby = GameServer(
         ConnectFour(),
         TimeControl(),
         EventBus(),
