@@ -17,7 +17,7 @@ a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``
   garbage or an illegal move loses the game with the reason (`SeatFailure` with its
   `Termination`); its process is always stopped and reaped (`UciSeat.aclose`, also from
   ``end``).
-* `PersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``):
+* `ChessPersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``):
   the core `hub.core.seats.PersonSeat` with `ChessPersonCodec`; the I/O is two functions
   handed in, so the seat itself is testable over memory.
 
@@ -53,8 +53,7 @@ from hub.core.match import LaunchedSeat, MatchResult, Moved, SeatFailure, Start,
 from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import AskAgain, ClockedSeat, StopFlag, ThreadSeat, TurnTime
-from hub.core.seats import PersonSeat as CorePersonSeat
+from hub.core.seats import AskAgain, ClockedSeat, PersonSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 
 UNLIMITED_MOVETIME_MS = 1000
@@ -444,7 +443,7 @@ class _ReadLine:
 
 
 @attrs.define(eq=False, init=False)
-class PersonSeat(CorePersonSeat[ChessState, str]):
+class ChessPersonSeat(PersonSeat[ChessState, str]):
     """A person: the core `hub.core.seats.PersonSeat` with `ChessPersonCodec`, where `write`
     shows lines and `read_line` returns the next typed line (None at the end of input, which
     resigns). ``resign`` (or ``quit``) gives up; a line that is not a legal move is refused

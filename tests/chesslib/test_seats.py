@@ -24,8 +24,8 @@ from hub.chess.seats import (
     LEVEL_MARGIN,
     MIN_BUDGET,
     SLOW_NPS,
+    ChessPersonSeat,
     LevelAi,
-    PersonSeat,
     UciSeat,
     level_limits,
     level_seat,
@@ -389,7 +389,7 @@ def test_a_person_types_uci_or_san() -> None:
 
 async def test_a_person_is_asked_again_until_a_legal_move_and_sees_the_replies() -> None:
     terminal = Terminal(["", "zz", "e2e5", "e4", "Nf3", "resign"])
-    person = PersonSeat(terminal.read_line, terminal.write, player=PlayerInfo("me", "person"))
+    person = ChessPersonSeat(terminal.read_line, terminal.write, player=PlayerInfo("me", "person"))
     result = await play([person, level(1)], TimeControl.parse("60+0"), referee=capped(10))
     assert [move for _, move in result.moves][0::2] == ["e2e4", "g1f3"]
     assert (result.fault and result.fault.termination) is Termination.RESIGNATION
@@ -402,7 +402,7 @@ async def test_a_person_is_asked_again_until_a_legal_move_and_sees_the_replies()
 
 async def test_the_end_of_input_resigns() -> None:
     terminal = Terminal([None])
-    person = PersonSeat(terminal.read_line, terminal.write)
+    person = ChessPersonSeat(terminal.read_line, terminal.write)
     result = await play([level(1), person], TimeControl())
     assert result.fault is not None and result.fault.seat == 1
     assert result.termination is Termination.RESIGNATION

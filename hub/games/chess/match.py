@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hub.chess.rules import ChessState
-from hub.chess.seats import START_TIMEOUT, EngineShelf, PersonSeat, UciSeat
+from hub.chess.seats import START_TIMEOUT, ChessPersonSeat, EngineShelf, UciSeat
 from hub.chess.seats import level_seat as chess_level_seat
 from hub.chess.uci import HandshakeReader
 from hub.core.clock import TimeControl
@@ -300,4 +300,4 @@ async def person_seat(
         )
         return
     async with open_line_input(0) as lines:
-        yield PersonSeat(lines.receive, _terminal_output, player=player)
+        yield ChessPersonSeat(lines.receive, _terminal_output, player=player)
