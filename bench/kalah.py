@@ -32,7 +32,7 @@ from pathlib import Path
 import trio
 
 from hub.core.lines import LineStream
-from hub.games.kalah.ai import LEVEL_DEPTH, NATIVE, Search, greedy
+from hub.games.kalah.ai import LEVEL_DEPTH, NATIVE, KalahSearch, greedy
 from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import (
     KalahState,
@@ -79,7 +79,7 @@ def bench_speed() -> None:
             rates, cpu_rates, depths, counts = [], [], [], []
             for state in positions(holes, seeds, 3 if QUICK else 5, holes * seeds):
                 cpu = time.process_time()
-                result = Search(holes, state.total, native=native).run(state, budget=seconds)
+                result = KalahSearch(holes, state.total, native=native).run(state, budget=seconds)
                 cpu = time.process_time() - cpu
                 rates.append(result.nodes / result.elapsed)
                 cpu_rates.append(result.nodes / max(cpu, 1e-6))
@@ -101,7 +101,7 @@ def bench_top_level() -> None:
     print(f"{'second':>7} {'margin':>7} {'won':>4}")
     for low in range(1, 10):
         state = new_game(6, 4)
-        searches = (Search(6, state.total), Search(6, state.total))
+        searches = (KalahSearch(6, state.total), KalahSearch(6, state.total))
         depths = (LEVEL_DEPTH[9], LEVEL_DEPTH[low])
         while not state.over:
             mover = state.mover or 0
@@ -145,7 +145,7 @@ def bench_clock() -> None:
 def ai_move(state: KalahState, level: int, budget: float) -> Move:
     if level == 0:
         return greedy(state)
-    search = Search(state.holes, state.total)
+    search = KalahSearch(state.holes, state.total)
     return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level]).move
 
 

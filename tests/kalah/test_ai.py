@@ -10,7 +10,7 @@ import pytest
 from hub.games.kalah.ai import (
     CHECK_EVERY,
     LEVEL_DEPTH,
-    Search,
+    KalahSearch,
     budget_seconds,
     check_level,
     choose,
@@ -52,7 +52,7 @@ def minimax(state: KalahState, depth: int) -> int:
 def test_solves_small_games_from_the_start(holes: int, seeds: int, pie: bool) -> None:
     state = new_game(holes, seeds, pie=pie)
     solver = Solver()
-    result = Search(holes, state.total).run(state)
+    result = KalahSearch(holes, state.total).run(state)
     assert result.solved
     assert result.value == solver.mover_value(state)
     assert solver.move_values(state)[result.move] == result.value
@@ -74,7 +74,7 @@ def test_plays_perfectly_in_random_small_positions() -> None:
             state = play(state, rng.choice(legal_moves(state)))
         if state.over:
             continue
-        search = Search(holes, state.total)
+        search = KalahSearch(holes, state.total)
         result = search.run(state)
         values = solver.move_values(state)
         assert values[result.move] == max(values.values()), state
@@ -94,7 +94,7 @@ def test_pie_decision_is_searched() -> None:
         if state.over:
             continue
         assert state.pie_available
-        result = Search(3, state.total).run(state)
+        result = KalahSearch(3, state.total).run(state)
         values = solver.move_values(state)
         assert values[result.move] == max(values.values())
         assert result.value == max(values.values())
@@ -110,7 +110,7 @@ def test_alpha_beta_equals_minimax_at_fixed_depth(depth: int) -> None:
         state = play_random(new_game(holes, rng.randint(2, 4)), rng, rng.randint(0, 6))
         if state.over:
             continue
-        search = Search(holes, state.total, use_table=False)
+        search = KalahSearch(holes, state.total, use_table=False)
         if len(search.root_moves(state)) == 1:
             continue  # a forced turn is played without a search
         result = search.run(state, max_depth=depth)
@@ -121,10 +121,10 @@ def test_table_does_not_change_solved_values() -> None:
     rng = random.Random(11)
     for _ in range(10):
         state = play_random(new_game(4, 2), rng, rng.randint(1, 5))
-        if state.over or len(Search(4, state.total).root_moves(state)) == 1:
+        if state.over or len(KalahSearch(4, state.total).root_moves(state)) == 1:
             continue
-        with_table = Search(4, state.total).run(state)
-        without = Search(4, state.total, use_table=False).run(state)
+        with_table = KalahSearch(4, state.total).run(state)
+        without = KalahSearch(4, state.total, use_table=False).run(state)
         assert with_table.solved and without.solved
         assert with_table.value == without.value
 
@@ -145,7 +145,7 @@ class StepClock:
 def test_search_stops_inside_its_budget(budget: float) -> None:
     state = play_random(new_game(6, 6), random.Random(3), 2)
     clock = StepClock(0.0005)
-    result = Search(6, state.total, clock=clock).run(state, budget=budget)
+    result = KalahSearch(6, state.total, clock=clock).run(state, budget=budget)
     assert result.move in legal_moves(state)
     # One clock step may pass between the deadline and the check that notices it.
     assert result.elapsed <= budget + 2 * clock.step
@@ -155,7 +155,7 @@ def test_search_stops_inside_its_budget(budget: float) -> None:
 
 def test_node_limit_and_stop_flag() -> None:
     state = new_game(6, 6)
-    search = Search(6, state.total)
+    search = KalahSearch(6, state.total)
     result = search.run(state, max_nodes=2000)
     assert result.nodes <= 2000 + CHECK_EVERY + 100 and result.move in legal_moves(state)
     readings = itertools.count()
@@ -165,7 +165,7 @@ def test_node_limit_and_stop_flag() -> None:
             search.stop = True
         return 0.0
 
-    search = Search(6, state.total, clock=clock)
+    search = KalahSearch(6, state.total, clock=clock)
     result = search.run(state)
     assert search.stop and result.move in legal_moves(state)
     assert result.nodes <= 6 * (CHECK_EVERY + 100)  # plus one frontier node's children
@@ -192,7 +192,7 @@ def test_ai_moves_are_always_legal_across_settings() -> None:
         pie = rng.random() < 0.5
         layout = random_layout(holes, seeds, rng) if rng.random() < 0.5 else None
         state = new_game(holes, seeds, pie=pie, layout=layout)
-        search = Search(holes, state.total)
+        search = KalahSearch(holes, state.total)
         while not state.over:
             if state.mover == 0:
                 move = search.run(state, max_nodes=300).move

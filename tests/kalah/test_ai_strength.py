@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from hub.games.kalah.ai import LEVEL_DEPTH, MAX_LEVEL, NATIVE, Search
+from hub.games.kalah.ai import LEVEL_DEPTH, MAX_LEVEL, NATIVE, KalahSearch
 from hub.games.kalah.rules import KalahState, legal_moves, new_game, play
 from hub.games.kalah.solver import Solver
 
@@ -32,7 +32,7 @@ def play_levels(top: int, low: int, nodes: int = TOP_NODES) -> list[KalahState]:
     """Kalah(6,4) without the pie: level ``top`` first, level ``low`` second, each within
     ``nodes`` per turn, its table kept across its turns; every state of the game."""
     state = new_game(6, 4)
-    searches = (Search(6, state.total), Search(6, state.total))
+    searches = (KalahSearch(6, state.total), KalahSearch(6, state.total))
     depths = (LEVEL_DEPTH[top], LEVEL_DEPTH[low])
     states = [state]
     while not state.over:
@@ -56,8 +56,8 @@ def test_c_and_python_searches_agree_move_for_move(
     the same move, value, depth, node count and proof; the game goes on with that move."""
     rng = random.Random(seed)
     state = new_game(holes, seeds, pie=pie)
-    native = Search(holes, state.total, native=True, table_size=1 << 12)
-    python = Search(holes, state.total, native=False, table_size=1 << 12)
+    native = KalahSearch(holes, state.total, native=True, table_size=1 << 12)
+    python = KalahSearch(holes, state.total, native=False, table_size=1 << 12)
     assert native.native and not python.native
     turns = 0
     while not state.over and turns < 40:
@@ -94,14 +94,14 @@ def test_top_level_agrees_with_the_solver_move_by_move() -> None:
     while checked < 40:
         state = new_game(6, 4)
         while not state.over and in_play(state) > 10:
-            search = Search(6, state.total)
+            search = KalahSearch(6, state.total)
             if rng.random() < 0.5:
                 move = search.run(state, max_nodes=2000).move
             else:
                 move = rng.choice(legal_moves(state))
             state = play(state, move)
         while not state.over:
-            search = Search(6, state.total)
+            search = KalahSearch(6, state.total)
             result = search.run(state, max_depth=LEVEL_DEPTH[MAX_LEVEL])
             values = solver.move_values(state)
             assert values[result.move] == max(values.values()), state

@@ -139,7 +139,7 @@ def test_the_seat_names_follow_the_pie_swap() -> None:
 def test_the_ai_is_the_search_and_plays_perfectly_when_it_can_solve() -> None:
     game = KalahGame({"holes": 3, "seeds": 2})
     state = game.start(random.Random(0))
-    solved = ai.Search(3, state.total).run(state, max_depth=ai.LEVEL_DEPTH[9])
+    solved = ai.KalahSearch(3, state.total).run(state, max_depth=ai.LEVEL_DEPTH[9])
     assert solved.solved
     assert KalahGame.ai is not None
     assert KalahGame.ai.move(game, state, 9, math.inf, StopFlag()) == solved.move

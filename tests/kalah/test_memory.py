@@ -13,14 +13,14 @@ from hub.core.events import GameRecord
 from hub.core.lobby import Waiting
 from hub.core.seats import LineSeat, ScriptedSeat, ThreadSeat
 from hub.games.kalah import server as kalah_server
-from hub.games.kalah.ai import Search
+from hub.games.kalah.ai import KalahSearch
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import KalahAi
 from hub.games.kalah.server import KalahServer
 from hub.games.kalah.settings import KalahSettings
 from tests.kalah.helpers import connect, new_server
 
-PER_CONNECTION = (LineSeat, ThreadSeat, KalahAi, ScriptedSeat, Search, Waiting)
+PER_CONNECTION = (LineSeat, ThreadSeat, KalahAi, ScriptedSeat, KalahSearch, Waiting)
 
 
 def count(kinds: type | tuple[type, ...]) -> int:

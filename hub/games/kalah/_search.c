@@ -1,4 +1,4 @@
-/* The Kalah AI's inner search in C: the same negamax as `hub.games.kalah.ai.Search`'s
+/* The Kalah AI's inner search in C: the same negamax as `hub.games.kalah.ai.KalahSearch`'s
  * pure-Python one, step for step (turn generation order, move ordering, transposition table
  * with exact keys cleared when full, node counting, the clock checked every CHECK_EVERY
  * nodes), so that both give the same moves; only faster. The search runs without the GIL
@@ -176,7 +176,7 @@ static int kid_index(Engine *e, size_t kids, int nkids, const pit_t *board) {
     return -1;
 }
 
-/* Python's `Search.expand`: the kids go on the arena from ``arena_top`` (records of w pits
+/* Python's `KalahSearch.expand`: the kids go on the arena from ``arena_top`` (records of w pits
  * and the score), in the order a dict would keep them; returns their count (-1: no memory). */
 static int expand(Engine *e, const pit_t *board, int *best_end) {
     const int h = e->h, n = e->n, w = e->w, h1 = h + 1, h2 = 2 * h, total = e->total;
@@ -444,7 +444,7 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kwds) {
         PyErr_NoMemory();
         return -1;
     }
-    /* Python's `Search._sowing_table` */
+    /* Python's `KalahSearch._sowing_table` */
     for (int hole = 0; hole < holes; hole++) {
         e->last[hole * (total + 1)] = hole;
         for (int seeds = 1; seeds <= total; seeds++) {

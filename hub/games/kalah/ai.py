@@ -25,16 +25,16 @@ swapper had), and the first player's first turn is valued as ``-|v|`` of the pos
 leaves, because the opponent will take the better of playing on (``v``) or swapping
 (``-v``).
 
-Time: `Search.run` is given a budget in seconds and a clock (injectable, so tests need no
+Time: `KalahSearch.run` is given a budget in seconds and a clock (injectable, so tests need no
 real time). It starts a new iteration only while less than `SOFT_SHARE` of the budget is
 spent, checks the clock every 256 nodes, and on expiry returns the best move of the last
 complete iteration (or of the current one once its first move, the previous best, has
 been searched). It always returns a legal move. This module does no I/O and no threads.
 
 Speed: `negamax` (with `expand`) is repeated step for step in C (``_search.c``, an optional
-extension that ``pip install`` builds): when it is importable (`NATIVE`) a `Search` uses it,
+extension that ``pip install`` builds): when it is importable (`NATIVE`) a `KalahSearch` uses it,
 with the same moves, values and node counts, about ten times faster and without the GIL
-(docs/decisions.md, "Kalah: a C search"); `Search(native=False)` is the Python search.
+(docs/decisions.md, "Kalah: a C search"); `KalahSearch(native=False)` is the Python search.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class _RootMove:
     value: int = -INF
 
 
-class Search:
+class KalahSearch:
     """One search context for one board size (reusable across turns of a game)."""
 
     def __init__(
@@ -499,12 +499,12 @@ def choose(
     level: int = DEFAULT_LEVEL,
     budget: float = UNLIMITED_BUDGET,
     clock: Callable[[], float] = time.perf_counter,
-    search: Search | None = None,
+    search: KalahSearch | None = None,
 ) -> KalahSearchResult:
     """The AI's turn at ``level`` within ``budget`` seconds (a fresh search unless given)."""
     check_level(level)
     if search is None:
-        search = Search(state.holes, state.total, clock=clock)
+        search = KalahSearch(state.holes, state.total, clock=clock)
     return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level])
 
 
@@ -517,6 +517,6 @@ def hard_margin(left: float) -> float:
 
 def greedy(state: KalahState) -> Move:
     """The baseline: the turn with the best immediate store difference (first on ties)."""
-    search = Search(state.holes, state.total, table_size=1)
+    search = KalahSearch(state.holes, state.total, table_size=1)
     moves = search.root_moves(state)
     return max(moves, key=search._gain).move

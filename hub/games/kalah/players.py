@@ -37,8 +37,8 @@ from hub.core.values import PlayerInfo
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
+    KalahSearch,
     KalahSearchResult,
-    Search,
     budget_seconds,
     check_level,
     game_clock_budget,
@@ -94,14 +94,14 @@ class KalahAi:
     table_size: int = 1 << 15
     last: KalahSearchResult | None = None
     """The last search's result (tests, benchmarks)."""
-    _search: Search | None = None
-    _running: Search | None = None
+    _search: KalahSearch | None = None
+    _running: KalahSearch | None = None
     """The search of the turn being thought (`fallback` reads its best move so far)."""
 
-    def _take(self, state: KalahState) -> Search:
+    def _take(self, state: KalahState) -> KalahSearch:
         search, self._search = self._search, None
         if search is None or search.h != state.holes or search.total != state.total:
-            search = Search(state.holes, state.total, table_size=self.table_size)
+            search = KalahSearch(state.holes, state.total, table_size=self.table_size)
         search.best = None
         self._running = search
         return search
