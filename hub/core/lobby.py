@@ -3,7 +3,7 @@
 A `Lobby` is a queue of `Waiting` entries, each wrapping what a server waits with (a seat,
 a connection, a client and its request). `Lobby.join` either seats the newcomer at once
 with the first ``size - 1`` entries waiting that it may share a table with, returning the
-`Table` (to be played by the caller), or queues it and returns None (at the end, or at the
+`Seating` (to be played by the caller), or queues it and returns None (at the end, or at the
 front for an entry that had its place already: ``ahead``); `Lobby.leave` takes an
 entry out of the queue (a client that gave up or asked for something else). Both are pure
 and synchronous, so a pairing is decided in one step with no checkpoint in between: an entry
@@ -15,11 +15,11 @@ lobby is given ``fits`` (UQChess's compatible colour requests). A table lists th
 waiting entries first (in that order) and the newcomer last.
 
 The trio side is small: `Lobby.wait` is what the task of a waiting entry does until its
-table's game is over (its ``done`` event, set by `Table.playing`). Where the wire lets a
+table's game is over (its ``done`` event, set by `Seating.playing`). Where the wire lets a
 server notice that a waiting client has gone (nothing may arrive before the game starts,
 so a line or EOF means it left), `Lobby.wait` runs that check (``gone``) while the entry
 waits: a client that leaves is dropped, not seated as a ghost. Seating an entry cancels its
-check, and `Table.playing` waits until every check has stopped reading, so that a stream
+check, and `Seating.playing` waits until every check has stopped reading, so that a stream
 never has two readers.
 
 The lobby keeps only the entries that are waiting: memory is bounded by the clients that
@@ -58,7 +58,7 @@ class Waiting(Generic[T]):
 
 
 @attrs.define(eq=False)
-class Table(Generic[T]):
+class Seating(Generic[T]):
     """The entries seated together, in seat order: the waiting ones first, the newcomer last."""
 
     entries: tuple[Waiting[T], ...]
@@ -107,7 +107,7 @@ class Lobby(Generic[T]):
     def __contains__(self, entry: object) -> bool:
         return any(waiting is entry for waiting in self._waiting)
 
-    def join(self, entry: Waiting[T], *, ahead: bool = False) -> Table[T] | None:
+    def join(self, entry: Waiting[T], *, ahead: bool = False) -> Seating[T] | None:
         """Seat ``entry`` with the first ``size - 1`` waiting entries it fits with (they
         leave the queue, their checks are cancelled): the table, to be played by the
         caller. None if there are not enough: ``entry`` waits in the queue.
@@ -139,9 +139,9 @@ class Lobby(Generic[T]):
             self._waiting.remove(seated)
         if ahead:
             before = [seated for seated in chosen if seated.ahead]
-            table = Table((*before, entry, *[seated for seated in chosen if not seated.ahead]))
+            table = Seating((*before, entry, *[seated for seated in chosen if not seated.ahead]))
         else:
-            table = Table((*chosen, entry))
+            table = Seating((*chosen, entry))
         for seated in table.entries:
             seated.seated = True
             seated._watch.cancel()

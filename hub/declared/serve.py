@@ -240,7 +240,7 @@ class GameServer:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
 
-    async def _play_table(self, table: pairing.Table[Seat[Any, Any]]) -> None:
+    async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
             await self._play(list(seats), {}, from_queue=True)
 
@@ -311,7 +311,7 @@ class GameServer:
                 missing = who(self.game, seats, absent)
                 seat.call_off(f"The game was called off: {missing} did not come in time.")
 
-    def _seat_table(self, table: pairing.Table[Seat[Any, Any]] | None) -> None:
+    def _seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None) -> None:
         """Play ``table`` (if a join made one) in the lobby's nursery."""
         if table is not None:
             assert self.nursery is not None

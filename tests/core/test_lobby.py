@@ -13,7 +13,7 @@ import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.core.lobby import Lobby, Table, Waiting
+from hub.core.lobby import Lobby, Seating, Waiting
 
 # An operation: ("join", request) adds a new entry; ("leave", k) makes the k-th entry made
 # so far (modulo their number) leave, whatever it is doing (waiting, seated, gone already).
@@ -38,16 +38,16 @@ def compatible(a: Client, b: Client) -> bool:
     return a.request == 2 or b.request == 2 or a.request != b.request
 
 
-Check = Callable[[tuple[Waiting[Client], ...], Waiting[Client], Table[Client] | None], None]
+Check = Callable[[tuple[Waiting[Client], ...], Waiting[Client], Seating[Client] | None], None]
 
 
 def run(
     lobby: Lobby[Client], script: list[Operation], check: Check | None = None
-) -> list[Table[Client]]:
+) -> list[Seating[Client]]:
     """Play ``script`` on ``lobby``; check what must hold after every step (and ``check``
     after every join: the waiting entries before it, the newcomer, the table); the tables."""
     entries: list[Waiting[Client]] = []
-    tables: list[Table[Client]] = []
+    tables: list[Seating[Client]] = []
     departed: set[int] = set()
     seated: set[int] = set()
     for kind, value in script:
@@ -116,7 +116,7 @@ def test_compatible_requests_pair_the_lowest_rank_first(script: list[Operation])
     lobby: Lobby[Client] = Lobby(2, fits=compatible, rank=lambda client: -client.number)
 
     def check(
-        before: tuple[Waiting[Client], ...], entry: Waiting[Client], table: Table[Client] | None
+        before: tuple[Waiting[Client], ...], entry: Waiting[Client], table: Seating[Client] | None
     ) -> None:
         candidates = [w.item for w in before if compatible(w.item, entry.item)]
         if table is None:
