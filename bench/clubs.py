@@ -647,8 +647,9 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
     import trio
 
     from hub.core.bus import EventBus
-    from hub.core.match import BaseSeat, Match, Moved, Start, Turn
+    from hub.core.match import Match
     from hub.core.output import Output
+    from hub.core.vocabulary import BaseSeat, Moved, Start, Turn
     from hub.games.clubs import hub as hub_module
     from hub.games.clubs.codec import ClubsCodec
     from hub.games.clubs.game import ClubsGame

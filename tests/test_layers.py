@@ -42,7 +42,20 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lobby",
         ),
     ),
-    ("play", ("game", "chance", "match", "seats", "local_seats", "jsonbot", "session")),
+    (
+        "play",
+        (
+            "game",
+            "chance",
+            "vocabulary",
+            "record",
+            "match",
+            "seats",
+            "local_seats",
+            "jsonbot",
+            "session",
+        ),
+    ),
     ("commands", ("usage", "running", "tour", "plugin")),
 )
 """hub/core's subpackages from the bottom up, each with its modules. A core module is in the

@@ -49,12 +49,12 @@ from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity, with_options
-from hub.core.match import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 from hub.core.output import LinesOutput
 from hub.core.process import SpawnFailed
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain, ClockedSeat, PersonSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 
 UNLIMITED_MOVETIME_MS = 1000
 """A move's time (``go movetime``) when the game has no time limit at all."""

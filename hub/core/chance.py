@@ -43,7 +43,7 @@ M = TypeVar("M")
 S_contra = TypeVar("S_contra", contravariant=True)
 
 CHANCE = -1
-"""The seat of a chance outcome in `hub.core.match.Moved`, `hub.core.events.MoveMade` and
+"""The seat of a chance outcome in `hub.core.vocabulary.Moved`, `hub.core.events.MoveMade` and
 `hub.core.events.RecordedMove` (OpenSpiel's ``kChancePlayerId``)."""
 
 

@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault, Seat
     from hub.core.mcts import Search
     from hub.core.plugin import GameSpec
+    from hub.core.vocabulary import Fault, Seat
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -524,7 +524,7 @@ class Game(Generic[S, M]):
 
     def forfeit(self, state: S, fault: Fault) -> Outcome:
         """The outcome when ``fault`` stops a game. Default: every other seat wins."""
-        from hub.core.match import forfeit_outcome
+        from hub.core.vocabulary import forfeit_outcome
 
         return forfeit_outcome(self.seats(state), fault)
 

@@ -36,7 +36,7 @@ from hub.core.game import BadMove, Game, legal_texts
 from hub.core.seats import BadMoveLine
 
 if TYPE_CHECKING:
-    from hub.core.match import MatchResult, Moved, Start, Turn
+    from hub.core.vocabulary import MatchResult, Moved, Start, Turn
 
 PROTOCOL = 1
 MAX_LINE = 4096

@@ -1,4 +1,4 @@
-"""Seats whose player lives in this process, behind the one `hub.core.match.Seat` interface.
+"""Seats whose player lives in this process, behind the one `hub.core.vocabulary.Seat` interface.
 
 * `ThreadSeat`: the one local-player seat: a built-in AI whose synchronous
   ``think(state, time, stop)`` runs in a worker thread with a stop flag (`think_in_thread`,
@@ -35,7 +35,10 @@ import attrs
 import trio
 
 from hub.core.clock import TimeControl
-from hub.core.match import (
+from hub.core.output import Output, write_all
+from hub.core.referee import IllegalMove, Termination
+from hub.core.values import PlayerInfo
+from hub.core.vocabulary import (
     BaseSeat,
     MatchResult,
     MatchView,
@@ -45,9 +48,6 @@ from hub.core.match import (
     Start,
     Turn,
 )
-from hub.core.output import Output, write_all
-from hub.core.referee import IllegalMove, Termination
-from hub.core.values import PlayerInfo
 
 S = TypeVar("S")
 M = TypeVar("M")

@@ -46,17 +46,28 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-import attrs
 import trio
 
-from hub.core.clock import Clocks, SeatClock, TimeControl
+from hub.core.clock import Clocks, TimeControl
+from hub.core.record import NO_VIEW, History, RecordMaker
 from hub.core.referee import IllegalMove, Outcome, Termination
-from hub.core.values import JSON, PlayerInfo
+from hub.core.values import JSON
+from hub.core.vocabulary import (
+    NO_LIMIT,
+    Fault,
+    MatchResult,
+    Moved,
+    Seat,
+    SeatFailure,
+    Spectator,
+    Start,
+    Turn,
+    new_game_id,
+)
 
 if TYPE_CHECKING:
     # hub.core.events is imported where an event or a record is made, not here: a game that
@@ -65,329 +76,13 @@ if TYPE_CHECKING:
 
     from hub.core.bus import EventBus
     from hub.core.chance import Chance, Simultaneous
-    from hub.core.events import GameRecord, GameStarted, MoveMade
+    from hub.core.events import GameStarted
     from hub.core.game import Game
-
 S = TypeVar("S")
 M = TypeVar("M")
 
-NO_LIMIT = TimeControl()
-_NO_VIEW: Any = object()
-"""In the moves noted for the record: no state view made yet (nobody listened to that move)."""
 END_TIMEOUT = 5.0
 """Seconds each seat's ``end`` hook may take (telling a peer the result)."""
-
-
-class SeatFailure(Exception):
-    """A seat could not produce (or acknowledge) a move; ``termination`` says how."""
-
-    def __init__(self, termination: Termination, detail: str = "") -> None:
-        if not termination.is_fault:
-            raise ValueError(f"{termination} is not a fault")
-        super().__init__(f"{termination.value}: {detail}" if detail else termination.value)
-        self.termination = termination
-        self.detail = detail
-
-
-def new_game_id() -> str:
-    """A fresh, globally unique game id (records from many processes and machines merge):
-    128 random bits in hex, like a UUID4's (without importing uuid, for start-up time)."""
-    return os.urandom(16).hex()
-
-
-# The loop's own objects below (Start, Turn, Moved, MatchResult, the record's maker) are
-# plain classes with __slots__, not attrs classes: an attrs class costs about 0.3 ms to
-# build at import (its methods are generated and compiled), and every program that plays a
-# game imports these (clubhub starts a process per game). They are read-only by convention.
-
-
-class Start(Generic[S]):
-    """What a seat is told at ``begin``: its index, the first state, its time control, and
-    the match (whose `GameStarted` event is ``event``, made when first read)."""
-
-    __slots__ = ("control", "match", "seat", "state")
-
-    def __init__(self, seat: int, state: S, control: TimeControl, match: MatchView) -> None:
-        self.seat = seat
-        self.state = state
-        self.control = control
-        self.match = match
-
-    @property
-    def event(self) -> GameStarted:
-        return self.match.started_event()
-
-
-class Turn(Generic[S]):
-    """A request for a move: the seat, the state, when its time is up (``deadline``, in
-    trio time; ``math.inf``: no limit), the seat's clock, and ``ply``, the number the move
-    will have (1 for the game's first)."""
-
-    __slots__ = ("clock", "deadline", "ply", "seat", "state")
-
-    def __init__(self, seat: int, state: S, deadline: float, clock: SeatClock, ply: int) -> None:
-        self.seat = seat
-        self.state = state
-        self.deadline = deadline
-        self.clock = clock
-        self.ply = ply
-
-    def time_left(self) -> float:
-        return self.deadline - trio.current_time()
-
-
-class Moved(Generic[S, M]):
-    """A move that was made, as every seat and spectator is told of it: the seat, the move
-    and its ``text`` in the game's notation, the states ``before`` and ``after``,
-    ``to_move`` (the seat to move next; None: the game is over), ``clocks`` (each seat's
-    time left after the move; None: no limit) and ``event``, the published `MoveMade`, or
-    None when the game's event bus has no subscriber (its state view is built only for
-    someone who reads it)."""
-
-    __slots__ = ("after", "before", "clocks", "event", "move", "seat", "text", "to_move", "told")
-
-    def __init__(
-        self,
-        seat: int,
-        move: M,
-        text: str,
-        before: S,
-        after: S,
-        to_move: int | None,
-        clocks: tuple[float | None, ...],
-        event: MoveMade | None = None,
-        told: tuple[str, ...] | None = None,
-    ) -> None:
-        self.seat = seat
-        self.move = move
-        self.text = text
-        self.before = before
-        self.after = after
-        self.to_move = to_move
-        self.clocks = clocks
-        self.event = event
-        self.told = told
-        """A chance outcome that not everyone may see: what each seat, then a spectator,
-        is told of it (`text_for`); None: everyone is told ``text``."""
-
-    @property
-    def over(self) -> bool:
-        return self.to_move is None
-
-    def text_for(self, seat: int | None) -> str:
-        """The move's text as ``seat`` (None: a spectator) is told it: ``text``, unless it
-        is a chance outcome hidden from that seat (`hub.core.chance.Chance.told`)."""
-        told = self.told
-        if told is None:
-            return self.text
-        return told[-1] if seat is None or not 0 <= seat < len(told) - 1 else told[seat]
-
-
-@attrs.frozen
-class Fault:
-    """Why a game stopped early. ``seat`` is None for an abort nobody is at fault for."""
-
-    seat: int | None
-    termination: Termination
-    detail: str = ""
-    move: object = None
-    """The illegal move, or a move that arrived after the deadline; None otherwise."""
-    error: BaseException | None = None
-    """The `IllegalMove` or `SeatFailure` behind it, if any."""
-
-
-class MatchResult(Generic[S, M]):
-    """The final state, the moves in order (seat, move), the outcome, the fault if any and
-    the record. ``outcome`` is always set: on a fault the others win (`forfeit_outcome`).
-
-    The record (every move's state view) is built on first use: a game nobody records or
-    watches never pays for the views."""
-
-    __slots__ = ("_build_record", "_record", "fault", "moves", "outcome", "state")
-
-    def __init__(
-        self,
-        state: S,
-        moves: list[tuple[int, M]],
-        outcome: Outcome,
-        fault: Fault | None,
-        build_record: Callable[[], GameRecord],
-    ) -> None:
-        self.state = state
-        self.moves = moves
-        self.outcome = outcome
-        self.fault = fault
-        self._build_record = build_record
-        self._record: GameRecord | None = None
-
-    def __repr__(self) -> str:
-        moves = len(self.moves)
-        return f"MatchResult(outcome={self.outcome!r}, fault={self.fault!r}, moves={moves})"
-
-    @property
-    def record(self) -> GameRecord:
-        if self._record is None:
-            self._record = self._build_record()
-        return self._record
-
-    @property
-    def termination(self) -> Termination:
-        return self.outcome.termination
-
-
-class History(Generic[S, M]):
-    """A game's first moves, for a `Match` that plays the game on (``Match(..., history=)``):
-    its first state (and that state's view, or `_NO_VIEW`), when it began (Unix time), and
-    per move the seat and move, and what the record keeps (seat, text, seconds, state after,
-    its view or `_NO_VIEW`). Take one with `Match.history`; ``state`` is where play resumes."""
-
-    __slots__ = ("first_view", "initial", "moves", "recorded", "started_at")
-
-    def __init__(
-        self,
-        initial: S,
-        first_view: JSON,
-        started_at: float,
-        moves: Sequence[tuple[int, M]],
-        recorded: Sequence[tuple[int, str, float, S, JSON]],
-    ) -> None:
-        self.initial = initial
-        self.first_view = first_view
-        self.started_at = started_at
-        self.moves = list(moves)
-        self.recorded = list(recorded)
-
-    @property
-    def state(self) -> S:
-        """The state after the last move (the first state if there is none)."""
-        return self.recorded[-1][3] if self.recorded else self.initial
-
-    def thinking(self, seats: int) -> list[float]:
-        """Seconds each seat spent on these moves."""
-        used = [0.0] * seats
-        for seat, _text, elapsed, _after, _view in self.recorded:
-            used[seat] += elapsed
-        return used
-
-
-class Seat(Protocol[S, M]):
-    """One participant, as the match loop sees it. Subclass `BaseSeat` for the defaults."""
-
-    player: PlayerInfo
-    late_grace: float
-    waits_for_input: bool
-
-    async def begin(self, start: Start[S]) -> None: ...
-
-    async def choose(self, turn: Turn[S]) -> M: ...
-
-    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool: ...
-
-    async def observe(self, moved: Moved[S, M]) -> None: ...
-
-    async def time_up(self, seat: int) -> None: ...
-
-    async def end(self, result: MatchResult[S, M]) -> None: ...
-
-
-class Spectator(Protocol[S, M]):
-    """An in-process watcher of one game, told of it with its typed states (a game's own
-    transcript printer): cheaper than an event-bus listener, whose events carry JSON views.
-    Every method is synchronous and must not block; it is called where the matching event
-    is published (start, each move before any seat observes it, the end after the seats).
-    ``started`` gets the state play starts from: after a `History`'s moves, which are not
-    told again (the host knows them)."""
-
-    def started(self, state: S) -> None: ...
-
-    def moved(self, moved: Moved[S, M]) -> None: ...
-
-    def ended(self, result: MatchResult[S, M]) -> None: ...
-
-
-class BaseSeat(Generic[S, M]):
-    """Defaults for every hook: nothing to say, lose on an illegal move, no grace."""
-
-    player: PlayerInfo = PlayerInfo("player")
-    late_grace: float = 0.0
-    waits_for_input: bool = False
-
-    async def begin(self, start: Start[S]) -> None:
-        return None
-
-    async def choose(self, turn: Turn[S]) -> M:
-        raise NotImplementedError
-
-    async def rejected(self, turn: Turn[S], move: M, error: IllegalMove) -> bool:
-        return False
-
-    async def observe(self, moved: Moved[S, M]) -> None:
-        return None
-
-    async def time_up(self, seat: int) -> None:
-        return None
-
-    async def end(self, result: MatchResult[S, M]) -> None:
-        return None
-
-
-class LaunchedSeat(BaseSeat[S, M], Generic[S, M]):
-    """A seat that starts what it needs (a program, an engine) before the game's clocks
-    start and stops it after: its host calls `launch` (every such seat of a game together)
-    and, however the game ends, `aclose`. A failure to start is kept in `failure`; the
-    seat's ``begin`` should raise it, so the game ends with that seat at fault."""
-
-    failure: SeatFailure | None = None
-
-    async def launch(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-
-class FailedSeat(BaseSeat[S, M], Generic[S, M]):
-    """A seat whose player never got as far as the game (a program that could not be run or
-    did not answer its handshake): ``begin`` raises its `SeatFailure`, so even that game
-    ends through the loop, with a record saying who and why."""
-
-    def __init__(self, player: PlayerInfo, termination: Termination, detail: str = "") -> None:
-        self.player = player
-        self.termination = termination
-        self.detail = detail
-
-    async def begin(self, start: Start[S]) -> None:
-        raise SeatFailure(self.termination, self.detail)
-
-
-class MatchView(Protocol):
-    """What seats and hosts may use of a running `Match`."""
-
-    @property
-    def game_id(self) -> str: ...
-
-    @property
-    def finished(self) -> bool: ...
-
-    def started_event(self) -> GameStarted: ...
-
-    def stop(
-        self, seat: int | None, termination: Termination = Termination.ABORTED, detail: str = ""
-    ) -> None: ...
-
-    def agree_draw(self, outcome: Outcome) -> None: ...
-
-    async def settle(self) -> None: ...
-
-    async def wait_finished(self) -> None: ...
-
-    def on_finished(self, callback: Callable[[], None]) -> None: ...
-
-
-def forfeit_outcome(seats: int, fault: Fault) -> Outcome:
-    """The default result of a fault: every other seat wins (nobody wins an abort)."""
-    winners = [] if fault.seat is None else [s for s in range(seats) if s != fault.seat]
-    return Outcome([0] * seats, winners, fault.termination)
 
 
 class _Stopped(Exception):
@@ -447,9 +142,9 @@ class Match(Generic[S, M]):
         self.spectators = list(spectators)
         self.moves: list[tuple[int, M]] = []
         self._recorded: list[tuple[int, str, float, S, JSON]] = []
-        """(seat, text, elapsed, state after, its view or `_NO_VIEW`) per move; the record's
+        """(seat, text, elapsed, state after, its view or `NO_VIEW`) per move; the record's
         views are made from these when the record is first used."""
-        self._first_view: JSON = _NO_VIEW
+        self._first_view: JSON = NO_VIEW
         self._started: GameStarted | None = None
         self._history = history
         if history is not None:
@@ -950,7 +645,7 @@ class Match(Generic[S, M]):
         clocks = self.clocks.left(now) if self._timed else self._no_clocks
         self.moves.append((mover, move))
         self.state = after
-        events, event, view = self.events, None, _NO_VIEW
+        events, event, view = self.events, None, NO_VIEW
         if events is not None and events.subscribers:
             from hub.core.events import MoveMade
 
@@ -975,7 +670,7 @@ class Match(Generic[S, M]):
 
         for index in range(plies):
             seat, text, elapsed, after, view = self._recorded[index]
-            if view is _NO_VIEW:
+            if view is NO_VIEW:
                 view = self._spectator_view(after)
                 self._recorded[index] = (seat, text, elapsed, after, view)
             to_move = self._to_move(after)
@@ -1007,7 +702,7 @@ class Match(Generic[S, M]):
             info = (fault.seat, fault.termination, fault.detail, move)
         # Everything the record needs, taken now; the maker holds no reference to the Match
         # (which holds the result): no reference cycle keeps a finished game's states alive.
-        maker = _RecordMaker(
+        maker = RecordMaker(
             {
                 "game_id": self.game_id,
                 "game": self.game.name,
@@ -1048,7 +743,7 @@ class Match(Generic[S, M]):
 
     def _initial_view(self) -> JSON:
         """The first state's view, computed once (a FEN or a table is not free)."""
-        if self._first_view is _NO_VIEW:
+        if self._first_view is NO_VIEW:
             self._first_view = self._spectator_view(self.initial)
         return self._first_view
 
@@ -1122,53 +817,3 @@ class _Watch:
             self._deadline = math.inf
             await self._match._time_up(self._mover)
             self._done.set()
-
-
-class _RecordMaker:
-    """What a finished game's `GameRecord` is made of, and the making, done when the record
-    is first asked for: each state view (unless an event made it already) and the record's
-    classes (hub.core.events, imported only then)."""
-
-    __slots__ = ("fault", "fields", "initial", "recorded", "state_view")
-
-    def __init__(
-        self,
-        fields: dict[str, Any],
-        fault: tuple[int, Termination, str, str | None] | None,
-        initial: tuple[Any, JSON],
-        recorded: list[tuple[int, str, float, Any, JSON]],
-        state_view: Callable[[Any], JSON],
-    ) -> None:
-        self.fields = fields
-        self.fault = fault
-        self.initial = initial
-        self.recorded = recorded
-        self.state_view = state_view
-
-    def reveal(self, record_view: Callable[[Any], JSON]) -> None:
-        """Make every view of the record with ``record_view``, none kept from the events."""
-        self.state_view = record_view
-        self.initial = (self.initial[0], _NO_VIEW)
-        self.recorded = [
-            (seat, text, elapsed, after, _NO_VIEW)
-            for seat, text, elapsed, after, _ in self.recorded
-        ]
-
-    def __call__(self) -> GameRecord:
-        from hub.core.events import FaultInfo, GameRecord, RecordedMove
-
-        state_view = self.state_view
-        moves = [
-            RecordedMove(seat, text, elapsed, state_view(after) if view is _NO_VIEW else view)
-            for seat, text, elapsed, after, view in self.recorded
-        ]
-        state, first = self.initial
-        if first is _NO_VIEW:
-            first = state_view(state)
-        return GameRecord(
-            **self.fields,
-            initial_state=first,
-            moves=moves,
-            final_state=moves[-1].state if moves else first,
-            fault=None if self.fault is None else FaultInfo(*self.fault),
-        )

@@ -1,4 +1,4 @@
-"""Seats of every kind behind the one `hub.core.match.Seat` interface.
+"""Seats of every kind behind the one `hub.core.vocabulary.Seat` interface.
 
 * `LineSeat`: a peer that speaks a line protocol over a `LineStream`: a child process over
   pipes or a TCP client alike. What to say and how to read a move is a game's sans-IO
@@ -21,16 +21,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 import trio
 
 from hub.core.lines import LineError, LineStream, LineTooLong, TransportFailed
-from hub.core.match import (
-    BaseSeat,
-    MatchResult,
-    Moved,
-    SeatFailure,
-    Start,
-    Turn,
-)
 from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
 
 if TYPE_CHECKING:
     from hub.core.local_seats import (

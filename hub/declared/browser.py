@@ -42,9 +42,10 @@ import attrs
 import trio
 
 from hub.core.game import BadMove, Game, legal_texts
-from hub.core.match import BaseSeat, Match, MatchResult, MatchView, Moved, Seat, Start, Turn
+from hub.core.match import Match
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import BaseSeat, MatchResult, MatchView, Moved, Seat, Start, Turn
 from hub.declared.terminal import result_words
 from hub.web.limits import ServerFull
 

@@ -42,8 +42,8 @@ from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, 
 if TYPE_CHECKING:
     from hub.core.bus import EventBus
     from hub.core.events import GameRecord
-    from hub.core.match import Seat
     from hub.core.session import Session
+    from hub.core.vocabulary import Seat
 
 HUMAN = "human"
 REFUSED = ("web", "tcp")
@@ -177,10 +177,10 @@ async def _person(
     """The factory of the seat of a person at this terminal (standard input, when it is a
     terminal: a worker process of ``hub match --concurrency`` reads its requests there);
     the game's own person (`hub.core.game.Programs.person`) if it has one."""
-    from hub.core.match import FailedSeat
     from hub.core.output import Output
     from hub.core.referee import Termination
     from hub.core.values import PlayerInfo
+    from hub.core.vocabulary import FailedSeat
 
     own = game.programs.person
     if own is not None:

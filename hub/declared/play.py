@@ -27,10 +27,11 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.game import Game, SettingsError
-from hub.core.match import Match, Seat
+from hub.core.match import Match
 from hub.core.output import Output
 from hub.core.running import run_program
 from hub.core.usage import Parser
+from hub.core.vocabulary import Seat
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,

@@ -36,12 +36,12 @@ from hub.core.game import Game, SeatKind
 from hub.core.identity import ai_identity, program_identity, random_identity, remote_identity
 from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.lines import LineError, LineStream
-from hub.core.match import BaseSeat, FailedSeat, LaunchedSeat, Seat, SeatFailure, Start, Turn
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat, SeatCodec, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import BaseSeat, FailedSeat, LaunchedSeat, Seat, SeatFailure, Start, Turn
 
 S = TypeVar("S")
 M = TypeVar("M")

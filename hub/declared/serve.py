@@ -31,7 +31,7 @@ from hub.core.game import Game
 from hub.core.identity import remote_identity
 from hub.core.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.lines import LineError
-from hub.core.match import Match, Seat
+from hub.core.match import Match
 from hub.core.output import Output
 from hub.core.running import run_program
 from hub.core.seats import LineSeat
@@ -51,6 +51,7 @@ from hub.core.serve import (
 )
 from hub.core.usage import Parser
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import Seat
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,

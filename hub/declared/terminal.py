@@ -3,7 +3,7 @@
 `PersonWords` is the `hub.core.local_seats.PersonCodec` of every declared game: the person
 sees the game's text picture of their own view, types a move in the game's notation, and
 is told the legal moves after anything else (``help`` or ``?`` lists them; ``resign`` or
-end of input gives the game up). `Narrator` is a `hub.core.match.Spectator` that prints
+end of input gives the game up). `Narrator` is a `hub.core.vocabulary.Spectator` that prints
 each move and the picture after it (the view of the one person at the terminal, else the
 spectator's) and the result in words.
 """
@@ -19,10 +19,10 @@ import trio
 from hub.core import text
 from hub.core.game import BadMove, Game, legal_texts
 from hub.core.local_seats import AskAgain, PersonSeat
-from hub.core.match import MatchResult, Moved, SeatFailure, Turn
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import MatchResult, Moved, SeatFailure, Turn
 
 RESIGN = ("resign", "quit")
 

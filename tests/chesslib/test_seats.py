@@ -36,10 +36,11 @@ from hub.chess.uci import Go, parse_go
 from hub.core.bus import EventBus
 from hub.core.clock import SeatClock, TimeControl
 from hub.core.events import GameEnded
-from hub.core.match import Match, MatchResult, Seat, Turn
+from hub.core.match import Match
 from hub.core.referee import Termination
 from hub.core.seats import StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import MatchResult, Seat, Turn
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 

@@ -13,11 +13,12 @@ import trio
 import trio.testing
 
 from hub.core.bus import EventBus
-from hub.core.match import Match, MatchResult, SeatFailure
+from hub.core.match import Match
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain, PersonSeat, ThreadSeat
 from hub.core.stdin import LineInput
+from hub.core.vocabulary import MatchResult, SeatFailure
 from hub.games.clubs.cards import CARD_TEXT, Card, parse_card
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.person import ClubsPersonCodec, PersonNarrator, hand_text, read_card

@@ -31,8 +31,9 @@ from hub.core.chance import CHANCE, replay_moves
 from hub.core.events import Event, GameRecord, to_json
 from hub.core.game import Game
 from hub.core.lines import LineError, LineStream
-from hub.core.match import Match, MatchResult, Seat
+from hub.core.match import Match
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import MatchResult, Seat
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, SeatMaker, ai_seat, bot_seat, parse_seat
 from hub.records.render import move_line

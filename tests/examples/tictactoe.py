@@ -17,10 +17,11 @@ import attrs
 
 from hub.core.game import Game
 from hub.core.lines import LineStream
-from hub.core.match import Match, MatchResult, Moved, Start, Turn
+from hub.core.match import Match
 from hub.core.referee import IllegalMove, Outcome
 from hub.core.seats import BadMoveLine, LineSeat
 from hub.core.values import JSON, PlayerInfo
+from hub.core.vocabulary import MatchResult, Moved, Start, Turn
 
 MARKS = "XO"
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]

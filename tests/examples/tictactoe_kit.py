@@ -31,12 +31,13 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
-from hub.core.match import BaseSeat, Match, Seat, SeatFailure, Start, Turn
+from hub.core.match import Match
 from hub.core.plugin import GameSpec
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import BaseSeat, Seat, SeatFailure, Start, Turn
 from tests.examples.tictactoe import Board, Codec, TicTacToe
 
 if TYPE_CHECKING:

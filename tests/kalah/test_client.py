@@ -11,8 +11,8 @@ import trio.testing
 from hub.core.clock import TimeControl
 from hub.core.lines import LineStream
 from hub.core.local_seats import ask
-from hub.core.match import SeatFailure
 from hub.core.output import Output
+from hub.core.vocabulary import SeatFailure
 from hub.games.kalah.client import ProtocolError, play_remote
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions

@@ -23,7 +23,7 @@ from hub.core.local_seats import (
     dropping_type_ahead,
     open_keyboard,
 )
-from hub.core.match import BaseSeat, SeatFailure, Turn
+from hub.core.vocabulary import BaseSeat, SeatFailure, Turn
 from hub.games.kalah.client import (
     EXIT_GONE,
     EXIT_RESULT,

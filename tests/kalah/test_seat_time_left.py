@@ -12,8 +12,8 @@ import trio
 import trio.testing
 
 from hub.core.clock import SeatClock, TimeControl
-from hub.core.match import Turn
 from hub.core.seats import StopFlag, ThreadSeat, TurnTime
+from hub.core.vocabulary import Turn
 from hub.games.kalah.ai import (
     MOVES_AHEAD,
     TIME_MARGIN,

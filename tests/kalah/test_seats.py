@@ -12,9 +12,9 @@ import trio
 import trio.testing
 
 from hub.core.lines import LineStream
-from hub.core.match import Fault, MatchResult
 from hub.core.referee import Outcome, Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import Fault, MatchResult
 from hub.games.kalah.codec import end_lines, result_word, state_from_view, state_view
 from hub.games.kalah.game import KalahGame
 from hub.games.kalah.players import scripted_seat

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
     from hub.chess.rules import ChessState
     from hub.core.bus import EventBus
-    from hub.core.match import Fault, Seat
     from hub.core.plugin import GameSpec
+    from hub.core.vocabulary import Fault, Seat
 
 
 def engine_seat(

@@ -62,7 +62,6 @@ from hub.chess.seats import level_seat as chess_level_seat
 from hub.chess.uci import HandshakeReader
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity
-from hub.core.match import FailedSeat, Seat
 from hub.core.output import Output
 from hub.core.programs import which_program
 from hub.core.referee import Termination
@@ -71,6 +70,7 @@ from hub.core.session import current as current_session
 from hub.core.stdin import open_line_input
 from hub.core.text import parse_whole_number
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import FailedSeat, Seat
 from hub.games.chess.openings import BUILTIN, load_openings
 
 if TYPE_CHECKING:

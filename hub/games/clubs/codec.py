@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.match import MatchResult, Moved, Start, Turn
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
+from hub.core.vocabulary import MatchResult, Moved, Start, Turn
 from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, parse_card
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,

@@ -62,8 +62,8 @@ from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault, Seat
     from hub.core.values import JSON
+    from hub.core.vocabulary import Fault, Seat
 
 DEFAULT_DECK = "ex.decks"
 """The deck file of ``hub match clubs`` without ``--deck`` (packaged with the game)."""
@@ -232,7 +232,7 @@ class ClubsGame(Game[ClubsState, Card]):
 
     def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
         """A player at fault loses, everyone else wins; the points taken so far stay."""
-        from hub.core.match import forfeit_outcome
+        from hub.core.vocabulary import forfeit_outcome
 
         return attrs.evolve(forfeit_outcome(state.players, fault), scores=state.scores)
 

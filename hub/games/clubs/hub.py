@@ -25,7 +25,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.identity import person_identity, program_identity
-from hub.core.match import Match, MatchResult, Moved, Seat, Spectator
+from hub.core.match import Match
 from hub.core.output import Output
 from hub.core.process import ChildProcess, ExitStatus
 from hub.core.programs import resolve_program
@@ -34,6 +34,7 @@ from hub.core.running import TERMINATED, interrupted_status
 from hub.core.seats import LineSeat
 from hub.core.text import wants_help
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import MatchResult, Moved, Seat, Spectator
 from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import ClubsCodec, ClubsSettings
 from hub.games.clubs.game import ClubsGame
@@ -151,7 +152,7 @@ def winners_line(winners: Iterable[int]) -> str:
 @attrs.define(eq=False)
 class ClubhubNarrator:
     """Prints the game on stdout, one write per round; at the end, the winners of a game
-    that no player left early. A `hub.core.match.Spectator`: it reads the typed states, so
+    that no player left early. A `hub.core.vocabulary.Spectator`: it reads the typed states, so
     a game nobody else watches never builds the JSON state views of the event stream."""
 
     out: Output

@@ -33,12 +33,12 @@ import trio
 from hub.core.game import Game
 from hub.core.identity import program_identity
 from hub.core.lines import LineError, LineStream
-from hub.core.match import SeatFailure
 from hub.core.plugin import draw_distinct
 from hub.core.process import ChildProcess
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import SeatFailure
 from hub.declared.seats import ProgramSeat
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
 from hub.games.clubs.codec import ClubsCodec, ClubsSettings

@@ -8,7 +8,7 @@ referee as ``clubhub``.
 * `ClubsPersonCodec` (a `PersonCodec`): at the person's turn their hand, the trick so far
   and what they may play; reads ``4d``, ``10H``, ``TH``; ``help``, ``hand`` and ``quit``;
   explains a refused card (not in the hand, not following suit) in words.
-* `PersonNarrator` (a `hub.core.match.Spectator`): what everyone at the table sees, in
+* `PersonNarrator` (a `hub.core.vocabulary.Spectator`): what everyone at the table sees, in
   words and from the person's side: each card played, who took each trick and its points,
   the scores after each round and the result. It never shows another player's hand.
 """
@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.match import MatchResult, Moved, SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.seats import AskAgain
 from hub.core.values import JSON, PlayerInfo
+from hub.core.vocabulary import MatchResult, Moved, SeatFailure
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
 from hub.games.clubs.pictures import seat_view
 from hub.games.clubs.protocol import LABELS
@@ -147,7 +147,7 @@ def _points(count: int) -> str:
 @attrs.define(eq=False)
 class PersonNarrator:
     """The table as the person in ``person`` sees it, printed from the typed states (a
-    `hub.core.match.Spectator`: it reads the person's own view, `seat_view`, which the
+    `hub.core.vocabulary.Spectator`: it reads the person's own view, `seat_view`, which the
     spectators' event stream does not carry); one write per event, so nothing waits behind
     a prompt. ``players``: who sits where."""
 

@@ -47,9 +47,9 @@ from hub.core.lines import (
 )
 from hub.core.listen import ListenError, resolve_port
 from hub.core.local_seats import ask, open_keyboard, seconds_text
-from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.referee import IllegalMove
+from hub.core.vocabulary import SeatFailure
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import (
     DEFAULT_GRACE_MS,

@@ -27,10 +27,10 @@ from collections.abc import Collection, Sequence
 
 import attrs
 
-from hub.core.match import Fault, MatchResult, Moved, Start, Turn
 from hub.core.referee import Outcome, Termination
 from hub.core.seats import BadMoveLine
 from hub.core.values import JSON
+from hub.core.vocabulary import Fault, MatchResult, Moved, Start, Turn
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,

@@ -62,8 +62,8 @@ if TYPE_CHECKING:
 
     from hub.core.bus import EventBus
     from hub.core.local_seats import StopFlag
-    from hub.core.match import Fault, Seat
     from hub.core.plugin import GameSpec
+    from hub.core.vocabulary import Fault, Seat
 
 
 class KalahPictures(Pictures):
@@ -220,7 +220,7 @@ class KalahGame(Game[KalahState, Move]):
 
     def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
         """The other seat wins; the stores are the scores."""
-        from hub.core.match import forfeit_outcome
+        from hub.core.vocabulary import forfeit_outcome
 
         return attrs.evolve(forfeit_outcome(2, fault), scores=(state.store(0), state.store(1)))
 

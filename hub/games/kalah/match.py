@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 from hub.core.identity import program_identity
 from hub.core.lines import LineStream
 from hub.core.local_seats import open_keyboard
-from hub.core.match import SeatFailure
 from hub.core.output import Output
 from hub.core.plugin import GameSpec
 from hub.core.programs import resolve_program
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import SeatFailure
 from hub.declared.seats import ProgramSeat
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.players import person_seat as terminal_seat

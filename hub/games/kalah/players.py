@@ -30,10 +30,10 @@ from hub.core.local_seats import (
     TurnTime,
     seconds_text,
 )
-from hub.core.match import Seat, SeatFailure, Turn
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import Seat, SeatFailure, Turn
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,

@@ -26,10 +26,11 @@ from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.game import Game
 from hub.core.lines import LineError, LineStream, LineTooLong
-from hub.core.match import Match, Seat, SeatFailure
+from hub.core.match import Match
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat
 from hub.core.values import JSON, PlayerInfo
+from hub.core.vocabulary import Seat, SeatFailure
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahState, Move

@@ -22,10 +22,11 @@ from hub.chess.rules import ChessState, Draws, initial, position_command, render
 from hub.core.bus import EventBus
 from hub.core.identity import remote_identity
 from hub.core.lobby import Waiting
-from hub.core.match import Match, Seat
+from hub.core.match import Match
 from hub.core.referee import Termination
 from hub.core.serve import UNKNOWN_PEER
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import Seat
 from hub.games.uqchess import protocol as p
 from hub.games.uqchess.pairing import colours, new_lobby
 from hub.games.uqchess.seats import (

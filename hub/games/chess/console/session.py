@@ -27,10 +27,12 @@ from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, Draws, initial, 
 from hub.chess.search import ComputerPlayer, Searcher
 from hub.chess.setup import setup_fen, setup_problems
 from hub.core.bus import EventBus
-from hub.core.match import History, Match, MatchResult, Moved
+from hub.core.match import Match
+from hub.core.record import History
 from hub.core.referee import Outcome, Termination
 from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime, run_in_thread
 from hub.core.values import PlayerInfo
+from hub.core.vocabulary import MatchResult, Moved
 from hub.games.chess.console.commands import (
     GAME_RUNNING,
     GAME_USAGE,
@@ -474,7 +476,7 @@ async def open_console(
 
 
 class Transcript:
-    """What the console prints about one game (a `hub.core.match.Spectator` of its `Match`):
+    """What the console prints about one game (a `hub.core.vocabulary.Spectator` of its `Match`):
     the board and status at the start and after each move, the computer's move in words, the
     end and the score. It reads the typed positions, so it costs no event and no FEN; the
     lines go to the session's command that caused them (`ConsoleSession.show`)."""
