@@ -43,7 +43,7 @@ from hub.core.values import JSON
 if TYPE_CHECKING:
     from hub.chess.rules import ChessState, Draws
     from hub.core.events import GameRecord
-    from hub.core.local_seats import StopFlag
+    from hub.core.threads import StopFlag
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AI_SECONDS = 1.0

@@ -46,9 +46,9 @@ if TYPE_CHECKING:
     from hub.core.chance import Chance, Simultaneous
     from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
-    from hub.core.local_seats import StopFlag
     from hub.core.mcts import Search
     from hub.core.plugin import GameSpec
+    from hub.core.threads import StopFlag
     from hub.core.vocabulary import Fault, Seat
 
 S = TypeVar("S")

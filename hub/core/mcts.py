@@ -63,7 +63,7 @@ GAME_MOVES = 30
 
 
 class Stop(Protocol):
-    """A flag a search polls (`hub.core.local_seats.StopFlag`)."""
+    """A flag a search polls (`hub.core.threads.StopFlag`)."""
 
     def is_set(self) -> bool: ...
 

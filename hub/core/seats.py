@@ -3,10 +3,11 @@
 * `LineSeat`: a peer that speaks a line protocol over a `LineStream`: a child process over
   pipes or a TCP client alike. What to say and how to read a move is a game's sans-IO
   `SeatCodec`; this class only does the I/O and maps transport trouble to faults.
-* `ThreadSeat`, `ScriptedSeat`, `FedSeat`, `PromptedSeat`, `PersonSeat` (an AI in a worker
-  thread, given moves, moves a host feeds, an AI that thinks when prompted, a person at the
-  terminal) and `ClockedSeat`/`TurnTime` (a turn's time from the clocks) live in
-  `hub.core.local_seats` and are offered here too, imported on first use.
+
+The seats whose player lives in this process are in their own modules: `hub.core.threads`
+(`ThreadSeat`, `PromptedSeat`: an AI in a worker thread; `ClockedSeat`/`TurnTime`: a turn's
+time from the clocks), `hub.core.fed` (`ScriptedSeat`, `FedSeat`: moves given or handed in
+by a host) and `hub.core.person` (`PersonSeat`: a person at the terminal).
 
 A UCI engine seat lives in the chess library (`hub.chess`); a person at the terminal is a
 `PersonSeat`, a `FedSeat` fed by the program's command reader, or a small `BaseSeat` of the
@@ -16,7 +17,7 @@ game's own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import trio
 
@@ -25,42 +26,10 @@ from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import BaseSeat, MatchResult, Moved, SeatFailure, Start, Turn
 
-if TYPE_CHECKING:
-    from hub.core.local_seats import (
-        AskAgain,
-        ClockedSeat,
-        FedSeat,
-        PersonCodec,
-        PersonSeat,
-        PromptedSeat,
-        ScriptedSeat,
-        StopFlag,
-        ThreadSeat,
-        TurnTime,
-        Verdict,
-        ask,
-        run_in_thread,
-        think_in_thread,
-    )
-
 __all__ = [
-    "AskAgain",
     "BadMoveLine",
-    "ClockedSeat",
-    "FedSeat",
     "LineSeat",
-    "PersonCodec",
-    "PersonSeat",
-    "PromptedSeat",
-    "ScriptedSeat",
     "SeatCodec",
-    "StopFlag",
-    "ThreadSeat",
-    "TurnTime",
-    "Verdict",
-    "ask",
-    "run_in_thread",
-    "think_in_thread",
 ]
 
 S = TypeVar("S")
@@ -184,17 +153,3 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
 
     async def end(self, result: MatchResult[S, M]) -> None:
         await self._send(self.codec.end_lines(self.seat, result))
-
-
-_OWN = frozenset({"BadMoveLine", "LineSeat", "SeatCodec"})
-"""The names defined here; the others of `__all__` are `hub.core.local_seats`'."""
-
-
-def __getattr__(name: str) -> Any:
-    """The seats of `hub.core.local_seats`, imported on first use (``clubhub``'s start-up
-    builds only `LineSeat`)."""
-    if name in __all__ and name not in _OWN:
-        from hub.core import local_seats
-
-        return getattr(local_seats, name)
-    raise AttributeError(f"module 'hub.core.seats' has no attribute {name!r}")

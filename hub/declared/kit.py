@@ -205,7 +205,7 @@ async def _person(
 
         yield nobody
         return
-    from hub.core.local_seats import PersonSeat
+    from hub.core.person import PersonSeat
     from hub.core.stdin import open_line_input
     from hub.declared.terminal import PersonWords
 

@@ -39,7 +39,8 @@ from hub.core.lines import LineError, LineStream
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.programs import program_problem, resolve_program
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, SeatCodec, StopFlag, ThreadSeat, TurnTime
+from hub.core.seats import LineSeat, SeatCodec
+from hub.core.threads import StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import BaseSeat, FailedSeat, LaunchedSeat, Seat, SeatFailure, Start, Turn
 

@@ -1,6 +1,6 @@
 """A declared game at the terminal: a person's seat and the running picture, in words.
 
-`PersonWords` is the `hub.core.local_seats.PersonCodec` of every declared game: the person
+`PersonWords` is the `hub.core.person.PersonCodec` of every declared game: the person
 sees the game's text picture of their own view, types a move in the game's notation, and
 is told the legal moves after anything else (``help`` or ``?`` lists them; ``resign`` or
 end of input gives the game up). `Narrator` is a `hub.core.vocabulary.Spectator` that prints
@@ -18,8 +18,8 @@ import trio
 
 from hub.core import text
 from hub.core.game import BadMove, Game, legal_texts
-from hub.core.local_seats import AskAgain, PersonSeat
 from hub.core.output import Output
+from hub.core.person import AskAgain, PersonSeat
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import MatchResult, Moved, SeatFailure, Turn

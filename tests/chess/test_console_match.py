@@ -22,7 +22,7 @@ from hub.core.events import (
     to_json,
 )
 from hub.core.referee import Termination
-from hub.core.seats import StopFlag
+from hub.core.threads import StopFlag
 from hub.core.values import PlayerInfo
 from hub.games.chess.console import ConsoleOptions, ConsoleSession, open_console
 

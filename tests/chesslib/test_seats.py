@@ -38,7 +38,7 @@ from hub.core.clock import SeatClock, TimeControl
 from hub.core.events import GameEnded
 from hub.core.match import Match
 from hub.core.referee import Termination
-from hub.core.seats import StopFlag, ThreadSeat
+from hub.core.threads import StopFlag, ThreadSeat
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import MatchResult, Seat, Turn
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged

@@ -21,10 +21,10 @@ from hub.core.events import Event, GameEnded, GameStarted, MoveMade, to_json
 from hub.core.game import SettingsError
 from hub.core.jsonbot import JsonCodec
 from hub.core.lines import LineStream
-from hub.core.local_seats import StopFlag
 from hub.core.match import Match
 from hub.core.plugin import discover, pictures
 from hub.core.seats import LineSeat
+from hub.core.threads import StopFlag
 from hub.core.values import PlayerInfo
 from hub.declared.seats import ai_seat
 from hub.games.clubs.cards import card_text

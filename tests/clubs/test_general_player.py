@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hub.core.local_seats import StopFlag, TurnTime
 from hub.core.mcts import Budget, Search, choose, choose_from_view
 from hub.core.referee import Outcome
+from hub.core.threads import StopFlag, TurnTime
 from hub.declared.seats import SeatSpec, general_seat, parse_seat
 from hub.games.clubs.cards import suit_of
 from hub.games.clubs.game import ClubsGame

@@ -15,9 +15,10 @@ import trio.testing
 from hub.core.bus import EventBus
 from hub.core.match import Match
 from hub.core.output import Output
+from hub.core.person import AskAgain, PersonSeat
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import AskAgain, PersonSeat, ThreadSeat
 from hub.core.stdin import LineInput
+from hub.core.threads import ThreadSeat
 from hub.core.vocabulary import MatchResult, SeatFailure
 from hub.games.clubs.cards import CARD_TEXT, Card, parse_card
 from hub.games.clubs.game import ClubsGame

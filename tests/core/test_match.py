@@ -17,9 +17,10 @@ import trio.testing
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameEnded, GameStarted, MoveMade, to_json
+from hub.core.fed import FedSeat
 from hub.core.match import Match
 from hub.core.referee import IllegalMove, Outcome, Termination
-from hub.core.seats import FedSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.threads import StopFlag, ThreadSeat, TurnTime
 from hub.core.values import JSON, PlayerInfo
 from hub.core.vocabulary import BaseSeat, FailedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 from tests.core.toys import Nim, NimState

@@ -10,9 +10,10 @@ import trio.testing
 
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, MoveMade
+from hub.core.fed import FedSeat
 from hub.core.match import Match
 from hub.core.referee import Termination
-from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime
+from hub.core.threads import PromptedSeat, StopFlag, TurnTime
 from tests.core.toys import Nim, NimState
 
 

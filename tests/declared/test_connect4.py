@@ -11,8 +11,8 @@ import random
 import pytest
 
 from hub.core.game import BadMove, SettingsError
-from hub.core.local_seats import StopFlag
 from hub.core.referee import IllegalMove
+from hub.core.threads import StopFlag
 from hub.games.connect4 import Board, ConnectFour
 from hub.testing import check_game
 

@@ -16,7 +16,7 @@ import pytest
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.game import Hidden as HiddenFacet
-from hub.core.local_seats import StopFlag, TurnTime
+from hub.core.threads import StopFlag, TurnTime
 from hub.declared.kit import DeclaredKit
 from hub.declared.play import default_seats
 from hub.declared.seats import (

@@ -35,7 +35,8 @@ from hub.core.match import Match
 from hub.core.plugin import GameSpec
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
-from hub.core.seats import LineSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.seats import LineSeat
+from hub.core.threads import StopFlag, ThreadSeat, TurnTime
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import BaseSeat, Seat, SeatFailure, Start, Turn
 from tests.examples.tictactoe import Board, Codec, TicTacToe

@@ -10,8 +10,8 @@ import trio
 import trio.testing
 
 from hub.core.lines import LineStream, PeerClosed
-from hub.core.local_seats import ThreadSeat
 from hub.core.output import Output
+from hub.core.threads import ThreadSeat
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import ai_seat, scripted_seat
 from hub.games.kalah.protocol import parse_move

@@ -9,8 +9,8 @@ import trio
 import trio.testing
 
 from hub.core.clock import TimeControl
+from hub.core.fed import ask
 from hub.core.lines import LineStream
-from hub.core.local_seats import ask
 from hub.core.output import Output
 from hub.core.vocabulary import SeatFailure
 from hub.games.kalah.client import ProtocolError, play_remote

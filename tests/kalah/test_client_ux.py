@@ -13,12 +13,12 @@ import trio
 import trio.testing
 
 from hub.core.clock import TimeControl
+from hub.core.fed import ask
 from hub.core.lines import LineStream
-from hub.core.local_seats import (
+from hub.core.person import (
     TYPED_AHEAD,
     PersonSeat,
     TypeAhead,
-    ask,
     countdown_frame,
     dropping_type_ahead,
     open_keyboard,

@@ -18,7 +18,7 @@ import pytest
 from hub.core.game import BadMove, SettingsError, legal_texts
 from hub.core.plugin import discover, pictures
 from hub.core.referee import IllegalMove
-from hub.core.seats import StopFlag
+from hub.core.threads import StopFlag
 from hub.games.kalah import ai
 from hub.games.kalah.codec import state_view
 from hub.games.kalah.game import KalahGame

@@ -19,7 +19,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.local_seats import TYPED_AHEAD, TypeAhead
+from hub.core.person import TYPED_AHEAD, TypeAhead
 from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
 from hub.declared.kit import DeclaredKit

@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from hub.core.clock import SeatClock, TimeControl
-from hub.core.seats import StopFlag, ThreadSeat, TurnTime
+from hub.core.threads import StopFlag, ThreadSeat, TurnTime
 from hub.core.vocabulary import Turn
 from hub.games.kalah.ai import (
     MOVES_AHEAD,

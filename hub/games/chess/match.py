@@ -65,10 +65,10 @@ from hub.core.identity import ai_identity, person_identity
 from hub.core.output import Output
 from hub.core.programs import which_program
 from hub.core.referee import Termination
-from hub.core.seats import ThreadSeat
 from hub.core.session import current as current_session
 from hub.core.stdin import open_line_input
 from hub.core.text import parse_whole_number
+from hub.core.threads import ThreadSeat
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import FailedSeat, Seat
 from hub.games.chess.openings import BUILTIN, load_openings

@@ -61,7 +61,7 @@ from hub.games.clubs.sampling import sample_state
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
-    from hub.core.local_seats import StopFlag
+    from hub.core.threads import StopFlag
     from hub.core.values import JSON
     from hub.core.vocabulary import Fault, Seat
 

@@ -1,7 +1,7 @@
 """A person at the clubs table (``hub play clubs DECK WINSCORE human clubber clubber``).
 
 Pure, no I/O: what the person sees and how their typing is read. The I/O is the core's
-`hub.core.seats.PersonSeat` (the keyboard, the prompt, asking again after a refused card)
+`hub.core.person.PersonSeat` (the keyboard, the prompt, asking again after a refused card)
 and the program's `Output`; the game is still played by the core match loop with the same
 referee as ``clubhub``.
 
@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from hub.core.output import Output
+from hub.core.person import AskAgain
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import AskAgain
 from hub.core.values import JSON, PlayerInfo
 from hub.core.vocabulary import MatchResult, Moved, SeatFailure
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
@@ -74,7 +74,7 @@ def _texts(cards: Sequence[Card]) -> list[str]:
 
 
 class ClubsPersonCodec:
-    """`hub.core.seats.PersonCodec` for clubs: the person's view of their turn, in words."""
+    """`hub.core.person.PersonCodec` for clubs: the person's view of their turn, in words."""
 
     def turn_lines(self, seat: int, state: ClubsState) -> Sequence[str]:
         hand = state.hands[seat]

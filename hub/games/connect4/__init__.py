@@ -15,7 +15,7 @@ from hub.core.game import Ai, Game, Option, Pictures
 from hub.core.referee import IllegalMove, Outcome
 
 if TYPE_CHECKING:
-    from hub.core.local_seats import StopFlag
+    from hub.core.threads import StopFlag
 
 DISCS, WIN = "RY", 1_000_000
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))

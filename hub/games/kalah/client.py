@@ -38,6 +38,7 @@ import attrs
 import trio
 
 from hub.core.clock import TimeControl
+from hub.core.fed import ask
 from hub.core.lines import (
     DEFAULT_MAX_LINE,
     LineError,
@@ -46,8 +47,8 @@ from hub.core.lines import (
     TransportFailed,
 )
 from hub.core.listen import ListenError, resolve_port
-from hub.core.local_seats import ask, open_keyboard, seconds_text
 from hub.core.output import Output
+from hub.core.person import open_keyboard, seconds_text
 from hub.core.referee import IllegalMove
 from hub.core.vocabulary import SeatFailure
 from hub.games.kalah.console import draw_board

@@ -61,8 +61,8 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from hub.core.bus import EventBus
-    from hub.core.local_seats import StopFlag
     from hub.core.plugin import GameSpec
+    from hub.core.threads import StopFlag
     from hub.core.vocabulary import Fault, Seat
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord
-from hub.core.local_seats import Keys, PersonSeat
 from hub.core.output import Output
+from hub.core.person import Keys, PersonSeat
 from hub.games.kalah.options import PlayOptions
 from hub.games.kalah.players import ai_seat, person_seat, time_warning
 from hub.games.kalah.printer import GameView

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from hub.core.local_seats import open_keyboard
 from hub.core.output import Output
+from hub.core.person import open_keyboard
 from hub.core.running import run_program
 from hub.core.usage import HelpRequested, hint, show_help
 from hub.games.kalah.client import EXIT_USAGE, connect_and_play, split_address

@@ -38,8 +38,8 @@ from hub.core.events import GameRecord
 from hub.core.identity import remote_identity
 from hub.core.lines import LineError, LineStream
 from hub.core.lobby import Lobby, Waiting
-from hub.core.local_seats import Keys, open_keyboard
 from hub.core.output import Output
+from hub.core.person import Keys, open_keyboard
 from hub.core.referee import Termination
 from hub.core.running import run_program
 from hub.core.serve import (

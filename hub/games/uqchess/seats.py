@@ -15,10 +15,10 @@ import attrs
 from hub.chess.engine_client import EngineTerminated
 from hub.chess.game import ChessGame
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, position_command
+from hub.core.fed import FedSeat
 from hub.core.lobby import Waiting
 from hub.core.match import Match
 from hub.core.referee import IllegalMove, Termination
-from hub.core.seats import FedSeat
 from hub.core.serve import UNKNOWN_PEER
 from hub.core.values import JSON, PlayerInfo
 from hub.core.vocabulary import BaseSeat, MatchResult, Moved, Turn

@@ -27,10 +27,11 @@ from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, Draws, initial, 
 from hub.chess.search import ComputerPlayer, Searcher
 from hub.chess.setup import setup_fen, setup_problems
 from hub.core.bus import EventBus
+from hub.core.fed import FedSeat
 from hub.core.match import Match
 from hub.core.record import History
 from hub.core.referee import Outcome, Termination
-from hub.core.seats import FedSeat, PromptedSeat, StopFlag, TurnTime, run_in_thread
+from hub.core.threads import PromptedSeat, StopFlag, TurnTime, run_in_thread
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import MatchResult, Moved
 from hub.games.chess.console.commands import (
