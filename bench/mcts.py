@@ -30,7 +30,8 @@ sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(H
 
 import shared  # noqa: E402
 
-from hub.core.mcts import Budget, Search, choose, choose_from_view  # noqa: E402
+from hub.core.game import Search  # noqa: E402
+from hub.core.mcts import Budget, choose, choose_from_view  # noqa: E402
 from hub.games.clubs.game import ClubsGame  # noqa: E402
 from hub.games.connect4 import ConnectFour  # noqa: E402
 from hub.games.kalah.game import KalahGame  # noqa: E402

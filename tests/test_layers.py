@@ -45,6 +45,7 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "play",
         (
+            "kit",
             "game",
             "chance",
             "vocabulary",
@@ -56,6 +57,7 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "person",
             "jsonbot",
             "session",
+            "mcts",
         ),
     ),
     ("commands", ("usage", "running", "tour", "plugin")),

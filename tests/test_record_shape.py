@@ -12,7 +12,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, to_json
-from hub.core.plugin import GameSpec
+from hub.core.kit import GameSpec
 from hub.declared.plugin import discover_games
 
 

@@ -12,7 +12,7 @@ it with the game's ``apply`` and records it as a move of its own, by the seat `C
 (-1). Every seat and spectator is told the outcome as ``chance.told(state, outcome, seat)``
 says (``seat`` None: a spectator): a die is told to all, a card drawn into a hand only to
 its owner (``a card`` to the others). The record, made when the game is over, keeps every
-outcome's full text, so a replay (`replay_moves`) is exact without the seed.
+outcome's full text, so a replay (`hub.core.game.replay_moves`) is exact without the seed.
 
 **Simultaneous moves** (`Simultaneous`): where ``simultaneous.movers(state)`` names two or
 more seats, they choose at once, each on its own clock, each asked with
@@ -32,11 +32,8 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-
-if TYPE_CHECKING:
-    from hub.core.game import Game
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -98,29 +95,3 @@ def told_texts(
     if all(words is None or words == text for words in told):
         return None
     return tuple(text if words is None else words for words in told)
-
-
-def _replay(game: Game[Any, Any], first: Any, moves: Sequence[tuple[int, str]]) -> Iterator[Any]:
-    from hub.core.game import BadMove
-
-    state = first
-    yield state
-    for seat, text in moves:
-        if seat == CHANCE:
-            outcomes = game.chance.outcomes(state) if game.chance is not None else None
-            if outcomes is None:
-                raise BadMove(f"the record has a chance outcome {text!r} where chance does not act")
-            found = [move for move, _ in outcomes if game.move_text(state, move) == text]
-            if not found:
-                raise BadMove(f"{text!r} is not an outcome of chance here")
-            move = found[0]
-        else:  # a simultaneous turn's moves were applied one by one: each is `to_move`'s
-            move = game.parse_move(state, text)
-        state = game.apply(state, move)
-        yield state
-
-
-def replay_moves(game: Game[Any, Any], first: Any, moves: Sequence[tuple[int, str]]) -> list[Any]:
-    """Every state of a game from ``first`` through ``moves`` (seat, text), chance outcomes
-    (seat `CHANCE`) included: a record replayed through its declaration."""
-    return list(_replay(game, first, moves))

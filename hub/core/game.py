@@ -18,7 +18,7 @@ A game subclasses `Game`. Its **required core** is small:
 
 Everything else is an **optional facet**, a typed object the game sets as a class attribute
 when it has one (`Pictures`, `Ai`, `Hidden`, `Programs`, `MatchSetup`, `Series`,
-`AgreedDraws`, `hub.core.mcts.Search`, and chance's and simultaneous moves,
+`AgreedDraws`, `Search`, and chance's and simultaneous moves,
 `hub.core.chance.Chance` and `hub.core.chance.Simultaneous`; see docs/decisions.md, "One
 game object"). The match loop (`hub.core.match.Match`) takes the game
 itself; `hub.declared` derives ``hub play``, ``hub serve``, ``hub match``, the seats and the
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import attrs
@@ -46,8 +46,7 @@ if TYPE_CHECKING:
     from hub.core.chance import Chance, Simultaneous
     from hub.core.clock import TimeControl
     from hub.core.events import GameRecord
-    from hub.core.mcts import Search
-    from hub.core.plugin import GameSpec
+    from hub.core.kit import GameSpec
     from hub.core.threads import StopFlag
     from hub.core.vocabulary import Fault, Seat
 
@@ -257,7 +256,7 @@ class SeatKind(Protocol):
 class PersonKind(Protocol):
     """The seat of ``human`` in ``hub match`` (`Programs.person`): ``person(game, spec,
     events)`` is an async context manager of the seat (``spec``: the
-    `hub.core.plugin.GameSpec`)."""
+    `hub.core.kit.GameSpec`)."""
 
     def __call__(
         self, game: Game[Any, Any], spec: GameSpec, events: EventBus
@@ -321,6 +320,25 @@ class Series:
     score: Callable[[Mapping[str, Any]], list[float] | None]
 
 
+Sample = Callable[["Game[Any, Any]", JSON, int, random.Random], Any]
+"""``sample(game, view, seat, rng)``: a state consistent with what ``seat`` sees in
+``view``, everything it cannot see drawn from ``rng``."""
+Playout = Callable[["Game[Any, Any]", Any, random.Random], Outcome]
+"""``playout(game, state, rng)``: the outcome of playing an unfinished ``state`` to its end
+by the game's own cheap policy (random moves on a representation of its own, without
+listing whole turns; a capture first; ...): what a playout of the general player costs."""
+
+
+@attrs.frozen
+class Search:
+    """The `search` facet: what a game offers the general game player beyond its rules.
+    ``sample`` (a game with hidden information: `Sample`), ``playout`` (a cheaper or wiser
+    playout policy than a uniformly random move: `Playout`). Both optional."""
+
+    sample: Sample | None = None
+    playout: Playout | None = None
+
+
 @attrs.frozen
 class MatchPlan(Generic[S, M]):
     """One game of a match, as the game's `MatchSetup` plans it (a value; nothing is left on
@@ -366,9 +384,9 @@ class MatchSetup:
         self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
     ) -> list[Any]:
         """``count`` JSON openings drawn from ``seed``, distinct while there are enough
-        (`hub.core.plugin.TournamentKit.openings`). Default: `opening`'s, each recorded as
+        (`hub.core.kit.TournamentKit.openings`). Default: `opening`'s, each recorded as
         ``{"seed": S, "moves": ["4", "3"]}`` (the start's seed and the moves' texts)."""
-        from hub.core.plugin import draw_distinct
+        from hub.core.kit import draw_distinct
 
         rules = self.rules(game, settings, game.players[0])
         rng = random.Random(seed)
@@ -435,7 +453,7 @@ class Game(Generic[S, M]):
     Optional facets, class attributes a game sets when it has them: `pictures`
     (`Pictures`), `ai` (`Ai`), `hidden` (`Hidden`), `programs` (`Programs`), `setup`
     (`MatchSetup`, ``hub match``), `series` (`Series`), `agreed_draws` (`AgreedDraws`),
-    `search` (`hub.core.mcts.Search`), `chance` (`hub.core.chance.Chance`) and
+    `search` (`Search`), `chance` (`hub.core.chance.Chance`) and
     `simultaneous` (`hub.core.chance.Simultaneous`); each is a typed object, read by the
     layers that need it.
     """
@@ -584,3 +602,29 @@ def parse_time_control(text: str) -> TimeControl:
         return TimeControl.parse(text)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
+
+
+def _replay(game: Game[Any, Any], first: Any, moves: Sequence[tuple[int, str]]) -> Iterator[Any]:
+    from hub.core.chance import CHANCE
+
+    state = first
+    yield state
+    for seat, text in moves:
+        if seat == CHANCE:
+            outcomes = game.chance.outcomes(state) if game.chance is not None else None
+            if outcomes is None:
+                raise BadMove(f"the record has a chance outcome {text!r} where chance does not act")
+            found = [move for move, _ in outcomes if game.move_text(state, move) == text]
+            if not found:
+                raise BadMove(f"{text!r} is not an outcome of chance here")
+            move = found[0]
+        else:  # a simultaneous turn's moves were applied one by one: each is `to_move`'s
+            move = game.parse_move(state, text)
+        state = game.apply(state, move)
+        yield state
+
+
+def replay_moves(game: Game[Any, Any], first: Any, moves: Sequence[tuple[int, str]]) -> list[Any]:
+    """Every state of a game from ``first`` through ``moves`` (seat, text), chance outcomes
+    (seat `hub.core.chance.CHANCE`) included: a record replayed through its declaration."""
+    return list(_replay(game, first, moves))

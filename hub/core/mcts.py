@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -40,7 +39,7 @@ from hub.core.referee import Outcome
 from hub.core.values import JSON
 
 if TYPE_CHECKING:
-    from hub.core.game import Game
+    from hub.core.game import Game, Playout, Sample, Search
 
 BASE_PLAYOUTS = 50
 """The playouts of level 1; level N searches ``BASE_PLAYOUTS * 2 ** (N - 1)``."""
@@ -66,25 +65,6 @@ class Stop(Protocol):
     """A flag a search polls (`hub.core.threads.StopFlag`)."""
 
     def is_set(self) -> bool: ...
-
-
-Sample = Callable[["Game[Any, Any]", JSON, int, random.Random], Any]
-"""``sample(game, view, seat, rng)``: a state consistent with what ``seat`` sees in
-``view``, everything it cannot see drawn from ``rng``."""
-Playout = Callable[["Game[Any, Any]", Any, random.Random], Outcome]
-"""``playout(game, state, rng)``: the outcome of playing an unfinished ``state`` to its end
-by the game's own cheap policy (random moves on a representation of its own, without
-listing whole turns; a capture first; ...): what a playout of the general player costs."""
-
-
-@attrs.frozen
-class Search:
-    """The `search` facet: what a game offers the general game player beyond its rules.
-    ``sample`` (a game with hidden information: `Sample`), ``playout`` (a cheaper or wiser
-    playout policy than a uniformly random move: `Playout`). Both optional."""
-
-    sample: Sample | None = None
-    playout: Playout | None = None
 
 
 @attrs.frozen

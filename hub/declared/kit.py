@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.core.game import Game, Option, SettingsError, Value
-from hub.core.plugin import GameSpec
+from hub.core.kit import GameSpec
 from hub.declared.options import option_help
 from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
@@ -56,7 +56,7 @@ def _dest(option: Option) -> str:
 
 
 class DeclaredKit:
-    """The `hub.core.plugin.TournamentKit` of a declared game."""
+    """The `hub.core.kit.TournamentKit` of a declared game."""
 
     def __init__(self, game: type[Game[Any, Any]]) -> None:
         self.game = game

@@ -13,14 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hub.core.plugin import (
-    Command,
-    GamePlugin,
-    PluginFailure,
-    TournamentKit,
-    discover,
-    lazy_object,
-)
+from hub.core.kit import TournamentKit
+from hub.core.plugin import Command, GamePlugin, PluginFailure, discover, lazy_object
 
 if TYPE_CHECKING:
     from hub.core.game import Game

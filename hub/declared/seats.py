@@ -149,7 +149,7 @@ class RandomSeat(BaseSeat[Any, Any]):
 
 
 def samples(game: type[Game[Any, Any]]) -> bool:
-    """Whether the game's `hub.core.mcts.Search` facet samples what a seat cannot see."""
+    """Whether the game's `hub.core.game.Search` facet samples what a seat cannot see."""
     return game.search is not None and game.search.sample is not None
 
 
@@ -171,7 +171,7 @@ def is_general(spec: SeatSpec, game: type[Game[Any, Any]]) -> bool:
 def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[Any, Any]:
     """The general game player (`hub.core.mcts`) at ``spec``'s level, budgeting from its
     clock, its choices drawn from ``seed``; for a game with hidden information (its
-    `hub.core.mcts.Search` samples what a seat cannot see) it is given only the view of
+    `hub.core.game.Search` samples what a seat cannot see) it is given only the view of
     the seat to move, and that seat."""
     level, search, rng = spec.level or mcts.DEFAULT_LEVEL, game.search, random.Random(seed)
     hidden = samples(type(game))

@@ -23,8 +23,8 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord
+from hub.core.kit import TournamentKit
 from hub.core.output import Output
-from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
 from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan

@@ -27,7 +27,7 @@ import attrs
 import trio
 
 from hub.core.events import GameRecord, record_from_json
-from hub.core.plugin import GameSpec, TournamentKit
+from hub.core.kit import GameSpec, TournamentKit
 from hub.tournament.runner import GameFailed, Slot
 from hub.tournament.worker import (
     describe_error,

@@ -34,8 +34,8 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import GameRecord, record_from_json
+from hub.core.kit import GameSpec, TournamentKit, kit_session
 from hub.core.lines import LineError
-from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.tournament.elo import Sprt, SprtState

@@ -27,8 +27,9 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import to_json
+from hub.core.kit import GameSpec, TournamentKit, kit_session
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import GameSpec, TournamentKit, kit_session, lazy_object, load_failure
+from hub.core.plugin import lazy_object, load_failure
 from hub.core.running import run_program
 from hub.declared.plugin import discover_games
 
@@ -120,7 +121,7 @@ async def _play_until_eof(
 
 async def serve(kit: TournamentKit, lines: LineStream) -> None:
     """Answer requests until end of input or SIGTERM, all in one session of the kit
-    (`hub.core.plugin.kit_session`: a chess engine serves every game of this worker)."""
+    (`hub.core.kit.kit_session`: a chess engine serves every game of this worker)."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with kit_session(kit), trio.open_nursery() as nursery:
 

@@ -21,7 +21,8 @@ from hub.chess.rules import ChessState, Draws, initial
 from hub.chess.seats import EngineShelf
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.plugin import GameSpec, discover
+from hub.core.kit import GameSpec
+from hub.core.plugin import discover
 from hub.core.referee import Termination
 from hub.declared.kit import DeclaredKit
 from hub.games.chess.game import ChessMatchGame

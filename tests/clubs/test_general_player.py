@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hub.core.mcts import Budget, Search, choose, choose_from_view
+from hub.core.game import Search
+from hub.core.mcts import Budget, choose, choose_from_view
 from hub.core.referee import Outcome
 from hub.core.threads import StopFlag, TurnTime
 from hub.declared.seats import SeatSpec, general_seat, parse_seat

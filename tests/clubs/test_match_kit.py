@@ -18,7 +18,7 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.plugin import GameSpec
+from hub.core.kit import GameSpec
 from hub.core.referee import Termination
 from hub.declared.kit import DeclaredKit
 from hub.games.clubs.cards import CARD_TEXT

@@ -27,9 +27,9 @@ import trio
 import trio.testing
 
 from hub.core.bus import EventBus
-from hub.core.chance import CHANCE, replay_moves
+from hub.core.chance import CHANCE
 from hub.core.events import Event, GameRecord, to_json
-from hub.core.game import Game
+from hub.core.game import Game, replay_moves
 from hub.core.lines import LineError, LineStream
 from hub.core.match import Match
 from hub.core.values import PlayerInfo

@@ -31,8 +31,8 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.clock import TimeControl
 from hub.core.events import GameRecord
+from hub.core.kit import GameSpec
 from hub.core.match import Match
-from hub.core.plugin import GameSpec
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.core.seats import LineSeat

@@ -19,8 +19,8 @@ import trio
 
 from hub.core.bus import EventBus
 from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.kit import GameSpec
 from hub.core.person import TYPED_AHEAD, TypeAhead
-from hub.core.plugin import GameSpec
 from hub.core.referee import Termination
 from hub.declared.kit import DeclaredKit
 from hub.games.kalah.codec import result_word, state_view

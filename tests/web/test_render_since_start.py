@@ -13,8 +13,8 @@ import trio.testing
 
 from hub.chess.game import ChessGame
 from hub.core.bus import EventBus
+from hub.core.kit import GameSpec
 from hub.core.match import Match
-from hub.core.plugin import GameSpec
 from hub.core.values import PlayerInfo
 from hub.declared.browser import SeatDesk
 from hub.declared.kit import DeclaredKit

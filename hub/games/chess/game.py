@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from hub.chess.rules import ChessState
     from hub.core.bus import EventBus
-    from hub.core.plugin import GameSpec
+    from hub.core.kit import GameSpec
     from hub.core.vocabulary import Fault, Seat
 
 

@@ -1,6 +1,6 @@
 """Openings for ``hub match chess``: a built-in list of balanced lines, or a file of them.
 
-An opening is a JSON value (it travels in `hub.core.plugin.GameSpec` and is recorded with
+An opening is a JSON value (it travels in `hub.core.kit.GameSpec` and is recorded with
 each game's settings): ``{"name": str, "fen": FEN, "moves": [UCI, ...]}``, the position
 ``fen`` followed by ``moves``. The built-in `OPENINGS` are 35 well-known main lines of 8 to
 12 plies from the starting position, all roughly level (none gives a side a real edge).

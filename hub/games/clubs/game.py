@@ -34,9 +34,9 @@ from hub.core.game import (
     Option,
     Pictures,
     Programs,
+    Search,
     SettingsError,
 )
-from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.games.clubs.cards import (
     DECK_SIZE,

@@ -227,7 +227,7 @@ class ClubhubRun:
         for seat, program in enumerate(self.config.programs):
             if seat == self.config.person:
                 assert self.keyboard is not None
-                from hub.core.person import PersonSeat
+                from hub.core.person import PersonSeat  # (only for a person)
                 from hub.games.clubs.person import ClubsPersonCodec
 
                 player = PlayerInfo(HUMAN, "person", HUMAN, person_identity(HUMAN))

@@ -32,8 +32,8 @@ import trio
 
 from hub.core.game import Game
 from hub.core.identity import program_identity
+from hub.core.kit import draw_distinct
 from hub.core.lines import LineError, LineStream
-from hub.core.plugin import draw_distinct
 from hub.core.process import ChildProcess
 from hub.core.programs import resolve_program
 from hub.core.referee import Termination

@@ -33,9 +33,9 @@ from hub.core.game import (
     Option,
     Pictures,
     Programs,
+    Search,
     SettingsError,
 )
-from hub.core.mcts import Search
 from hub.core.referee import Outcome
 from hub.core.values import JSON
 from hub.games.kalah import ai as alphabeta
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from hub.core.bus import EventBus
-    from hub.core.plugin import GameSpec
+    from hub.core.kit import GameSpec
     from hub.core.threads import StopFlag
     from hub.core.vocabulary import Fault, Seat
 
@@ -155,7 +155,7 @@ class KalahSetup(MatchSetup):
         ``--random`` was given: the protocol cannot start a program's game after a few
         plies, so a layout is how a Kalah match varies its games. A given ``--layout`` is
         the user's start: no openings (every game from it)."""
-        from hub.core.plugin import draw_distinct
+        from hub.core.kit import draw_distinct
 
         chosen = KalahSettings.from_json(settings)
         if chosen.layout is not None:

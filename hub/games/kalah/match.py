@@ -33,10 +33,10 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from hub.core.identity import program_identity
+from hub.core.kit import GameSpec
 from hub.core.lines import LineStream
 from hub.core.output import Output
 from hub.core.person import open_keyboard
-from hub.core.plugin import GameSpec
 from hub.core.programs import resolve_program
 from hub.core.values import PlayerInfo
 from hub.core.vocabulary import SeatFailure

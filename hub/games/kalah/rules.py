@@ -278,7 +278,7 @@ def play(state: KalahState, move: Move) -> KalahState:
 
 def random_playout(state: KalahState, rng: random.Random) -> Outcome:
     """The outcome of playing ``state`` to the end by random sowings (one random non-empty
-    hole at a time; no pie): the general player's cheap playout (`hub.core.mcts.Search`),
+    hole at a time; no pie): the general player's cheap playout (`hub.core.game.Search`),
     on one list, without listing whole turns."""
     mover = state.mover
     if mover is None:
