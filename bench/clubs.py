@@ -437,7 +437,7 @@ def trio_round_trip(count: int, pin: Callable[[int], None]) -> float:
     """The same round trip through the hub's stack: `ChildProcess` + `LineStream` under trio."""
     import trio
 
-    from hub.core.process import ChildProcess, stop_all
+    from hub.core.io.process import ChildProcess, stop_all
 
     line = ROUND_TRIP_LINE.decode().rstrip("\n")
 
@@ -490,7 +490,7 @@ def round_trips(count: int) -> dict[str, tuple[float, float]]:
 def instrumented_hub() -> Iterator[dict[str, Any]]:
     """Patch (from outside, restored afterwards) clubhub's module to time its phases and
     count the lines it sends and receives."""
-    from hub.core import lines as lines_module
+    from hub.core.io import lines as lines_module
     from hub.games.clubs import hub as hub_module
 
     stats: dict[str, Any] = {}
@@ -544,7 +544,7 @@ def hub_in_process(deck: Path, players: int, repetitions: int) -> dict[str, floa
     """Run clubhub's own `run` here (real clubber children) and time its phases."""
     import trio
 
-    from hub.core.output import Output
+    from hub.core.io.output import Output
     from hub.games.clubs import hub as hub_module
 
     clubber = program("clubber")
@@ -646,10 +646,10 @@ def match_in_memory(decks: Sequence[Sequence[int]], players: int) -> int:
     memory."""
     import trio
 
-    from hub.core.bus import EventBus
-    from hub.core.match import Match
-    from hub.core.output import Output
-    from hub.core.vocabulary import BaseSeat, Moved, Start, Turn
+    from hub.core.io.output import Output
+    from hub.core.model.bus import EventBus
+    from hub.core.play.match import Match
+    from hub.core.play.vocabulary import BaseSeat, Moved, Start, Turn
     from hub.games.clubs import hub as hub_module
     from hub.games.clubs.codec import ClubsCodec
     from hub.games.clubs.game import ClubsGame
@@ -837,7 +837,7 @@ def profile_hub(deck: Path) -> None:
 
     import trio
 
-    from hub.core.output import Output
+    from hub.core.io.output import Output
     from hub.games.clubs import hub as hub_module
 
     config = hub_module.parse_command_line(

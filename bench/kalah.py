@@ -31,7 +31,7 @@ from pathlib import Path
 
 import trio
 
-from hub.core.lines import LineStream
+from hub.core.io.lines import LineStream
 from hub.games.kalah.ai import LEVEL_DEPTH, NATIVE, KalahSearch, greedy
 from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import (

@@ -36,7 +36,7 @@ GAMES, AT_ONCE = 400, 50
 
 async def play(port: int, games: int = GAMES) -> int:
     """``games`` whole games from random clients; the moves made in all."""
-    from hub.core.lines import LineStream
+    from hub.core.io.lines import LineStream
     from hub.games.kalah.protocol import format_move, parse_info, parse_move
     from hub.games.kalah.rules import legal_moves, new_game
     from hub.games.kalah.rules import play as apply

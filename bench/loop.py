@@ -58,7 +58,7 @@ def counting(counter):
     return tracer
 
 def clubs(root, clubber):
-    from hub.core.output import Output
+    from hub.core.io.output import Output
     from hub.games.clubs import hub
     config = hub.parse_command_line([f"{root}/decks/ex.decks", "50", *[clubber] * 4])
     null = os.open(os.devnull, os.O_WRONLY)
@@ -100,8 +100,8 @@ def kalah(limit):
             moves = legal_moves(state)
             return moves[(sum(state.board) + self.seat) % len(moves)]
     try:
-        from hub.core.match import BaseSeat
-        from hub.core.values import PlayerInfo
+        from hub.core.play.match import BaseSeat
+        from hub.core.model.values import PlayerInfo
         from hub.games.kalah.seats import new_match
         try:  # the match played by the declaration (new_match's first argument)
             import inspect

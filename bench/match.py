@@ -35,7 +35,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 
 from shared import machine  # noqa: E402
 
-from hub.core.kit import TournamentKit  # noqa: E402
+from hub.core.play.kit import TournamentKit  # noqa: E402
 from hub.tournament.runner import Backend, InProcess, TournamentRunner, WorkerPool  # noqa: E402
 from hub.tournament.schedule import make_schedule, rounds_for  # noqa: E402
 from hub.tournament.worker import KitError, load_kit  # noqa: E402

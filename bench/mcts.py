@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The general game player's speed (issue 28): ``.venv/bin/python bench/mcts.py [--quick]``.
 
-1. **Playouts per second** of `hub.core.mcts.choose` (one search of a fixed number of
+1. **Playouts per second** of `hub.core.play.mcts.choose` (one search of a fixed number of
    playouts, tree included, from the start and from a position 8 plies in): Connect Four
    6x7 on its rules alone; Kalah 6x4 with its cheap playout (`Search.playout`, random
    sowings on one list) and on its rules alone (every whole turn listed at every ply);
@@ -30,8 +30,8 @@ sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != HERE), str(H
 
 import shared  # noqa: E402
 
-from hub.core.game import Search  # noqa: E402
-from hub.core.mcts import Budget, choose, choose_from_view  # noqa: E402
+from hub.core.play.game import Search  # noqa: E402
+from hub.core.play.mcts import Budget, choose, choose_from_view  # noqa: E402
 from hub.games.clubs.game import ClubsGame  # noqa: E402
 from hub.games.connect4 import ConnectFour  # noqa: E402
 from hub.games.kalah.game import KalahGame  # noqa: E402

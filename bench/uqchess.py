@@ -33,7 +33,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import chess  # noqa: E402
 import trio  # noqa: E402
 
-from hub.core.lines import LineStream  # noqa: E402
+from hub.core.io.lines import LineStream  # noqa: E402
 
 BIN = Path(sys.executable).parent
 

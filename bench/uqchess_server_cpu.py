@@ -38,7 +38,7 @@ GAMES, AT_ONCE, PLIES = 200, 100, 60
 
 async def client(port: int, number: int) -> int:
     """One client's game; the moves it made."""
-    from hub.core.lines import LineStream
+    from hub.core.io.lines import LineStream
 
     rng = random.Random(number)
     made = 0

@@ -50,9 +50,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import chess  # noqa: E402
 import trio  # noqa: E402
 
-from hub.core.bus import EventBus  # noqa: E402
-from hub.core.events import GameStarted, MoveMade  # noqa: E402
-from hub.core.values import PlayerInfo  # noqa: E402
+from hub.core.model.bus import EventBus  # noqa: E402
+from hub.core.model.events import GameStarted, MoveMade  # noqa: E402
+from hub.core.model.values import PlayerInfo  # noqa: E402
 from hub.web.client import follow  # noqa: E402
 from hub.web.server import WebServer, serve_web  # noqa: E402
 
@@ -169,7 +169,7 @@ async def click_latency(clicks: int) -> dict[str, dict[str, float]]:
     """A browser's click to the opponent's page and to the last of `SPECTATORS`."""
     import random
 
-    from hub.core.match import Match
+    from hub.core.play.match import Match
     from hub.declared.browser import SeatDesk
     from hub.games.connect4 import ConnectFour
 
@@ -229,7 +229,7 @@ def table(rows: list[tuple[str, dict[str, float]]]) -> str:
 
 
 async def main() -> None:
-    from hub.core.limits import freeze_start_up
+    from hub.core.io.limits import freeze_start_up
     from hub.declared.browser import SeatDesk  # noqa: F401 (imported before the freeze)
     from hub.games.connect4 import ConnectFour  # noqa: F401
 

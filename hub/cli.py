@@ -1,6 +1,6 @@
 """The ``hub`` command: ``hub games``, ``hub play GAME ...``, ``hub serve GAME ...``, ``hub demo``.
 
-Games are plug-ins found through the ``hub.games`` entry-point group (`hub.core.plugin`);
+Games are plug-ins found through the ``hub.games`` entry-point group (`hub.core.commands.plugin`);
 this module only dispatches to them. The verb and the game are taken by hand and everything
 after the game is handed to it verbatim (argparse's ``REMAINDER`` drops a leading option such
 as ``--help``); argparse renders the help, in the style of ``hub match`` and ``hub games``.
@@ -14,10 +14,16 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from hub import __version__
-from hub.core.output import Output
-from hub.core.plugin import Command, GamePlugin, PluginFailure, load_failure, plugin_failures
-from hub.core.running import exit_status_on_interrupt
-from hub.core.usage import formatter
+from hub.core.commands.plugin import (
+    Command,
+    GamePlugin,
+    PluginFailure,
+    load_failure,
+    plugin_failures,
+)
+from hub.core.commands.running import exit_status_on_interrupt
+from hub.core.commands.usage import formatter
+from hub.core.io.output import Output
 from hub.declared.plugin import discover_games as discover
 
 PROG = "hub"
@@ -48,7 +54,7 @@ VERB_DESCRIPTIONS = {
 
 class HubUsageError(Exception):
     """Wrong usage of ``hub`` itself, before a verb's own parser takes over: ``message`` and
-    the command whose ``--help`` shows the right one (`hub.core.usage.UsageError` is a
+    the command whose ``--help`` shows the right one (`hub.core.commands.usage.UsageError` is a
     verb's)."""
 
     def __init__(self, message: str, command: str = PROG) -> None:
@@ -61,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     interrupted: list[int] = []
     try:
         # Ctrl-C or SIGTERM anywhere, from the start-up (plug-ins, imports) to a command's
-        # end (a demo, a game): 130 or 143, never a traceback (hub/core/running.py)
+        # end (a demo, a game): 130 or 143, never a traceback (hub/core/commands/running.py)
         with exit_status_on_interrupt(interrupted):
             return _dispatch(args, out, err)
         return interrupted[0]
@@ -190,7 +196,7 @@ def _tools(plugins: Mapping[str, GamePlugin]) -> dict[str, tuple[GamePlugin, Com
 
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
-    return formatter(prog)  # every command's help has the same layout (hub.core.usage)
+    return formatter(prog)  # every command's help has the same layout (hub.core.commands.usage)
 
 
 def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 INTERRUPTED = 130
-"""`hub.core.running.INTERRUPTED`, without importing it."""
+"""`hub.core.commands.running.INTERRUPTED`, without importing it."""
 CLUBHUB_SIGINT = 9
 """clubs.md: the hub received SIGINT (``SIGINT caught``)."""
 

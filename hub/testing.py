@@ -1,7 +1,7 @@
 """Conformance checks that every game's declaration must pass (see docs/architecture.md).
 
 ``check_game(game)`` plays random legal games from seeded generators and checks the contract
-of the required core of `hub.core.game.Game`:
+of the required core of `hub.core.play.game.Game`:
 
 * a game in progress has exactly one seat to move and at least one legal move; a finished
   game has an outcome, no seat to move and no legal moves;
@@ -11,7 +11,7 @@ of the required core of `hub.core.game.Game`:
 * every playout ends within ``max_plies`` with an outcome that names its seats;
 * a move's text names it (``parse_move(state, move_text(state, move)) == move``) and the
   spectator's view is JSON;
-* a game with chance during play (`hub.core.game.Game.chance`): at a chance point nobody
+* a game with chance during play (`hub.core.play.game.Game.chance`): at a chance point nobody
   is to move, there is no outcome and no legal move, the outcomes have positive
   probabilities and each applies; the playout draws one from the same seeded generator;
 * a game with simultaneous moves (`Game.simultaneous`): where several seats move at once,
@@ -32,9 +32,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hub.core.chance import Simultaneous, draw
-from hub.core.game import Game
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.chance import Simultaneous, draw
+from hub.core.play.game import Game
 
 
 class GameConformanceError(AssertionError):

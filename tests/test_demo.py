@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.output import Output
+from hub.core.io.output import Output
 from hub.declared.plugin import discover_games
 from hub.games.kalah.demo import run_demo
 from tests.conftest import program

@@ -19,7 +19,7 @@ import attrs
 import pytest
 
 from hub import cli
-from hub.core.usage import HELP_OPTIONS, flag_options, option_strings, value_options
+from hub.core.commands.usage import HELP_OPTIONS, flag_options, option_strings, value_options
 from hub.declared import serve as declared_serve
 from hub.declared.plugin import discover_games
 from hub.games.chess import console, engine_server

@@ -1,7 +1,7 @@
 """Every parser of every program, fuzzed: only its declared error (or "invalid" result) escapes.
 
 Each test feeds a parser three kinds of input (`lines_like`): arbitrary text, arbitrary bytes
-decoded the way the program decodes them (Latin-1, as `hub.core.lines.LineStream` and the deck
+decoded the way the program decodes them (Latin-1, as `hub.core.io.lines.LineStream` and the deck
 file reader do, so every byte value arrives), and valid lines of that protocol cut, spliced
 with junk or reassembled from their own words, which reaches the branches that a purely random
 string never does (``Nodes searched: ²`` was such a crash). The declared outcomes are the ones
@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hub.chess import uci
-from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
-from hub.core.seats import BadMoveLine
-from hub.core.text import is_printable_ascii
+from hub.core.io.lines import LineError, LineStream, LineTooLong, iter_lines
+from hub.core.io.text import is_printable_ascii
+from hub.core.play.seats import BadMoveLine
 from hub.games.chess.console import Console, ConsoleOptions
 from hub.games.clubs import player as clubber
 from hub.games.clubs.cards import CARD_TEXT, DeckError, parse_card_list, parse_deck_file

@@ -1,6 +1,6 @@
 """The top-level ``hub`` command's help and usage errors, through `hub.cli.main` in-process.
 
-``hub`` writes with `hub.core.output.Output` (``os.write`` on fds 1 and 2), so these tests
+``hub`` writes with `hub.core.io.output.Output` (``os.write`` on fds 1 and 2), so these tests
 capture file descriptors (capfd), not ``sys.stdout`` (capsys would see nothing).
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 from hub import __version__
 from hub.cli import main
-from hub.core.plugin import GamePlugin
+from hub.core.commands.plugin import GamePlugin
 from hub.declared.plugin import discover_games
 
 VERBS = ("play", "serve", "demo")

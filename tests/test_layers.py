@@ -64,7 +64,7 @@ CORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 """hub/core's subpackages from the bottom up, each with its modules. A core module is in the
 layer of its subpackage (``hub.core.io.lines``) or, before hub/core is grouped into
-subpackages, of its own name (``hub.core.lines``): the same table serves both."""
+subpackages, of its own name (``hub.core.io.lines``): the same table serves both."""
 
 LAYERS: tuple[str, ...] = (
     "hub",

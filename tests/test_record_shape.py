@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord, to_json
-from hub.core.kit import GameSpec
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord, to_json
+from hub.core.play.kit import GameSpec
 from hub.declared.plugin import discover_games
 
 

@@ -44,8 +44,8 @@ import attrs
 import pytest
 import trio
 
-from hub.core import stdin as stdin_module
-from hub.core.running import INTERRUPTED, TERMINATED, only_keyboard_interrupts, run_program
+from hub.core.commands.running import INTERRUPTED, TERMINATED, only_keyboard_interrupts, run_program
+from hub.core.io import stdin as stdin_module
 from tests.conftest import BIN, descendants, need_stockfish, program
 from tests.tournament.helpers import KIT, environment
 
@@ -401,7 +401,7 @@ def test_a_ctrl_c_in_the_kalah_demos_server_ends_the_demo_as_an_interrupt(
     it comes then) ended the server, the client reported ``ServerGone`` and the interrupt
     was lost on the way (a traceback, exit 1: issue 20, seen as 1 run in 3 at
     "== kalah 3/4"). It must end the demo as a Ctrl-C."""
-    from hub.core.events import MoveMade
+    from hub.core.model.events import MoveMade
     from hub.games.kalah import demo
 
     told = demo.GameStory.__call__

@@ -48,9 +48,9 @@ from hub.chess.uci import (
     Reader,
     ReadyReader,
 )
-from hub.core.identity import engine_identity, program_identity
-from hub.core.lines import LineError, LineTooLong
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.io.lines import LineError, LineTooLong
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.model.identity import engine_identity, program_identity
 
 __all__ = [
     "EngineClient",
@@ -240,7 +240,7 @@ class EngineClient:
 
     @property
     def identity(self) -> str:
-        """Who the engine is (hub.core.identity): ``uci:ID NAME``, or without an ``id name``
+        """Who the engine is (hub.core.model.identity): ``uci:ID NAME``, or without an ``id name``
         its program, ``program:PATH@HASH``."""
         if self.id_name:
             return engine_identity(self.id_name)

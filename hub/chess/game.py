@@ -1,4 +1,4 @@
-"""Chess, declared: the game of the chess plug-in as one `hub.core.game.Game`.
+"""Chess, declared: the game of the chess plug-in as one `hub.core.play.game.Game`.
 
 The rules are this class's own methods over `hub.chess.rules`' pure functions; its draw
 policy is a setting (``draws``: by default the FIDE automatic draws, so that every game ends;
@@ -26,7 +26,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hub.core.game import (
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.model.values import JSON
+from hub.core.play.game import (
     AgreedDraws,
     Ai,
     BadMove,
@@ -37,13 +39,11 @@ from hub.core.game import (
     Series,
     SettingsError,
 )
-from hub.core.referee import IllegalMove, Outcome
-from hub.core.values import JSON
 
 if TYPE_CHECKING:
     from hub.chess.rules import ChessState, Draws
-    from hub.core.events import GameRecord
-    from hub.core.threads import StopFlag
+    from hub.core.model.events import GameRecord
+    from hub.core.play.threads import StopFlag
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AI_SECONDS = 1.0

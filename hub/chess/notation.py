@@ -11,7 +11,7 @@ from __future__ import annotations
 import chess
 
 from hub.chess.rules import ChessState, normalise
-from hub.core.values import JSON
+from hub.core.model.values import JSON
 
 
 def move_text(state: ChessState, move: str) -> str:

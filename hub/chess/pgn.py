@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hub.core.events import GameRecord
-from hub.core.referee import Termination
+from hub.core.model.events import GameRecord
+from hub.core.model.referee import Termination
 
 if TYPE_CHECKING:
     import chess.pgn

@@ -14,7 +14,7 @@ from typing import Any
 import chess
 import chess.svg
 
-from hub.core.values import JSON
+from hub.core.model.values import JSON
 
 COLOURS = ("White", "Black")
 _SQUARE = re.compile(r'class="square ([a-z ]*?)([a-h][1-8])"')

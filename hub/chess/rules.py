@@ -28,7 +28,7 @@ import attrs
 import chess
 
 from hub.chess.board_art import board_lines
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
 
 WHITE_SEAT = 0
 BLACK_SEAT = 1

@@ -1,8 +1,8 @@
-"""Chess seats for the core match loop (`hub.core.match`): a built-in level, a UCI engine and
+"""Chess seats for the core match loop (`hub.core.play.match`): a built-in level, a UCI engine and
 a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``).
 
 * `level_seat`: level 1-4 of `hub.chess.search` as the core's one local-player seat
-  (`hub.core.threads.ThreadSeat`: a worker thread with a stop flag, so Ctrl-C and a lost game
+  (`hub.core.play.threads.ThreadSeat`: a worker thread with a stop flag, so Ctrl-C and a lost game
   return at once); `LevelAi` is its ``think``. Level 4 budgets its search from the turn's
   `TurnTime` (the core computes it from the seat's clocks, for a UCI engine too) as
   ``hub engine`` does for the same ``go``, less what it may overrun: the search looks at
@@ -18,7 +18,7 @@ a person at the terminal, all over `ChessState` with moves as UCI text (``e2e4``
   `Termination`); its process is always stopped and reaped (`UciSeat.aclose`, also from
   ``end``).
 * `ChessPersonSeat`: a person who reads the board and types moves (UCI ``e2e4`` or SAN ``Nf3``):
-  the core `hub.core.person.PersonSeat` with `ChessPersonCodec`; the I/O is two functions
+  the core `hub.core.play.person.PersonSeat` with `ChessPersonCodec`; the I/O is two functions
   handed in, so the seat itself is testable over memory.
 
 `turn_go` is the one pure translation of a turn's clock into a UCI ``go`` (both engine kinds
@@ -47,15 +47,15 @@ from hub.chess.engine_client import (
 from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
 from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
 from hub.chess.uci import Go, setoption_line
-from hub.core.clock import TimeControl
-from hub.core.identity import ai_identity, person_identity, with_options
-from hub.core.output import LinesOutput
-from hub.core.person import AskAgain, PersonSeat
-from hub.core.process import SpawnFailed
-from hub.core.referee import IllegalMove, Termination
-from hub.core.threads import ClockedSeat, StopFlag, ThreadSeat, TurnTime
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.io.output import LinesOutput
+from hub.core.io.process import SpawnFailed
+from hub.core.model.clock import TimeControl
+from hub.core.model.identity import ai_identity, person_identity, with_options
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.person import AskAgain, PersonSeat
+from hub.core.play.threads import ClockedSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 
 UNLIMITED_MOVETIME_MS = 1000
 """A move's time (``go movetime``) when the game has no time limit at all."""
@@ -137,7 +137,7 @@ def turn_go_of(time: TurnTime, colour: chess.Color) -> Go:
 
 @attrs.define(eq=False)
 class LevelAi:
-    """What chess's built-in levels need of the core's `hub.core.threads.ThreadSeat`: its
+    """What chess's built-in levels need of the core's `hub.core.play.threads.ThreadSeat`: its
     ``think``. Level 1-4 of `hub.chess.search`; its randomness comes from ``rng`` alone.
     Level 4 measures its speed on its recent searches (``speeds``) to keep its looks at the
     clock away from the deadline (`level_limits`)."""
@@ -258,7 +258,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
             self.failure = exc
 
     def _identity(self, engine: EngineClient) -> str:
-        """The engine's identity with the options it was given (hub.core.identity)."""
+        """The engine's identity with the options it was given (hub.core.model.identity)."""
         return with_options(engine.identity, self.options)
 
     def _start_failure(self, exc: EngineStartError) -> SeatFailure:
@@ -411,7 +411,7 @@ def result_line(result: MatchResult[ChessState, str]) -> str:
 
 
 class ChessPersonCodec:
-    """Chess's `hub.core.person.PersonCodec`: a move typed in UCI or SAN (`read_person_move`),
+    """Chess's `hub.core.play.person.PersonCodec`: a move typed in UCI or SAN (`read_person_move`),
     ``resign`` or ``quit`` to give up; the question ends the turn's lines (no prompt)."""
 
     def turn_lines(self, seat: int, state: ChessState) -> Sequence[str]:
@@ -445,7 +445,7 @@ class _ReadLine:
 
 @attrs.define(eq=False, init=False)
 class ChessPersonSeat(PersonSeat[ChessState, str]):
-    """A person: the core `hub.core.person.PersonSeat` with `ChessPersonCodec`, where `write`
+    """A person: the core `hub.core.play.person.PersonSeat` with `ChessPersonCodec`, where `write`
     shows lines and `read_line` returns the next typed line (None at the end of input, which
     resigns). ``resign`` (or ``quit``) gives up; a line that is not a legal move is refused
     and the person asked again, with the clock running. With no narrator on the terminal, the

@@ -26,7 +26,7 @@ import chess
 
 from hub import __version__
 from hub.chess.search import Limits, SearchInfo, SearchResult
-from hub.core.text import parse_whole_number
+from hub.core.io.text import parse_whole_number
 
 NAME = f"hub {__version__}"
 AUTHOR = "the hub developers"
@@ -67,7 +67,7 @@ class Reader(Generic[T]):
 @attrs.define
 class HandshakeReader(Reader[None]):
     """``readyok`` (anything may come first), then ``uciok``; the ``id name`` is kept in
-    `name` (the engine's identity, hub.core.identity), other ``id`` lines are skipped, and
+    `name` (the engine's identity, hub.core.model.identity), other ``id`` lines are skipped, and
     the names of the ``option`` lines kept in `options` (``ready=True``: ``uciok`` alone)."""
 
     ready: bool = False

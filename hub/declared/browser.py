@@ -41,11 +41,11 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.game import BadMove, Game, legal_texts
-from hub.core.match import Match
-from hub.core.referee import IllegalMove, Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import BaseSeat, MatchResult, MatchView, Moved, Seat, Start, Turn
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import BadMove, Game, legal_texts
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import BaseSeat, MatchResult, MatchView, Moved, Seat, Start, Turn
 from hub.declared.terminal import result_words
 from hub.web.limits import ServerFull
 
@@ -290,7 +290,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
     def offer_draw(self) -> str | None:
         """This seat's person offers a draw, or accepts the one another person offered;
         None if done (the answer is in the snapshots), else why not. The built-in players
-        answer at once by their evaluation (`hub.core.game.AgreedDraws.accepts`); when every
+        answer at once by their evaluation (`hub.core.play.game.AgreedDraws.accepts`); when every
         other seat agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
         if self.over or self.match is None or self.state is None:
             return "the game is over"

@@ -1,15 +1,15 @@
 """``hub match GAME ...`` for every game: the one `TournamentKit`, derived from a declaration.
 
 Everything a game does differently in a match is its declaration's `setup` facet
-(`hub.core.game.MatchSetup`), each method with a default that suits most games, and its
-`programs` facet (`hub.core.game.Programs`):
+(`hub.core.play.game.MatchSetup`), each method with a default that suits most games, and its
+`programs` facet (`hub.core.play.game.Programs`):
 
 * options: `MatchSetup.options` (default: the game's options and ``--tc``), turned into the
   settings recorded with each game by `MatchSetup.settings`;
 * openings: `MatchSetup.openings` (JSON values, drawn from a seed, each played from both sides by
   the schedule, so that deterministic players still play distinct games; default: a seed
   for the start and a few random legal plies, ``{"seed": S, "moves": ["4", "3"]}``);
-* one game: `MatchSetup.plan` returns its `hub.core.game.MatchPlan`, a value: the game that
+* one game: `MatchSetup.plan` returns its `hub.core.play.game.MatchPlan`, a value: the game that
   referees it (chess: with an arbiter's draws and a ply cap), its clocks, its first state
   and what the game's own seats are told; a fault scores `Game.forfeit`;
 * players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
@@ -21,7 +21,7 @@ Everything a game does differently in a match is its declaration's `setup` facet
   starts a UCI engine once).
 
 A seat of a game's own kind may launch what it needs before the clocks start and keep it
-in the slot's session (`session`, `hub.core.session`) from one game to the next: chess's
+in the slot's session (`session`, `hub.core.play.session`) from one game to the next: chess's
 engines get ``ucinewgame`` instead of a new process.
 """
 
@@ -34,16 +34,16 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hub.core.game import Game, Option, SettingsError, Value
-from hub.core.kit import GameSpec
+from hub.core.play.game import Game, Option, SettingsError, Value
+from hub.core.play.kit import GameSpec
 from hub.declared.options import option_help
 from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
 if TYPE_CHECKING:
-    from hub.core.bus import EventBus
-    from hub.core.events import GameRecord
-    from hub.core.session import Session
-    from hub.core.vocabulary import Seat
+    from hub.core.model.bus import EventBus
+    from hub.core.model.events import GameRecord
+    from hub.core.play.session import Session
+    from hub.core.play.vocabulary import Seat
 
 HUMAN = "human"
 REFUSED = ("web", "tcp")
@@ -56,7 +56,7 @@ def _dest(option: Option) -> str:
 
 
 class DeclaredKit:
-    """The `hub.core.kit.TournamentKit` of a declared game."""
+    """The `hub.core.play.kit.TournamentKit` of a declared game."""
 
     def __init__(self, game: type[Game[Any, Any]]) -> None:
         self.game = game
@@ -133,14 +133,14 @@ class DeclaredKit:
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Session]:
         """Games played inside may keep what their seats started (a chess engine) for the
-        next (`hub.core.session`; each slot of ``hub match`` opens one); leaving stops it."""
-        from hub.core.session import open_session
+        next (`hub.core.play.session`; each slot of ``hub match`` opens one); leaving stops it."""
+        from hub.core.play.session import open_session
 
         async with open_session() as session:
             yield session
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
-        from hub.core.match import Match
+        from hub.core.play.match import Match
 
         try:
             plan = self.game.setup.plan(
@@ -176,11 +176,11 @@ async def _person(
 ) -> AsyncIterator[SeatFactory]:
     """The factory of the seat of a person at this terminal (standard input, when it is a
     terminal: a worker process of ``hub match --concurrency`` reads its requests there);
-    the game's own person (`hub.core.game.Programs.person`) if it has one."""
-    from hub.core.output import Output
-    from hub.core.referee import Termination
-    from hub.core.values import PlayerInfo
-    from hub.core.vocabulary import FailedSeat
+    the game's own person (`hub.core.play.game.Programs.person`) if it has one."""
+    from hub.core.io.output import Output
+    from hub.core.model.referee import Termination
+    from hub.core.model.values import PlayerInfo
+    from hub.core.play.vocabulary import FailedSeat
 
     own = game.programs.person
     if own is not None:
@@ -205,8 +205,8 @@ async def _person(
 
         yield nobody
         return
-    from hub.core.person import PersonSeat
-    from hub.core.stdin import open_line_input
+    from hub.core.io.stdin import open_line_input
+    from hub.core.play.person import PersonSeat
     from hub.declared.terminal import PersonWords
 
     async with open_line_input() as keyboard:

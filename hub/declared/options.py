@@ -6,10 +6,10 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from hub.core.game import TC_HELP as TC_TEXT
-from hub.core.game import Game, Option, parse_time_control
-from hub.core.output import Output
-from hub.core.usage import HelpRequested, UsageError, show_help
+from hub.core.commands.usage import HelpRequested, UsageError, show_help
+from hub.core.io.output import Output
+from hub.core.play.game import TC_HELP as TC_TEXT
+from hub.core.play.game import Game, Option, parse_time_control
 
 T = TypeVar("T")
 
@@ -58,7 +58,7 @@ def add_time_control(parser: argparse.ArgumentParser, default: str) -> None:
 
 
 time_control = parse_time_control
-"""`--tc`'s text as a `TimeControl` (`hub.core.game.parse_time_control`)."""
+"""`--tc`'s text as a `TimeControl` (`hub.core.play.game.parse_time_control`)."""
 
 
 def read_command_line(

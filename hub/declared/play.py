@@ -24,14 +24,14 @@ from typing import Any
 
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.game import Game, SettingsError
-from hub.core.match import Match
-from hub.core.output import Output
-from hub.core.running import run_program
-from hub.core.usage import Parser
-from hub.core.vocabulary import Seat
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import Parser
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.play.game import Game, SettingsError
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import Seat
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -306,8 +306,8 @@ class LocalResources:
 
     @contextlib.asynccontextmanager
     async def human(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
-        from hub.core.stdin import open_line_input
-        from hub.core.values import PlayerInfo
+        from hub.core.io.stdin import open_line_input
+        from hub.core.model.values import PlayerInfo
 
         async with contextlib.AsyncExitStack() as stack:
             if self.keyboard is None:
@@ -322,8 +322,8 @@ class LocalResources:
 
     @contextlib.asynccontextmanager
     async def tcp(self, spec: SeatSpec, seat: int) -> AsyncIterator[Seat[Any, Any]]:
-        from hub.core.lines import LineStream
-        from hub.core.listen import bound_port, open_listeners
+        from hub.core.io.lines import LineStream
+        from hub.core.io.listen import bound_port, open_listeners
 
         if self.listener is None:  # one listener (one port) for every tcp seat
             host, port = self.address

@@ -1,9 +1,9 @@
 """A declared game's plug-in: the verbs hub derives from a declaration.
 
-`declared_plugin` makes the `hub.core.plugin.GamePlugin` of a declared game: ``hub play``
+`declared_plugin` makes the `hub.core.commands.plugin.GamePlugin` of a declared game: ``hub play``
 (`hub.declared.play`), ``hub serve`` (`hub.declared.serve`) and ``hub match``
 (`hub.declared.kit.DeclaredKit`), unless the plug-in gives its own command or leaves one
-out (``serve=None``). `discover_games` is `hub.core.plugin.discover` with these verbs for a
+out (``serve=None``). `discover_games` is `hub.core.commands.plugin.discover` with these verbs for a
 declaration an entry point names by itself. Each verb imports its module when it runs, so
 that ``hub games`` stays fast however many games are installed.
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hub.core.kit import TournamentKit
-from hub.core.plugin import Command, GamePlugin, PluginFailure, discover, lazy_object
+from hub.core.commands.plugin import Command, GamePlugin, PluginFailure, discover, lazy_object
+from hub.core.play.kit import TournamentKit
 
 if TYPE_CHECKING:
-    from hub.core.game import Game
+    from hub.core.play.game import Game
 
 Resolve = Callable[[], "type[Game[Any, Any]]"]
 

@@ -3,7 +3,7 @@
 =================  ===========================================================================
 ``ai`` ``ai:N``    the game's built-in AI at level N (default: its middle level); for a game
                    without one, the general game player (``mcts:N``)
-``mcts:N``         the general game player (hub.core.mcts) at level N, for every game
+``mcts:N``         the general game player (hub.core.play.mcts) at level N, for every game
 ``random``         a random legal move (``random:SEED`` to fix its choices)
 ``human``          a person at this terminal (told the legal moves after a bad one)
 ``web``            a person in a browser (``--web PORT``; the seat's page is printed)
@@ -31,18 +31,26 @@ from typing import Any, Generic, TypeVar
 import attrs
 import trio
 
-from hub.core import mcts
-from hub.core.game import Game, SeatKind
-from hub.core.identity import ai_identity, program_identity, random_identity, remote_identity
-from hub.core.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
-from hub.core.lines import LineError, LineStream
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.programs import program_problem, resolve_program
-from hub.core.referee import Termination
-from hub.core.seats import LineSeat, SeatCodec
-from hub.core.threads import StopFlag, ThreadSeat, TurnTime
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import BaseSeat, FailedSeat, LaunchedSeat, Seat, SeatFailure, Start, Turn
+from hub.core.io.lines import LineError, LineStream
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.io.programs import program_problem, resolve_program
+from hub.core.model.identity import ai_identity, program_identity, random_identity, remote_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play import mcts
+from hub.core.play.game import Game, SeatKind
+from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
+from hub.core.play.seats import LineSeat, SeatCodec
+from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import (
+    BaseSeat,
+    FailedSeat,
+    LaunchedSeat,
+    Seat,
+    SeatFailure,
+    Start,
+    Turn,
+)
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -52,7 +60,7 @@ STOP_GRACE = 2.0
 KINDS = ("ai", "random", "human", "web", "tcp", "program")
 JSON_KIND = "json"
 """``json:PROGRAM``: a program speaking the JSON bot protocol, in a game whose bare program
-specs speak another (`hub.core.game.Programs.program_kind`)."""
+specs speak another (`hub.core.play.game.Programs.program_kind`)."""
 
 
 class SeatSpecError(ValueError):
@@ -149,7 +157,7 @@ class RandomSeat(BaseSeat[Any, Any]):
 
 
 def samples(game: type[Game[Any, Any]]) -> bool:
-    """Whether the game's `hub.core.game.Search` facet samples what a seat cannot see."""
+    """Whether the game's `hub.core.play.game.Search` facet samples what a seat cannot see."""
     return game.search is not None and game.search.sample is not None
 
 
@@ -169,9 +177,9 @@ def is_general(spec: SeatSpec, game: type[Game[Any, Any]]) -> bool:
 
 
 def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[Any, Any]:
-    """The general game player (`hub.core.mcts`) at ``spec``'s level, budgeting from its
+    """The general game player (`hub.core.play.mcts`) at ``spec``'s level, budgeting from its
     clock, its choices drawn from ``seed``; for a game with hidden information (its
-    `hub.core.game.Search` samples what a seat cannot see) it is given only the view of
+    `hub.core.play.game.Search` samples what a seat cannot see) it is given only the view of
     the seat to move, and that seat."""
     level, search, rng = spec.level or mcts.DEFAULT_LEVEL, game.search, random.Random(seed)
     hidden = samples(type(game))
@@ -193,7 +201,7 @@ def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[
 def ai_seat(
     game: Game[Any, Any], level: int, seat: int, *, threaded: bool = True
 ) -> ThreadSeat[Any, Any]:
-    """The game's built-in AI (`hub.core.game.Ai`) at ``level`` in seat number ``seat``:
+    """The game's built-in AI (`hub.core.play.game.Ai`) at ``level`` in seat number ``seat``:
     given the state, or, for a game that hides something, only its seat's view."""
     ai = game.ai
     assert ai is not None  # `is_general` sends ``ai`` of a game without one to `general_seat`
@@ -245,7 +253,7 @@ async def bot_seat(
 
 def own_kind_hint(game: Game[Any, Any], kind: str, spec: str) -> str:
     """For a program that did not answer the welcome, in a game whose programs speak its
-    own protocol (`hub.core.game.Programs.program_kind`: ``clubber`` in clubs): how to seat
+    own protocol (`hub.core.play.game.Programs.program_kind`: ``clubber`` in clubs): how to seat
     it (``; not a JSON bot? a clubs program is seated as clubs:clubber``); else nothing."""
     programs = game.programs
     own = programs.program_kind
@@ -256,7 +264,7 @@ def own_kind_hint(game: Game[Any, Any], kind: str, spec: str) -> str:
 
 async def launch(seats: Sequence[object]) -> None:
     """Launch together every `LaunchedSeat` (a seat of a game's own kind,
-    `hub.core.game.SeatKind`, may be one: it starts what it needs before the clocks start;
+    `hub.core.play.game.SeatKind`, may be one: it starts what it needs before the clocks start;
     a game with a seat that failed to launch ends before any seat is told anything, that
     seat at fault: `quiet_if_failed`)."""
     starting = [seat.launch for seat in seats if isinstance(seat, LaunchedSeat)]
@@ -268,7 +276,7 @@ async def launch(seats: Sequence[object]) -> None:
 
 class ProgramSeat(LineSeat[S, M], LaunchedSeat[S, M], Generic[S, M]):
     """A program over pipes speaking a game's own protocol (the seat of a
-    `hub.core.game.SeatKind`: a clubs
+    `hub.core.play.game.SeatKind`: a clubs
     player, a Kalah agent). `launch` starts ``argv`` and runs `hello`, the protocol's
     handshake; a failure is kept in `failure` (raised at ``begin``); then it plays as a
     `LineSeat` over ``codec``; `aclose` ends it with `stop`, even when cancelled."""
@@ -367,7 +375,7 @@ class SeatMaker:
     seed: int = 0
     extra: dict[str, SeatFactory] = attrs.Factory(dict)
     detail: Any = None
-    """What the game's own seat kinds are told of a match (`hub.core.game.MatchPlan`)."""
+    """What the game's own seat kinds are told of a match (`hub.core.play.game.MatchPlan`)."""
     children: list[ChildProcess] = attrs.Factory(list)
 
     @contextlib.asynccontextmanager

@@ -24,34 +24,24 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core import lobby as pairing
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.game import Game
-from hub.core.identity import remote_identity
-from hub.core.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
-from hub.core.lines import LineError
-from hub.core.match import Match
-from hub.core.output import Output
-from hub.core.running import run_program
-from hub.core.seats import LineSeat
-from hub.core.serve import (
-    Connection,
-    ListenError,
-    add_limit_options,
-    add_log_options,
-    bound_port,
-    configure_logging,
-    fit_open_files,
-    limits_from_args,
-    log_games,
-    log_level_from_args,
-    open_listeners,
-    serve_lines,
-)
-from hub.core.usage import Parser
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import Seat
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import Parser
+from hub.core.io import lobby as pairing
+from hub.core.io.limits import add_limit_options, fit_open_files, limits_from_args
+from hub.core.io.lines import LineError
+from hub.core.io.listen import ListenError, bound_port, open_listeners
+from hub.core.io.output import Output
+from hub.core.io.serve import Connection, serve_lines
+from hub.core.io.serverlog import add_log_options, configure_logging, log_games, log_level_from_args
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.identity import remote_identity
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import Game
+from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
+from hub.core.play.match import Match
+from hub.core.play.seats import LineSeat
+from hub.core.play.vocabulary import Seat
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -151,7 +141,7 @@ up: the answer to a program's path is the same whether it exists or not."""
 class GameServer:
     """Where players are paired and games are played: TCP clients (`handle`, one task per
     connection) and people in a browser (`start`, from the lobby page; their games run in
-    ``nursery``) wait in the same queue, core's `hub.core.lobby.Lobby` (tables of the game's
+    ``nursery``) wait in the same queue, core's `hub.core.io.lobby.Lobby` (tables of the game's
     number of players, in order of arrival).
 
     People are seated only while they are here: one whose page has gone (`GRACE`) or who
@@ -287,7 +277,7 @@ class GameServer:
         RematchOffer(browsers, start).offer_to()
 
     def _seat(self, connection: Connection, hello: Hello) -> Seat[Any, Any]:
-        from hub.core.jsonbot import JsonCodec
+        from hub.core.play.jsonbot import JsonCodec
 
         player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)

@@ -1,9 +1,9 @@
 """A declared game at the terminal: a person's seat and the running picture, in words.
 
-`PersonWords` is the `hub.core.person.PersonCodec` of every declared game: the person
+`PersonWords` is the `hub.core.play.person.PersonCodec` of every declared game: the person
 sees the game's text picture of their own view, types a move in the game's notation, and
 is told the legal moves after anything else (``help`` or ``?`` lists them; ``resign`` or
-end of input gives the game up). `Narrator` is a `hub.core.vocabulary.Spectator` that prints
+end of input gives the game up). `Narrator` is a `hub.core.play.vocabulary.Spectator` that prints
 each move and the picture after it (the view of the one person at the terminal, else the
 spectator's) and the result in words.
 """
@@ -16,13 +16,13 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core import text
-from hub.core.game import BadMove, Game, legal_texts
-from hub.core.output import Output
-from hub.core.person import AskAgain, PersonSeat
-from hub.core.referee import IllegalMove, Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import MatchResult, Moved, SeatFailure, Turn
+from hub.core.io import text
+from hub.core.io.output import Output
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import BadMove, Game, legal_texts
+from hub.core.play.person import AskAgain, PersonSeat
+from hub.core.play.vocabulary import MatchResult, Moved, SeatFailure, Turn
 
 RESIGN = ("resign", "quit")
 
@@ -68,7 +68,7 @@ def result_words(
     game: Game[Any, Any], players: Sequence[PlayerInfo], result: MatchResult[Any, Any]
 ) -> str:
     """``Red (ai:4) wins``, ``South (ai:9) wins 37-11``, ``a draw``, ``Yellow (bot) wins (Red
-    (you): timeout)``: `hub.core.text.result_words` with each seat's name and player, and the
+    (you): timeout)``: `hub.core.io.text.result_words` with each seat's name and player, and the
     fault said as who lost and why."""
     outcome, fault = result.outcome, result.fault
     view = game.view(result.state, None)

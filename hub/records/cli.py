@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from hub.core.output import Output, write_all
-from hub.core.referee import Termination
+from hub.core.io.output import Output, write_all
+from hub.core.model.referee import Termination
 from hub.records.elo import PRIOR_ELO, Rated, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
@@ -26,7 +26,7 @@ from hub.records.render import header_lines, replay_lines, summary_words, table,
 from hub.records.store import GameSummary, RecordStore, StoredGame
 
 if TYPE_CHECKING:
-    from hub.core.game import Exporter
+    from hub.core.play.game import Exporter
 
 PROG = "hub games"
 HISTORY_LIMIT = 20
@@ -34,9 +34,9 @@ JSONL = "jsonl"
 
 
 def export_formats() -> dict[str, dict[str, Exporter]]:
-    """The formats of the installed games' own (`hub.core.game.Game.exports`, e.g. PGN for
+    """The formats of the installed games' own (`hub.core.play.game.Game.exports`, e.g. PGN for
     chess), each with the games that offer it and their exporters."""
-    from hub.core.plugin import discover
+    from hub.core.commands.plugin import discover
 
     formats: dict[str, dict[str, Exporter]] = {}
     for plugin in discover().values():

@@ -1,13 +1,13 @@
 """Records out: JSON lines for every game (pure). A game's own formats (PGN for chess) are
-its declaration's `hub.core.game.Game.exports`."""
+its declaration's `hub.core.play.game.Game.exports`."""
 
 from __future__ import annotations
 
 import json
 
-from hub.core.events import GameRecord, to_json
+from hub.core.model.events import GameRecord, to_json
 
 
 def jsonl_line(record: GameRecord) -> str:
-    """One record as one line of JSON (`hub.core.events.to_json`)."""
+    """One record as one line of JSON (`hub.core.model.events.to_json`)."""
     return json.dumps(to_json(record), separators=(",", ":"), ensure_ascii=False)

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator, Mapping
 
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.output import write_all
+from hub.core.io.output import write_all
+from hub.core.model.bus import EventBus
 
 ENVIRONMENT = "HUB_DB"
 """The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""

@@ -1,9 +1,9 @@
 """Records as terminal text (pure): the header of a game, its moves, and a compact drawing of
 each position from the game's state view (docs/architecture.md, "State views").
 
-Nothing here imports a game: a declared game (`hub.core.plugin.pictures`: chess, Kalah,
-clubs, Connect Four) draws its own views (`hub.core.game.Pictures.text`, with the players' short
-names); a view of any other shape (another game, or a view that breaks its game's contract)
+Nothing here imports a game: a declared game (`hub.core.commands.plugin.pictures`: chess, Kalah,
+clubs, Connect Four) draws its own views (`hub.core.play.game.Pictures.text`, with the players'
+short names); a view of any other shape (another game, or a view that breaks its game's contract)
 is printed as compact JSON.
 """
 
@@ -14,10 +14,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hub.core import text
-from hub.core.events import GameRecord, RecordedMove
-from hub.core.referee import Termination
-from hub.core.values import JSON, PlayerInfo
+from hub.core.io import text
+from hub.core.model.events import GameRecord, RecordedMove
+from hub.core.model.referee import Termination
+from hub.core.model.values import JSON, PlayerInfo
 
 if TYPE_CHECKING:
     from hub.records.store import GameSummary
@@ -49,13 +49,13 @@ def seconds(value: float) -> str:
 
 
 def seat_label(game: str, seat: int) -> str:
-    """A declared game's name of a seat for a whole game (`hub.core.game.Game.seat_name`
+    """A declared game's name of a seat for a whole game (`hub.core.play.game.Game.seat_name`
     without a position: White/Black in chess, ``player A`` in clubs, ``seat 0`` in Kalah,
     whose sides change), ``seat N`` otherwise; ``chance`` for chance's outcomes (seat -1,
-    `hub.core.chance.CHANCE`)."""
+    `hub.core.play.chance.CHANCE`)."""
     if seat < 0:
         return "chance"
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     if declared is not None and seat >= 0:
@@ -114,10 +114,10 @@ FAULT_WORDS = {
 
 
 def seat_words(game: str, seat: int, view: JSON = None) -> str:
-    """How the results name a seat: a declared game's `hub.core.game.Game.seat_name` at
+    """How the results name a seat: a declared game's `hub.core.play.game.Game.seat_name` at
     the final position (``White``, ``South``, ``North`` after Kalah's pie swap), else
     ``Seat N`` (from 1), as the pages name it."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     return declared.seat_name(seat, view) if declared is not None else f"Seat {seat + 1}"
@@ -146,7 +146,7 @@ def _words(
 
 def result_words(record: GameRecord) -> str:
     """A finished game's result in words, the same on the pages, in ``hub games history``
-    and ``show`` as at the terminal (`hub.core.text.result_words`, the game's own seat
+    and ``show`` as at the terminal (`hub.core.io.text.result_words`, the game's own seat
     names and score, the winner's first): ``South wins 37-11``, ``Black wins on time``,
     ``White wins (checkmate)``, ``a draw``, ``stopped (undo)``."""
     fault = record.fault
@@ -227,7 +227,7 @@ RENDERERS: dict[str, Renderer] = {}
 def position_lines(game: str, view: JSON, players: Sequence[PlayerInfo]) -> list[str]:
     """A position of ``game`` as indented text lines (compact JSON if the view is not one
     this module knows how to draw)."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     if declared is not None:

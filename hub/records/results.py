@@ -1,7 +1,7 @@
 """The one rule that turns a recorded game into results (pure; `hub games stats` and
 `hub games ratings` both count with it, so they agree on every game).
 
-A game is its players by seat (identities: `hub.core.identity`) and its winning seats. A
+A game is its players by seat (identities: `hub.core.model.identity`) and its winning seats. A
 player is an identity, however many seats it holds: two seats of one identity (self-play,
 three ``clubber`` seats) are one player. The players holding a winning seat are the game's
 winners.

@@ -1,8 +1,8 @@
 """The records database: every finished game in one SQLite file (standard library only).
 
-One row of ``games`` per game holds the whole record as JSON (`hub.core.events.to_json`, so
+One row of ``games`` per game holds the whole record as JSON (`hub.core.model.events.to_json`, so
 nothing is lost and the record format can evolve) beside the columns the queries need; the
-``players`` table indexes every seat's player by name and by identity (hub.core.identity)
+``players`` table indexes every seat's player by name and by identity (hub.core.model.identity)
 for ``--player``. See docs/records.md.
 
 * **Versioned schema.** ``PRAGMA user_version`` is the number of `MIGRATIONS` applied; opening
@@ -33,10 +33,10 @@ from typing import Any
 
 import attrs
 
-from hub.core.events import GameRecord, record_from_json, to_json
-from hub.core.identity import identity_of, seat_identities
-from hub.core.referee import Termination
-from hub.core.values import JSON, PlayerInfo
+from hub.core.model.events import GameRecord, record_from_json, to_json
+from hub.core.model.identity import identity_of, seat_identities
+from hub.core.model.referee import Termination
+from hub.core.model.values import JSON, PlayerInfo
 
 BUSY_SECONDS = 10.0
 """How long a write waits for another process's transaction before it fails."""
@@ -83,7 +83,7 @@ class GameSummary:
     """The winning seats (every seat of a draw), as in `GameRecord.winners`."""
     identities: tuple[str, ...] = attrs.field(default=(), converter=_names)
     """Each seat's player identity, two seats of one identity told apart by their seat
-    (`hub.core.identity.seat_identities`)."""
+    (`hub.core.model.identity.seat_identities`)."""
     scores: tuple[float, ...] = attrs.field(default=(), converter=tuple)
     """Each seat's score in the game's own points (`GameRecord.scores`: stores, cards)."""
     detail: str = ""
@@ -163,7 +163,7 @@ def _create_players(db: sqlite3.Connection) -> None:
 
 
 def _add_identities(db: sqlite3.Connection) -> None:
-    """Version 3: each seat's player identity (hub.core.identity) beside its name, indexed
+    """Version 3: each seat's player identity (hub.core.model.identity) beside its name, indexed
     for ``--player``; filled from the records already stored (an older record's players have
     none: theirs is derived from kind, spec and name, `identity_of`)."""
     db.execute("ALTER TABLE players ADD COLUMN identity TEXT NOT NULL DEFAULT ''")

@@ -26,10 +26,10 @@ import sqlite3
 
 import trio
 
-from hub.core.bus import EventBus, Subscription
-from hub.core.events import GameEnded, GameRecord
-from hub.core.output import write_all
-from hub.core.referee import Termination
+from hub.core.io.output import write_all
+from hub.core.model.bus import EventBus, Subscription
+from hub.core.model.events import GameEnded, GameRecord
+from hub.core.model.referee import Termination
 from hub.records.store import RecordStore
 
 BUFFER = 4096

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord
-from hub.core.kit import TournamentKit
-from hub.core.output import Output
-from hub.core.running import interrupted_status
+from hub.core.commands.running import interrupted_status
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord
+from hub.core.play.kit import TournamentKit
 from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
 from hub.tournament.progress import (
@@ -80,7 +80,7 @@ player's Elo from the tournament's games."""
 
 class MatchUsageError(Exception):
     """Bad usage of ``hub match``: the bare message, which `usage_error` prints with its hint,
-    exit status 2 (`hub.core.usage.UsageError` carries its hint already)."""
+    exit status 2 (`hub.core.commands.usage.UsageError` carries its hint already)."""
 
 
 class Failure(Exception):

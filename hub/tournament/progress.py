@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hub.core.output import write_all
+from hub.core.io.output import write_all
 from hub.tournament.elo import NO_SPREAD, TOO_FEW, EloEstimate, Interval
 from hub.tournament.formats import GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES
 from hub.tournament.runner import MatchReport

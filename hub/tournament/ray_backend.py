@@ -26,8 +26,8 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.events import GameRecord, record_from_json
-from hub.core.kit import GameSpec, TournamentKit
+from hub.core.model.events import GameRecord, record_from_json
+from hub.core.play.kit import GameSpec, TournamentKit
 from hub.tournament.runner import GameFailed, Slot
 from hub.tournament.worker import (
     describe_error,

@@ -5,7 +5,7 @@ A *backend* gives K *slots*; each slot plays one game at a time and returns its 
 * `InProcess`: the kit's ``play`` in this trio run (K = 1; the default);
 * `WorkerPool`: one ``python -m hub.tournament.worker`` child per slot, speaking JSON lines
   (`GameSpec` in, the record out), restarted if it dies, reaped with
-  `hub.core.process.stop_all` however the match ends;
+  `hub.core.io.process.stop_all` however the match ends;
 * ``RayBackend`` (`hub.tournament.ray_backend`, imported only for ``--cluster``): one Ray task
   per game.
 
@@ -32,12 +32,12 @@ from typing import Protocol
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import GameRecord, record_from_json
-from hub.core.kit import GameSpec, TournamentKit, kit_session
-from hub.core.lines import LineError
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.referee import Termination
+from hub.core.io.lines import LineError
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameRecord, record_from_json
+from hub.core.model.referee import Termination
+from hub.core.play.kit import GameSpec, TournamentKit, kit_session
 from hub.tournament.elo import Sprt, SprtState
 from hub.tournament.formats import PairingError
 from hub.tournament.schedule import Schedule, Scheduled

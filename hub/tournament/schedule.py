@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from hub.core.kit import GameSpec
+from hub.core.play.kit import GameSpec
 from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket
 
 

@@ -40,7 +40,7 @@ FAULT_KINDS = {
     "malformed": ILLEGAL,
     "disconnect": CRASH,
 }
-"""`hub.core.referee.Termination` values (of a seat's fault) by the column that counts them:
+"""`hub.core.model.referee.Termination` values (of a seat's fault) by the column that counts them:
 a loss on time, an illegal or malformed move, a crash or disconnection. Resigning is no
 fault of the program."""
 
@@ -61,7 +61,7 @@ class GameOutcome:
     fault_seat: int | None = None
     """The seat whose fault ended the game, if any."""
     fault: str | None = None
-    """That fault's `hub.core.referee.Termination` value (``"timeout"``, ...)."""
+    """That fault's `hub.core.model.referee.Termination` value (``"timeout"``, ...)."""
     fingerprint: str | None = None
     """What makes the game the game it was (players by seat, start, moves), to count
     repeated games; None if unknown."""

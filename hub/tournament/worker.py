@@ -25,12 +25,12 @@ from typing import Any
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import to_json
-from hub.core.kit import GameSpec, TournamentKit, kit_session
-from hub.core.lines import LineError, LineStream
-from hub.core.plugin import lazy_object, load_failure
-from hub.core.running import run_program
+from hub.core.commands.plugin import lazy_object, load_failure
+from hub.core.commands.running import run_program
+from hub.core.io.lines import LineError, LineStream
+from hub.core.model.bus import EventBus
+from hub.core.model.events import to_json
+from hub.core.play.kit import GameSpec, TournamentKit, kit_session
 from hub.declared.plugin import discover_games
 
 MAX_LINE = 64 * 1024 * 1024
@@ -121,7 +121,7 @@ async def _play_until_eof(
 
 async def serve(kit: TournamentKit, lines: LineStream) -> None:
     """Answer requests until end of input or SIGTERM, all in one session of the kit
-    (`hub.core.kit.kit_session`: a chess engine serves every game of this worker)."""
+    (`hub.core.play.kit.kit_session`: a chess engine serves every game of this worker)."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with kit_session(kit), trio.open_nursery() as nursery:
 

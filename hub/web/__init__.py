@@ -1,5 +1,5 @@
 """The live web view: every game the hub runs, followed in a browser, and the pages of a
-series of games with a running score (a game's `hub.core.game.Series`: the chess console's
+series of games with a running score (a game's `hub.core.play.game.Series`: the chess console's
 graphical display). Only a subscriber of the event stream (see docs/web.md).
 
 * `hub.web.options`: ``--web [HOST:]PORT`` and ``$HUB_WEB`` (light: commands import it);

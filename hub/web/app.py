@@ -5,7 +5,7 @@ Routes (GET only; nothing here changes a game):
 * ``/`` the lobby (running and recent games), ``/events`` its stream;
 * ``/game/{id}`` one game, followed live or replayed move by move, ``/game/{id}/events``;
 * ``/PAGE`` the current game of a series with a running score and the score, for a PAGE
-  some installed game's `hub.core.game.Series` facet names (chess: ``/console``, the
+  some installed game's `hub.core.play.game.Series` facet names (chess: ``/console``, the
   console's games), ``/PAGE/events``;
 * ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/PAGE``: JSON;
 * ``POST /new`` (with a ``Host``, ``hub serve GAME --web``): a person starts a game from the
@@ -34,7 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
-from hub.core.values import JSON
+from hub.core.model.values import JSON
 from hub.web.guard import Guard, client_of, read_json, refusal
 from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, game_topic
 from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany

@@ -8,7 +8,7 @@ and marks every running game stale: the next event of such a game resynchronises
 viewers, and a stale game is the first to be forgotten when ``max_live`` is reached.
 
 Viewers (one per open page) `watch` a topic: ``lobby``, ``game:<id>`` or ``series:<page>``,
-the page of a series of games with a running score (a game's `hub.core.game.Series` facet:
+the page of a series of games with a running score (a game's `hub.core.play.game.Series` facet:
 the chess console's ``/console``). Each has
 a bounded queue of ready-made server-sent-event frames: an event is serialised once per topic
 and offered to every viewer without waiting. A viewer that falls ``viewer_buffer`` frames
@@ -29,10 +29,10 @@ from typing import Any
 
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.referee import Termination
-from hub.core.values import JSON
+from hub.core.model.bus import EventBus
+from hub.core.model.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.model.referee import Termination
+from hub.core.model.values import JSON
 from hub.web.render import points_text
 from hub.web.views import LiveGame, ShownGame, detail, move_json, summary
 
@@ -168,7 +168,7 @@ class GameIndex:
         """How many times the index fell behind the bus and resubscribed."""
         self.series: dict[str, SeriesScore] = {}
         """Per series page, its current (or last) game and running score (the games of a
-        `hub.core.game.Series`: the chess console's)."""
+        `hub.core.play.game.Series`: the chess console's)."""
         self.changed: Callable[[Event], None] | None = None
         """Called after each event is applied (tests wait on it)."""
         self.stored: list[dict[str, Any]] = []
@@ -396,9 +396,9 @@ class SeriesScore:
 
 @functools.cache
 def series_pages() -> dict[str, tuple[str, ...]]:
-    """The series pages of the installed games (`hub.core.game.Series.page`), each with its
+    """The series pages of the installed games (`hub.core.play.game.Series.page`), each with its
     seats' names in lower case (the score's keys before any game of the series)."""
-    from hub.core.plugin import discover, pictures
+    from hub.core.commands.plugin import discover, pictures
 
     pages: dict[str, tuple[str, ...]] = {}
     for name in discover():
@@ -415,7 +415,7 @@ def series_of(
     """For a game of a series with a running score (its declaration's `Series` facet: the
     chess console's games), its page, its seats' names in lower case and the score before
     it."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     if declared is None:

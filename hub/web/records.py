@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import trio
 
-from hub.core.events import GameRecord
+from hub.core.model.events import GameRecord
 from hub.records import GameSummary, RecordStore
 
 LOGGER = logging.getLogger("hub.web")

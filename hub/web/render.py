@@ -1,7 +1,7 @@
 """Pure renderers: a game's state view (docs/architecture.md, "State views") to HTML.
 
 Nothing here imports or names a game: a board is drawn from the JSON view alone, by the
-game's declaration (`hub.core.plugin.pictures`: its `Pictures.html`), and falls back to the
+game's declaration (`hub.core.commands.plugin.pictures`: its `Pictures.html`), and falls back to the
 view's JSON for a game without one.
 Every piece of text that came from outside (player names, move texts, card texts) is escaped.
 """
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.values import JSON, PlayerInfo
+from hub.core.model.values import JSON, PlayerInfo
 
 if TYPE_CHECKING:
-    from hub.core.game import Game
+    from hub.core.play.game import Game
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -46,7 +46,7 @@ class Position:
     """A running game at its latest ply: the mover's clock ticks on the page."""
     reveal: bool = True
     """Show hidden information (a card game's hands): only once the game is over; a live
-    game's views pass through the game's `hub.core.game.Hidden.concealed`."""
+    game's views pass through the game's `hub.core.play.game.Hidden.concealed`."""
     winners: tuple[int, ...] | None = attrs.field(default=None, converter=_winners)
     """The winners at the final ply of a finished game (None otherwise)."""
     termination: str | None = None
@@ -61,7 +61,7 @@ class Position:
 def seat_label(game: str, seat: int, view: JSON = None) -> str:
     """How a page names a seat: a declared game's `Game.seat_name` at the position ``view``
     (White/Black in chess, South/North in Kalah, after the pie swap too), else Seat N."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     return declared.seat_name(seat, view) if declared is not None else f"Seat {seat + 1}"
@@ -124,7 +124,7 @@ def render_players(position: Position) -> str:
 
 def status_lines(position: Position) -> list[str]:
     """The lines a declared game shows under its board at ``position`` (`Pictures.status`)."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(position.game)
     if declared is None:
@@ -140,7 +140,7 @@ def status_lines(position: Position) -> list[str]:
 def render_board(position: Position) -> str:
     """The game's board from its view; a game (or a view) we do not know shows its JSON."""
     view = position.view
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(position.game)
     try:
@@ -155,7 +155,7 @@ def render_board(position: Position) -> str:
 
 
 def concealed(declared: Game[Any, Any], view: JSON) -> JSON:
-    """``view`` as a spectator of a live game may see it (`hub.core.game.Hidden`)."""
+    """``view`` as a spectator of a live game may see it (`hub.core.play.game.Hidden`)."""
     hidden = declared.hidden
     return view if hidden is None else hidden.concealed(view)
 

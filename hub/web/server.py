@@ -23,9 +23,9 @@ import hypercorn.trio
 import trio
 from hypercorn.config import Config
 
-from hub.core.bus import EventBus
-from hub.core.limits import collect_less_often, freeze_start_up
-from hub.core.output import Output
+from hub.core.io.limits import collect_less_often, freeze_start_up
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
 from hub.web.app import Standings, create_app
 from hub.web.index import GameIndex
 from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
@@ -145,7 +145,7 @@ async def start_web(
     An address that cannot be bound raises `OSError`; with ``prog``, it is reported on
     ``err`` instead (``PROG: can't serve the web view on port N: REASON``) and None returned.
     A program's call (``prog``) then freezes what start-up made, the web stack included
-    (`hub.core.limits.freeze_start_up`: shorter collection pauses while it serves pages).
+    (`hub.core.io.limits.freeze_start_up`: shorter collection pauses while it serves pages).
     """
     out = err if err is not None else Output(2)
     host, port = address

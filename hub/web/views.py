@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from hub.core.events import GameRecord, GameStarted, MoveMade
-from hub.core.values import JSON, PlayerInfo
+from hub.core.model.events import GameRecord, GameStarted, MoveMade
+from hub.core.model.values import JSON, PlayerInfo
 from hub.records import GameSummary
 from hub.records.render import result_words, summary_words
 from hub.web.render import Position, render_position, seat_label, status_lines
 
 if TYPE_CHECKING:
-    from hub.core.game import Game as Declaration
+    from hub.core.play.game import Game as Declaration
 
 T = TypeVar("T")
 
@@ -239,14 +239,14 @@ def _move(
 
 def move_words(game: str, before: JSON, move: str) -> str:
     """A move as a person reads it, from the position before it (the game's
-    `hub.core.game.Pictures.move_words`: SAN in chess); the notation's text if unknown."""
+    `hub.core.play.game.Pictures.move_words`: SAN in chess); the notation's text if unknown."""
     return _from_declared(
         game, before, lambda declared: declared.pictures.move_words(before, move), move
     )
 
 
 def move_number(game: str, before: JSON) -> str | None:
-    """How the pages number a move (`hub.core.game.Pictures.move_number`: ``4.``/``4...`` in
+    """How the pages number a move (`hub.core.play.game.Pictures.move_number`: ``4.``/``4...`` in
     chess), from the position before it; None: the list's own ply numbers."""
     return _from_declared(
         game, before, lambda declared: declared.pictures.move_number(before), None
@@ -259,7 +259,7 @@ def _from_declared(
     """What the declared ``game`` says of a move from the position ``before`` it; ``otherwise``
     when the game or that position is unknown, or the view does not fit (a lost event: words
     for a page must not fail it)."""
-    from hub.core.plugin import pictures
+    from hub.core.commands.plugin import pictures
 
     declared = pictures(game)
     if declared is None or before is None:

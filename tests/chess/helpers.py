@@ -32,7 +32,7 @@ def console_transcript(data: bytes, args: Sequence[str] = ()) -> bytes:
     """What ``hub play chess ARGS`` prints for standard input ``data``, computed in-process.
 
     Lines are split as the program splits them (a last line without a newline still counts),
-    decoded as Latin-1, and the answers encoded as UTF-8 as `hub.core.output.Output` does.
+    decoded as Latin-1, and the answers encoded as UTF-8 as `hub.core.io.output.Output` does.
     """
     options = parse_options(args)
     assert options is not None

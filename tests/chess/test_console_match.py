@@ -11,8 +11,8 @@ import chess
 import trio
 
 from hub.chess.search import ComputerPlayer
-from hub.core.bus import EventBus
-from hub.core.events import (
+from hub.core.model.bus import EventBus
+from hub.core.model.events import (
     Event,
     GameEnded,
     GameRecord,
@@ -21,9 +21,9 @@ from hub.core.events import (
     record_from_json,
     to_json,
 )
-from hub.core.referee import Termination
-from hub.core.threads import StopFlag
-from hub.core.values import PlayerInfo
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.threads import StopFlag
 from hub.games.chess.console import ConsoleOptions, ConsoleSession, open_console
 
 HUMAN = PlayerInfo("human", "person", "human")

@@ -8,9 +8,9 @@ import chess
 import pytest
 
 from hub.chess.pgn import pgn_text
-from hub.core.bus import EventBus
-from hub.core.events import GameRecord
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameRecord
+from hub.core.model.referee import Termination
 from hub.games.chess.console import ConsoleOptions, open_console, parse_options
 from hub.records.recording import recording
 from hub.web.index import GameIndex

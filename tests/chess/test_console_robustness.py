@@ -13,11 +13,11 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hub.core.bus import EventBus
-from hub.core.events import MoveMade
-from hub.core.lines import LineStream
-from hub.core.output import Output
-from hub.core.running import only_keyboard_interrupts
+from hub.core.commands.running import only_keyboard_interrupts
+from hub.core.io.lines import LineStream
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
+from hub.core.model.events import MoveMade
 from hub.games.chess.console import MAX_LINE, Console, ConsoleOptions, run
 from tests.chess.helpers import TIMEOUT, console_transcript, run_program
 from tests.conftest import program

@@ -11,7 +11,7 @@ import pytest
 
 from hub.chess.board_art import PLAIN, BoardStyle, board_lines, detect_style, styled_board
 from hub.chess.search import ComputerPlayer
-from hub.core.threads import StopFlag
+from hub.core.play.threads import StopFlag
 from hub.games.chess.console import (
     HELP,
     INVALID,

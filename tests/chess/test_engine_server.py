@@ -13,7 +13,7 @@ import chess.engine
 import pytest
 import trio
 
-from hub.core.lines import LineStream, PeerClosed
+from hub.core.io.lines import LineStream, PeerClosed
 from tests.chess.helpers import TIMEOUT
 from tests.conftest import program
 

@@ -19,11 +19,11 @@ import trio
 from hub.chess.game import ChessGame
 from hub.chess.rules import ChessState, Draws, initial
 from hub.chess.seats import EngineShelf
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.kit import GameSpec
-from hub.core.plugin import discover
-from hub.core.referee import Termination
+from hub.core.commands.plugin import discover
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.model.referee import Termination
+from hub.core.play.kit import GameSpec
 from hub.declared.kit import DeclaredKit
 from hub.games.chess.game import ChessMatchGame
 from hub.games.chess.match import (

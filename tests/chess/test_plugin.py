@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from hub.core.plugin import discover
+from hub.core.commands.plugin import discover
 from tests.chess.helpers import TIMEOUT, run_program
 from tests.conftest import program
 

@@ -13,10 +13,10 @@ import pytest
 from hub.chess.game import ChessGame
 from hub.chess.notation import state_view
 from hub.chess.rules import ChessState, Draws
-from hub.core.game import BadMove, SettingsError, legal_texts
-from hub.core.plugin import discover, pictures
-from hub.core.referee import IllegalMove
-from hub.core.threads import StopFlag
+from hub.core.commands.plugin import discover, pictures
+from hub.core.model.referee import IllegalMove
+from hub.core.play.game import BadMove, SettingsError, legal_texts
+from hub.core.play.threads import StopFlag
 from hub.testing import check_game
 from hub.web.render import Position, render_position, status_lines
 

@@ -18,7 +18,7 @@ from hub.chess.rules import (
     position_command,
     render_board,
 )
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
 from hub.testing import check_game
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]

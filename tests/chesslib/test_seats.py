@@ -33,14 +33,14 @@ from hub.chess.seats import (
     turn_go,
 )
 from hub.chess.uci import Go, parse_go
-from hub.core.bus import EventBus
-from hub.core.clock import SeatClock, TimeControl
-from hub.core.events import GameEnded
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.threads import StopFlag, ThreadSeat
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import MatchResult, Seat, Turn
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import SeatClock, TimeControl
+from hub.core.model.events import GameEnded
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
+from hub.core.play.threads import StopFlag, ThreadSeat
+from hub.core.play.vocabulary import MatchResult, Seat, Turn
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 

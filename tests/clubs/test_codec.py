@@ -8,9 +8,9 @@ import json
 import attrs
 import pytest
 
-from hub.core.referee import Termination
-from hub.core.seats import BadMoveLine
-from hub.core.vocabulary import NO_LIMIT, Fault, Moved, Start
+from hub.core.model.referee import Termination
+from hub.core.play.seats import BadMoveLine
+from hub.core.play.vocabulary import NO_LIMIT, Fault, Moved, Start
 from hub.games.clubs.cards import parse_card
 from hub.games.clubs.codec import ClubsCodec
 from hub.games.clubs.game import ClubsGame

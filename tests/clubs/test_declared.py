@@ -15,17 +15,17 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.events import Event, GameEnded, GameStarted, MoveMade, to_json
-from hub.core.game import SettingsError
-from hub.core.jsonbot import JsonCodec
-from hub.core.lines import LineStream
-from hub.core.match import Match
-from hub.core.plugin import discover, pictures
-from hub.core.seats import LineSeat
-from hub.core.threads import StopFlag
-from hub.core.values import PlayerInfo
+from hub.core.commands.plugin import discover, pictures
+from hub.core.io.lines import LineStream
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.events import Event, GameEnded, GameStarted, MoveMade, to_json
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import SettingsError
+from hub.core.play.jsonbot import JsonCodec
+from hub.core.play.match import Match
+from hub.core.play.seats import LineSeat
+from hub.core.play.threads import StopFlag
 from hub.declared.seats import ai_seat
 from hub.games.clubs.cards import card_text
 from hub.games.clubs.game import ClubsGame

@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hub.core.game import Search
-from hub.core.mcts import Budget, choose, choose_from_view
-from hub.core.referee import Outcome
-from hub.core.threads import StopFlag, TurnTime
+from hub.core.model.referee import Outcome
+from hub.core.play.game import Search
+from hub.core.play.mcts import Budget, choose, choose_from_view
+from hub.core.play.threads import StopFlag, TurnTime
 from hub.declared.seats import SeatSpec, general_seat, parse_seat
 from hub.games.clubs.cards import suit_of
 from hub.games.clubs.game import ClubsGame

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.referee import Termination
+from hub.core.model.referee import Termination
 from hub.games.clubs.hub import Config, start_failure_text
 from hub.games.clubs.table import StartFailure
 from tests.clubs.helpers import DECKS, env_with, run

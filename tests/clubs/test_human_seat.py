@@ -12,14 +12,14 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.match import Match
-from hub.core.output import Output
-from hub.core.person import AskAgain, PersonSeat
-from hub.core.referee import IllegalMove, Termination
-from hub.core.stdin import LineInput
-from hub.core.threads import ThreadSeat
-from hub.core.vocabulary import MatchResult, SeatFailure
+from hub.core.io.output import Output
+from hub.core.io.stdin import LineInput
+from hub.core.model.bus import EventBus
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.play.match import Match
+from hub.core.play.person import AskAgain, PersonSeat
+from hub.core.play.threads import ThreadSeat
+from hub.core.play.vocabulary import MatchResult, SeatFailure
 from hub.games.clubs.cards import CARD_TEXT, Card, parse_card
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.person import ClubsPersonCodec, PersonNarrator, hand_text, read_card

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from hub.core.process import ChildProcess
+from hub.core.io.process import ChildProcess
 from hub.games.clubs.launch import (
     CommandLineError,
     EarlyStart,

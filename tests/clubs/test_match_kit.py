@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.kit import GameSpec
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.model.referee import Termination
+from hub.core.play.kit import GameSpec
 from hub.declared.kit import DeclaredKit
 from hub.games.clubs.cards import CARD_TEXT
 from hub.games.clubs.codec import ClubsSettings

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.referee import Termination
+from hub.core.model.referee import Termination
 from tests.clubs.helpers import SPEC_EXAMPLE, clubhub, env_with, run
 from tests.conftest import program
 from tests.records.stored import stored_records

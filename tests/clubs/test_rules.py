@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.core.referee import IllegalMove
+from hub.core.model.referee import IllegalMove
 from hub.games.clubs.cards import DECK_SIZE, TWO_OF_DIAMONDS, deal, parse_card
 from hub.games.clubs.game import ClubsGame
 from hub.games.clubs.rules import ClubsState, new_game, play, trick_winner

@@ -27,13 +27,13 @@ def test_no_heavy_imports(module: str) -> None:
 
 def test_a_game_nobody_watches_imports_no_event_type() -> None:
     """clubhub's engine, and a whole game played with an event bus nobody subscribed to,
-    never import hub.core.events (its classes cost start-up time: hub/core/match.py); the
+    never import hub.core.model.events (its classes cost start-up time: hub/core/play/match.py); the
     record, asked for afterwards, does."""
     code = """
 import sys, trio
 import hub.games.clubs.hub
-from hub.core.bus import EventBus
-from hub.core.match import BaseSeat, Match
+from hub.core.model.bus import EventBus
+from hub.core.play.match import BaseSeat, Match
 from tests.core.toys import Nim, NimState
 
 class Take(BaseSeat):
@@ -44,8 +44,8 @@ async def game():
     return await Match(Nim(), NimState(5), [Take(), Take()], events=EventBus()).run()
 
 result = trio.run(game)
-print("hub.core.events" in sys.modules, len(result.moves))
-print(len(result.record.moves), "hub.core.events" in sys.modules)
+print("hub.core.model.events" in sys.modules, len(result.moves))
+print(len(result.record.moves), "hub.core.model.events" in sys.modules)
 """
     done = subprocess.run(
         [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=30

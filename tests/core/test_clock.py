@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.core.clock import Clocks, SeatClock, TimeControl
+from hub.core.model.clock import Clocks, SeatClock, TimeControl
 
 
 def test_per_move_limit_sets_a_deadline_from_the_start() -> None:

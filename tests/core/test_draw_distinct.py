@@ -1,11 +1,11 @@
-"""`hub.core.kit.draw_distinct`: seeded openings, distinct while there are enough."""
+"""`hub.core.play.kit.draw_distinct`: seeded openings, distinct while there are enough."""
 
 from __future__ import annotations
 
 import itertools
 import random
 
-from hub.core.kit import draw_distinct
+from hub.core.play.kit import draw_distinct
 
 
 def test_distinct_while_there_are_enough_then_repeats() -> None:

@@ -4,7 +4,7 @@ is small enough to read at once."""
 
 from __future__ import annotations
 
-from hub.core.game import Ai, Game, Hidden, MatchPlan, MatchSetup, Pictures, Programs, Series
+from hub.core.play.game import Ai, Game, Hidden, MatchPlan, MatchSetup, Pictures, Programs, Series
 from tests.core.toys import Nim
 
 MOST_MEMBERS = 30

@@ -8,7 +8,7 @@ import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.core.lines import LineStream, LineTooLong, PeerClosed, TransportFailed, iter_lines
+from hub.core.io.lines import LineStream, LineTooLong, PeerClosed, TransportFailed, iter_lines
 
 
 def pair(max_line: int = 64, **kwargs: bool) -> tuple[LineStream, trio.testing.MemorySendStream]:

@@ -1,4 +1,4 @@
-"""The one pairing component (hub.core.lobby): properties of joins and leaves in any order,
+"""The one pairing component (hub.core.io.lobby): properties of joins and leaves in any order,
 and the trio side (waiting, the check for a client that has gone, playing a table)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.core.lobby import Lobby, Seating, Waiting
+from hub.core.io.lobby import Lobby, Seating, Waiting
 
 # An operation: ("join", request) adds a new entry; ("leave", k) makes the k-th entry made
 # so far (modulo their number) leave, whatever it is doing (waiting, seated, gone already).

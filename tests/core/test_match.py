@@ -14,15 +14,23 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.events import GameEnded, GameStarted, MoveMade, to_json
-from hub.core.fed import FedSeat
-from hub.core.match import Match
-from hub.core.referee import IllegalMove, Outcome, Termination
-from hub.core.threads import StopFlag, ThreadSeat, TurnTime
-from hub.core.values import JSON, PlayerInfo
-from hub.core.vocabulary import BaseSeat, FailedSeat, MatchResult, Moved, SeatFailure, Start, Turn
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.events import GameEnded, GameStarted, MoveMade, to_json
+from hub.core.model.referee import IllegalMove, Outcome, Termination
+from hub.core.model.values import JSON, PlayerInfo
+from hub.core.play.fed import FedSeat
+from hub.core.play.match import Match
+from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import (
+    BaseSeat,
+    FailedSeat,
+    MatchResult,
+    Moved,
+    SeatFailure,
+    Start,
+    Turn,
+)
 from tests.core.toys import Nim, NimState
 
 

@@ -1,4 +1,4 @@
-"""The general game player (hub/core/mcts.py): it beats a random mover on Connect Four, Kalah
+"""The general game player (hub/core/play/mcts.py): it beats a random mover on Connect Four, Kalah
 and a game declared here with turns of several moves (for two and three seats), from the
 rules alone; it is deterministic for a seed and a budget, keeps to a time budget and a stop
 flag and always answers a legal move; rewards split draws and shared wins."""
@@ -13,8 +13,9 @@ from typing import Any
 import attrs
 import pytest
 
-from hub.core.game import Game
-from hub.core.mcts import (
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.game import Game
+from hub.core.play.mcts import (
     LEVELS,
     Budget,
     choose,
@@ -23,7 +24,6 @@ from hub.core.mcts import (
     rewards,
     think_seconds,
 )
-from hub.core.referee import IllegalMove, Outcome
 from hub.games.connect4 import ConnectFour
 from hub.games.kalah.game import KalahGame
 

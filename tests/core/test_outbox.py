@@ -5,7 +5,7 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from hub.core.outbox import Outbox
+from hub.core.io.outbox import Outbox
 
 
 def start_writer(nursery: trio.Nursery, outbox: Outbox) -> trio.CancelScope:

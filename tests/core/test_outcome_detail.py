@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from hub.core.events import GameRecord, record_from_json, to_json
-from hub.core.match import Match
-from hub.core.referee import Outcome
+from hub.core.model.events import GameRecord, record_from_json, to_json
+from hub.core.model.referee import Outcome
+from hub.core.play.match import Match
 from tests.core.test_match import seats
 from tests.core.toys import Nim, NimState
 

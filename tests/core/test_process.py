@@ -8,9 +8,9 @@ import sys
 import pytest
 import trio
 
-from hub.core.lines import PeerClosed
-from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
-from hub.core.running import only_keyboard_interrupts
+from hub.core.commands.running import only_keyboard_interrupts
+from hub.core.io.lines import PeerClosed
+from hub.core.io.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
 
 PY = sys.executable
 

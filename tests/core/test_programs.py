@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.programs import find_program, resolve_program, which_program
+from hub.core.io.programs import find_program, resolve_program, which_program
 
 
 def test_a_sibling_of_the_interpreter_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:

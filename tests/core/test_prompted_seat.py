@@ -8,12 +8,12 @@ import threading
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, MoveMade
-from hub.core.fed import FedSeat
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.threads import PromptedSeat, StopFlag, TurnTime
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, MoveMade
+from hub.core.model.referee import Termination
+from hub.core.play.fed import FedSeat
+from hub.core.play.match import Match
+from hub.core.play.threads import PromptedSeat, StopFlag, TurnTime
 from tests.core.toys import Nim, NimState
 
 

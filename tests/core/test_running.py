@@ -7,7 +7,7 @@ import signal
 import pytest
 import trio
 
-from hub.core.running import (
+from hub.core.commands.running import (
     INTERRUPTED,
     TERMINATED,
     exit_status_on_interrupt,

@@ -8,17 +8,8 @@ import socket
 import pytest
 import trio
 
-from hub.core.serve import (
-    UNKNOWN_PEER,
-    Connection,
-    ListenError,
-    ServerStats,
-    bound_port,
-    linger,
-    open_listeners,
-    resolve_port,
-    serve_lines,
-)
+from hub.core.io.listen import ListenError, bound_port, open_listeners, resolve_port
+from hub.core.io.serve import UNKNOWN_PEER, Connection, ServerStats, linger, serve_lines
 from tests.core.memory_listener import MemoryListener
 
 

@@ -15,29 +15,22 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord, GameStarted
-from hub.core.referee import Termination
-from hub.core.serve import (
+from hub.core.io.limits import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_PER_ADDRESS,
-    Connection,
-    Handler,
     ServerLimits,
-    ServerStats,
     add_limit_options,
-    add_log_options,
-    bound_port,
-    configure_logging,
     limits_from_args,
     limits_from_values,
-    log_games,
-    log_level_from_args,
-    open_listeners,
-    serve_lines,
 )
-from hub.core.values import PlayerInfo
+from hub.core.io.listen import bound_port, open_listeners
+from hub.core.io.serve import Connection, Handler, ServerStats, serve_lines
+from hub.core.io.serverlog import add_log_options, configure_logging, log_games, log_level_from_args
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord, GameStarted
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
 from tests.core.memory_listener import MemoryListener
 
 

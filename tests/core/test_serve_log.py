@@ -12,7 +12,8 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.serve import Connection, configure_logging, serve_lines
+from hub.core.io.serve import Connection, serve_lines
+from hub.core.io.serverlog import configure_logging
 from tests.core.memory_listener import MemoryListener
 
 

@@ -1,4 +1,4 @@
-"""hub.core.stdin: a threaded fd stream that loses nothing on cancel, and LineInput over it."""
+"""hub.core.io.stdin: a threaded fd stream that loses nothing on cancel, and LineInput over it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.stdin import LineInput, ThreadedFdReceiveStream, ensure_standard_fds, open_line_input
+from hub.core.io.stdin import (
+    LineInput,
+    ThreadedFdReceiveStream,
+    ensure_standard_fds,
+    open_line_input,
+)
 
 TIMEOUT = 30.0
 """Only bounds a hang (a thread on a loaded machine may start late); never a timing check."""

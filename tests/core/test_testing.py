@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import attrs
 import pytest
 
-from hub.core.game import Game
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.game import Game
 from hub.testing import GameConformanceError, check_game
 from tests.core.toys import Nim, NimState, make_nim
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.core.text import is_printable_ascii, parse_whole_number, result_words
+from hub.core.io.text import is_printable_ascii, parse_whole_number, result_words
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """A tiny game for testing the core: Nim with one pile, take 1-3, taking the last wins.
 
-Its declaration is the required core of `hub.core.game.Game` alone (no facets), with no
+Its declaration is the required core of `hub.core.play.game.Game` alone (no facets), with no
 state view (None), as small as a game can be."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from hub.core.game import Game
-from hub.core.referee import IllegalMove, Outcome
-from hub.core.values import JSON
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.model.values import JSON
+from hub.core.play.game import Game
 
 
 @attrs.frozen

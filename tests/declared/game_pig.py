@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 
-from hub.core.game import Game, Option, Pictures
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.game import Game, Option, Pictures
 
 
 @attrs.frozen

@@ -8,8 +8,8 @@ from typing import Any
 
 import attrs
 
-from hub.core.game import Ai, Game, Option
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.game import Ai, Game, Option
 
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 

@@ -34,8 +34,8 @@ NIM = textwrap.dedent(
 
     import attrs
 
-    from hub.core.game import Ai, Game, Option, Pictures
-    from hub.core.referee import IllegalMove, Outcome
+    from hub.core.play.game import Ai, Game, Option, Pictures
+    from hub.core.model.referee import IllegalMove, Outcome
 
 
     @attrs.frozen

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.serve import ARRIVAL, GameServer
 from hub.games.connect4 import ConnectFour

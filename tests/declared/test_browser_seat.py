@@ -20,12 +20,12 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.game import Game
-from hub.core.match import Match
-from hub.core.referee import IllegalMove, Outcome, Termination
-from hub.core.values import PlayerInfo
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import IllegalMove, Outcome, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import Game
+from hub.core.play.match import Match
 from hub.declared.browser import SeatDesk
 from hub.declared.seats import RandomSeat
 from hub.games.connect4 import ConnectFour

@@ -1,4 +1,4 @@
-"""Chance and simultaneous moves (hub.core.chance), shown on three games declared in the
+"""Chance and simultaneous moves (hub.core.play.chance), shown on three games declared in the
 tests: Pig (dice rolled during play), Rock-Paper-Scissors (both choose at once) and High
 Cards (hidden hands and a draw pile).
 
@@ -26,14 +26,14 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.chance import CHANCE
-from hub.core.events import Event, GameRecord, to_json
-from hub.core.game import Game, replay_moves
-from hub.core.lines import LineError, LineStream
-from hub.core.match import Match
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import MatchResult, Seat
+from hub.core.io.lines import LineError, LineStream
+from hub.core.model.bus import EventBus
+from hub.core.model.events import Event, GameRecord, to_json
+from hub.core.model.values import PlayerInfo
+from hub.core.play.chance import CHANCE
+from hub.core.play.game import Game, replay_moves
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import MatchResult, Seat
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, SeatMaker, ai_seat, bot_seat, parse_seat
 from hub.records.render import move_line
@@ -316,8 +316,8 @@ async def test_the_built_in_ai_is_not_shown_the_other_choice() -> None:
 async def test_a_simultaneous_turn_runs_each_seat_on_its_own_clock(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    from hub.core.clock import TimeControl
-    from hub.core.referee import Termination
+    from hub.core.model.clock import TimeControl
+    from hub.core.model.referee import Termination
 
     game = RockPaperScissors()
     quick = RandomSeat(game, random.Random(1), PlayerInfo("random"))

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from hub.core.game import BadMove, SettingsError
-from hub.core.referee import IllegalMove
-from hub.core.threads import StopFlag
+from hub.core.model.referee import IllegalMove
+from hub.core.play.game import BadMove, SettingsError
+from hub.core.play.threads import StopFlag
 from hub.games.connect4 import Board, ConnectFour
 from hub.testing import check_game
 

@@ -12,10 +12,10 @@ import trio
 import trio.testing
 
 from hub.chess.game import ChessGame
-from hub.core.clock import TimeControl
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.seats import RandomSeat, ai_seat
 from hub.games.connect4 import ConnectFour

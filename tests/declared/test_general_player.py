@@ -1,5 +1,5 @@
 """A declared game without an AI of its own gets one: ``ai:N`` (and ``mcts:N``, for every
-game) is the general game player (hub/core/mcts.py), through the installed ``hub play`` and
+game) is the general game player (hub/core/play/mcts.py), through the installed ``hub play`` and
 ``hub match``, and through the seat parsers of ``hub serve`` (a hello's opponent, the lobby
 page's choices) and ``hub match``; a game that hides something and offers no sampler is
 refused in words, never played by peeking."""
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.game import Hidden as HiddenFacet
-from hub.core.threads import StopFlag, TurnTime
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.play.game import Hidden as HiddenFacet
+from hub.core.play.threads import StopFlag, TurnTime
 from hub.declared.kit import DeclaredKit
 from hub.declared.play import default_seats
 from hub.declared.seats import (
@@ -38,8 +38,8 @@ PILES = textwrap.dedent(
     """Two heaps: take any number from one; taking a whole heap moves again; last wins."""
     import attrs
 
-    from hub.core.game import Game
-    from hub.core.referee import IllegalMove, Outcome
+    from hub.core.play.game import Game
+    from hub.core.model.referee import IllegalMove, Outcome
 
 
     @attrs.frozen

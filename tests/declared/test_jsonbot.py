@@ -12,13 +12,13 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hub.core.clock import TimeControl
-from hub.core.jsonbot import MAX_LINE, BadHello, JsonCodec, parse_hello
-from hub.core.lines import LineStream
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.seats import BadMoveLine, LineSeat
-from hub.core.values import PlayerInfo
+from hub.core.io.lines import LineStream
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.jsonbot import MAX_LINE, BadHello, JsonCodec, parse_hello
+from hub.core.play.match import Match
+from hub.core.play.seats import BadMoveLine, LineSeat
 from hub.declared.seats import RandomSeat
 from hub.games.connect4 import ConnectFour
 

@@ -12,11 +12,11 @@ from typing import Any, cast
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.lines import LineStream
-from hub.core.referee import Termination
-from hub.core.serve import Connection
+from hub.core.io.lines import LineStream
+from hub.core.io.serve import Connection
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.serve import ARRIVAL, GRACE, GameServer
 from hub.games.connect4 import ConnectFour

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from hub.core.plugin import discover
+from hub.core.commands.plugin import discover
 from tests.conftest import program
 
 MARKED = re.compile(r"""class=["'](?:[^"']*\s)?(legal|part)["'\s]""")

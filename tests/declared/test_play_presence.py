@@ -10,9 +10,9 @@ import argparse
 import trio
 import trio.testing
 
-from hub.core.clock import TimeControl
-from hub.core.output import LinesOutput, Output
-from hub.core.referee import Termination
+from hub.core.io.output import LinesOutput, Output
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
 from hub.declared.browser import ARRIVAL, GRACE, BrowserSeat
 from hub.declared.play import LocalResources
 from hub.declared.seats import parse_seat

@@ -15,11 +15,11 @@ import httpx
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.events import GameEnded, GameStarted
-from hub.core.output import Output
-from hub.core.values import PlayerInfo
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.events import GameEnded, GameStarted
+from hub.core.model.values import PlayerInfo
 from hub.declared.browser import BrowserSeat, SeatDesk
 from hub.declared.play import LocalResources
 from hub.declared.seats import RandomSeat, SeatSpec, parse_seat

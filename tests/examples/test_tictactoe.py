@@ -9,12 +9,13 @@ import sys
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded
-from hub.core.lines import LineStream
-from hub.core.process import ChildProcess, stop_all
-from hub.core.referee import Termination
-from hub.core.serve import Connection, bound_port, open_listeners, serve_lines
+from hub.core.io.lines import LineStream
+from hub.core.io.listen import bound_port, open_listeners
+from hub.core.io.process import ChildProcess, stop_all
+from hub.core.io.serve import Connection, serve_lines
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded
+from hub.core.model.referee import Termination
 from hub.testing import check_game
 from tests.examples.tictactoe import PLAYER, Board, TicTacToe, play
 

@@ -1,6 +1,6 @@
 """Tic-tac-toe from the documented pieces only (docs/architecture.md, "Adding a game").
 
-The game is a declaration's required core (`hub.core.game.Game`: pure rules, the moves'
+The game is a declaration's required core (`hub.core.play.game.Game`: pure rules, the moves'
 text, the view), the wire protocol a sans-IO `SeatCodec`, and the same `LineSeat` talks to
 a TCP client or a child process; `Match` plays the game.
 Protocol: the hub sends ``you X`` (or ``O``), ``go BOARD`` on each turn (BOARD is nine
@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 import attrs
 
-from hub.core.game import Game
-from hub.core.lines import LineStream
-from hub.core.match import Match
-from hub.core.referee import IllegalMove, Outcome
-from hub.core.seats import BadMoveLine, LineSeat
-from hub.core.values import JSON, PlayerInfo
-from hub.core.vocabulary import MatchResult, Moved, Start, Turn
+from hub.core.io.lines import LineStream
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.model.values import JSON, PlayerInfo
+from hub.core.play.game import Game
+from hub.core.play.match import Match
+from hub.core.play.seats import BadMoveLine, LineSeat
+from hub.core.play.vocabulary import MatchResult, Moved, Start, Turn
 
 MARKS = "XO"
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]

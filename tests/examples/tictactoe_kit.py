@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.events import GameRecord
-from hub.core.kit import GameSpec
-from hub.core.match import Match
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.referee import Termination
-from hub.core.seats import LineSeat
-from hub.core.threads import StopFlag, ThreadSeat, TurnTime
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import BaseSeat, Seat, SeatFailure, Start, Turn
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.events import GameRecord
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.kit import GameSpec
+from hub.core.play.match import Match
+from hub.core.play.seats import LineSeat
+from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import BaseSeat, Seat, SeatFailure, Start, Turn
 from tests.examples.tictactoe import Board, Codec, TicTacToe
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.core.referee import Termination
+from hub.core.model.referee import Termination
 from tests.faults.helpers import bad_program, gone
 from tests.kalah.test_match_kit import agent, replay, run, settings
 

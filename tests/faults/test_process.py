@@ -1,4 +1,4 @@
-"""Child processes that misbehave at the process level (hub/core/process.py, lines.py): a
+"""Child processes that misbehave at the process level (hub/core/io/process.py, lines.py): a
 grandchild that keeps the pipes open, SIGTERM ignored, stdout closed early, a flood. Every
 case ends promptly with every process gone, no zombie and no file descriptor left open."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from hub.core.lines import LineTooLong, PeerClosed
-from hub.core.process import ChildProcess, ExitStatus, stop_all
+from hub.core.io.lines import LineTooLong, PeerClosed
+from hub.core.io.process import ChildProcess, ExitStatus, stop_all
 from tests.faults.helpers import alive, bad_argv, gone, no_zombie_children, open_fds
 
 LIMIT = 20  # seconds: a bound on a test that would otherwise hang, never a timing assertion

@@ -9,9 +9,9 @@ import attrs
 import trio
 import trio.testing
 
-from hub.core.lines import LineStream, PeerClosed
-from hub.core.output import Output
-from hub.core.threads import ThreadSeat
+from hub.core.io.lines import LineStream, PeerClosed
+from hub.core.io.output import Output
+from hub.core.play.threads import ThreadSeat
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import ai_seat, scripted_seat
 from hub.games.kalah.protocol import parse_move
@@ -35,7 +35,7 @@ class RecordingOutput(Output):
 
 
 class Keys:
-    """A `hub.core.stdin.LineInput` stand-in fed from a list (None once it is empty)."""
+    """A `hub.core.io.stdin.LineInput` stand-in fed from a list (None once it is empty)."""
 
     def __init__(self, *lines: str) -> None:
         self.lines = list(lines)

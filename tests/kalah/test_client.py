@@ -8,11 +8,11 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.clock import TimeControl
-from hub.core.fed import ask
-from hub.core.lines import LineStream
-from hub.core.output import Output
-from hub.core.vocabulary import SeatFailure
+from hub.core.io.lines import LineStream
+from hub.core.io.output import Output
+from hub.core.model.clock import TimeControl
+from hub.core.play.fed import ask
+from hub.core.play.vocabulary import SeatFailure
 from hub.games.kalah.client import ProtocolError, play_remote
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.options import GameOptions

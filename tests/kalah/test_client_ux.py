@@ -12,10 +12,10 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.clock import TimeControl
-from hub.core.fed import ask
-from hub.core.lines import LineStream
-from hub.core.person import (
+from hub.core.io.lines import LineStream
+from hub.core.model.clock import TimeControl
+from hub.core.play.fed import ask
+from hub.core.play.person import (
     TYPED_AHEAD,
     PersonSeat,
     TypeAhead,
@@ -23,7 +23,7 @@ from hub.core.person import (
     dropping_type_ahead,
     open_keyboard,
 )
-from hub.core.vocabulary import BaseSeat, SeatFailure, Turn
+from hub.core.play.vocabulary import BaseSeat, SeatFailure, Turn
 from hub.games.kalah.client import (
     EXIT_GONE,
     EXIT_RESULT,

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.game import BadMove, SettingsError, legal_texts
-from hub.core.plugin import discover, pictures
-from hub.core.referee import IllegalMove
-from hub.core.threads import StopFlag
+from hub.core.commands.plugin import discover, pictures
+from hub.core.model.referee import IllegalMove
+from hub.core.play.game import BadMove, SettingsError, legal_texts
+from hub.core.play.threads import StopFlag
 from hub.games.kalah import ai
 from hub.games.kalah.codec import state_view
 from hub.games.kalah.game import KalahGame

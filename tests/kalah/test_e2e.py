@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from hub.core.lines import LineStream
+from hub.core.io.lines import LineStream
 from hub.games.kalah.client import play_remote
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import ai_seat

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.kit import GameSpec
-from hub.core.person import TYPED_AHEAD, TypeAhead
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.model.referee import Termination
+from hub.core.play.kit import GameSpec
+from hub.core.play.person import TYPED_AHEAD, TypeAhead
 from hub.declared.kit import DeclaredKit
 from hub.games.kalah.codec import result_word, state_view
 from hub.games.kalah.game import KalahGame
@@ -392,7 +392,7 @@ async def test_a_person_at_a_terminal_loses_no_move_to_type_ahead(
 
     isatty = os.isatty
     monkeypatch.setattr(os, "isatty", lambda fd: fd == 0 or isatty(fd))  # stdin: a terminal
-    monkeypatch.setattr("hub.core.stdin.open_line_input", stdin)
+    monkeypatch.setattr("hub.core.io.stdin.open_line_input", stdin)
     monkeypatch.setattr(TypeAhead, "drop_typed_ahead", dropping)
     chosen = settings("--holes", "4", "--seeds", "3", "--time-ms", "0")
     record, _ = await run(["ai:1", "human"], chosen)

@@ -9,11 +9,11 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.events import GameRecord
-from hub.core.fed import ScriptedSeat
-from hub.core.lobby import Waiting
-from hub.core.seats import LineSeat
-from hub.core.threads import ThreadSeat
+from hub.core.io.lobby import Waiting
+from hub.core.model.events import GameRecord
+from hub.core.play.fed import ScriptedSeat
+from hub.core.play.seats import LineSeat
+from hub.core.play.threads import ThreadSeat
 from hub.games.kalah import server as kalah_server
 from hub.games.kalah.ai import KalahSearch
 from hub.games.kalah.options import GameOptions

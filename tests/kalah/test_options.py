@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from hub.core.game import SettingsError
-from hub.core.usage import HelpRequested
+from hub.core.commands.usage import HelpRequested
+from hub.core.play.game import SettingsError
 from hub.games.kalah.game import KalahGame
 from hub.games.kalah.options import OptionsError, parse_play, parse_serve
 from hub.games.kalah.settings import KalahSettings, parse_layout
@@ -91,7 +91,7 @@ def test_the_plugin_is_installed_and_lazy() -> None:
     import subprocess
     import sys
 
-    from hub.core.plugin import discover
+    from hub.core.commands.plugin import discover
 
     plugin = discover()["kalah"]
     assert plugin.play and plugin.serve and plugin.demo

@@ -11,9 +11,9 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.clock import SeatClock, TimeControl
-from hub.core.threads import StopFlag, ThreadSeat, TurnTime
-from hub.core.vocabulary import Turn
+from hub.core.model.clock import SeatClock, TimeControl
+from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import Turn
 from hub.games.kalah.ai import (
     MOVES_AHEAD,
     TIME_MARGIN,

@@ -11,10 +11,10 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.lines import LineStream
-from hub.core.referee import Outcome, Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import Fault, MatchResult
+from hub.core.io.lines import LineStream
+from hub.core.model.referee import Outcome, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.vocabulary import Fault, MatchResult
 from hub.games.kalah.codec import end_lines, result_word, state_from_view, state_view
 from hub.games.kalah.game import KalahGame
 from hub.games.kalah.players import scripted_seat

@@ -8,9 +8,9 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.clock import TimeControl
-from hub.core.fed import ask
-from hub.core.referee import Termination
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
+from hub.core.play.fed import ask
 from hub.games.kalah.options import GameOptions
 from hub.games.kalah.players import KalahAi, ai_seat
 from hub.games.kalah.rules import legal_moves, new_game

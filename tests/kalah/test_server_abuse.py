@@ -10,9 +10,9 @@ from contextlib import asynccontextmanager
 import trio
 import trio.testing
 
-from hub.core.lines import LineStream
-from hub.core.referee import Termination
-from hub.core.serve import ServerStats, serve_lines
+from hub.core.io.lines import LineStream
+from hub.core.io.serve import ServerStats, serve_lines
+from hub.core.model.referee import Termination
 from hub.games.kalah.options import HANDSHAKE_SECONDS, GameOptions
 from hub.games.kalah.server import KalahServer
 from hub.games.kalah.settings import KalahSettings

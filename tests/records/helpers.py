@@ -10,12 +10,12 @@ import trio
 
 from hub.chess.notation import state_view
 from hub.chess.rules import ChessState
-from hub.core.bus import EventBus
-from hub.core.events import FaultInfo, GameRecord, RecordedMove
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import BaseSeat, Turn
+from hub.core.model.bus import EventBus
+from hub.core.model.events import FaultInfo, GameRecord, RecordedMove
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import BaseSeat, Turn
 from tests.examples.tictactoe import Board, TicTacToe
 
 T0 = 1_700_000_000.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.core.events import GameRecord
+from hub.core.model.events import GameRecord
 from hub.records import RecordStore
 
 

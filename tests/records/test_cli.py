@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from hub.cli import main
-from hub.core.events import record_from_json, to_json
+from hub.core.model.events import record_from_json, to_json
 from hub.records import RecordStore
 from hub.records.render import when
 from tests.conftest import program
@@ -250,8 +250,8 @@ def test_export_pgn_reads_back(capfd: Capture, db: str, tmp_path: Path) -> None:
 
 
 def test_export_pgn_of_faults_and_bad_moves(capfd: Capture, tmp_path: Path) -> None:
-    from hub.core.events import FaultInfo
-    from hub.core.referee import Termination
+    from hub.core.model.events import FaultInfo
+    from hub.core.model.referee import Termination
 
     path = str(tmp_path / "faults.db")
     with RecordStore.open(path) as store:

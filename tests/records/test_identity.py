@@ -1,4 +1,4 @@
-"""Player identity: who a recorded player is, beside its display name (hub/core/identity.py).
+"""Player identity: who a recorded player is, beside its display name (hub/core/model/identity.py).
 
 Two seats of one identity are one player (self-play), anonymous clients excepted; one engine
 under several display names is one identity, shown by its latest name; a random mover's seed
@@ -20,8 +20,8 @@ import trio
 
 from hub.chess.seats import UciSeat, level_seat
 from hub.chess.uci import HandshakeReader
-from hub.core.events import record_from_json, to_json
-from hub.core.identity import (
+from hub.core.model.events import record_from_json, to_json
+from hub.core.model.identity import (
     ai_identity,
     engine_identity,
     identity_of,
@@ -31,7 +31,7 @@ from hub.core.identity import (
     seat_identities,
     with_options,
 )
-from hub.core.values import PlayerInfo
+from hub.core.model.values import PlayerInfo
 from hub.games.kalah.players import ai_seat
 from hub.records.store import MIGRATIONS, RecordStore, connect, migrate
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv

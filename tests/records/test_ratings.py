@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from hub.core.values import PlayerInfo
+from hub.core.model.values import PlayerInfo
 from hub.records.elo import PRIOR_ELO, RatingError, fit
 from hub.records.results import PairTally, pair_results
 from hub.records.store import RecordStore

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import attrs
 
-from hub.core.events import FaultInfo
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
+from hub.core.model.events import FaultInfo
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
 from hub.records.render import (
     header_lines,
     position_lines,

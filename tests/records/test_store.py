@@ -14,8 +14,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from hub.core.events import to_json
-from hub.core.referee import Termination
+from hub.core.model.events import to_json
+from hub.core.model.referee import Termination
 from hub.records import RecordStore, SchemaTooNew, default_db_path
 from hub.records.render import result_words, summary_words
 from hub.records.store import MIGRATIONS, SCHEMA_VERSION, connect, migrate, schema_version

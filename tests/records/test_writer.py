@@ -12,9 +12,9 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord, MoveMade
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord, MoveMade
+from hub.core.model.referee import Termination
 from hub.records import RecordStore, record_games
 from hub.records import writer as writer_module
 from tests.records.helpers import chess_record, kalah_record, shapes, tictactoe

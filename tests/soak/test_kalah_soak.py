@@ -18,7 +18,7 @@ import time
 import pytest
 import trio
 
-from hub.core.lines import LineStream
+from hub.core.io.lines import LineStream
 from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import legal_moves, new_game, play
 from hub.games.kalah.server import RECORDS_KEPT

@@ -13,7 +13,7 @@ import time
 import pytest
 import trio
 
-from hub.core.lines import LineStream
+from hub.core.io.lines import LineStream
 from tests.conftest import program
 from tests.soak.helpers import Sources, report, run_cycles, server, settled_rss, size, sockets
 

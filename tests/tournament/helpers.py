@@ -9,7 +9,7 @@ from pathlib import Path
 
 import attrs
 
-from hub.core.events import GameRecord
+from hub.core.model.events import GameRecord
 from hub.tournament.schedule import Schedule, make_schedule
 from tests.examples.tictactoe import PLAYER
 from tests.examples.tictactoe_kit import kit

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from hub.core.referee import Termination
+from hub.core.model.referee import Termination
 from hub.tournament.runner import Backend, InProcess, TournamentRunner, WorkerPool
 from tests.examples.tictactoe_kit import kit
 from tests.tournament.helpers import (

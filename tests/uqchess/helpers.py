@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from hub.core.lines import LineStream, PeerClosed, TransportFailed
+from hub.core.io.lines import LineStream, PeerClosed, TransportFailed
 from tests.conftest import descendants, program
 
 TIMEOUT = 20.0

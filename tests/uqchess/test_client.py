@@ -17,9 +17,9 @@ import trio.testing
 from hub.chess.board_art import BoardStyle, board_lines
 from hub.chess.game import ChessGame
 from hub.chess.rules import initial, render_board
-from hub.core.lines import LineStream, PeerClosed
-from hub.core.output import Output
-from hub.core.serve import bound_port, open_listeners
+from hub.core.io.lines import LineStream, PeerClosed
+from hub.core.io.listen import bound_port, open_listeners
+from hub.core.io.output import Output
 from hub.games.uqchess.client import (
     NOT_IN_PROGRESS,
     NOT_VALID,
@@ -346,7 +346,7 @@ async def test_closed_standard_input_is_end_of_input() -> None:
 
 async def test_an_over_long_line_is_reported_whole_or_pending() -> None:
     """The core change this game relies on: `LineTooLong.dropped` says which case it was."""
-    from hub.core.lines import LineTooLong
+    from hub.core.io.lines import LineTooLong
 
     send, receive = trio.testing.memory_stream_pair()
     lines = LineStream(receive, None, max_line=8)

@@ -17,9 +17,10 @@ from pathlib import Path
 import trio
 
 from hub.chess.engine_client import EnginePool, _Job
-from hub.core.match import Match
-from hub.core.outbox import Outbox
-from hub.core.serve import ServerStats, bound_port, open_listeners
+from hub.core.io.listen import bound_port, open_listeners
+from hub.core.io.outbox import Outbox
+from hub.core.io.serve import ServerStats
+from hub.core.play.match import Match
 from hub.games.uqchess.seats import ClientSeat, ComputerSeat, Player, ServedGame
 from hub.games.uqchess.service import ChessService
 from hub.games.uqchess.sockets import serve

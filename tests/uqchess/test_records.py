@@ -13,7 +13,7 @@ import attrs
 import pytest
 import trio
 
-from hub.core.referee import Termination
+from hub.core.model.referee import Termination
 from hub.games.uqchess.options import ServerOptions, parse_args
 from tests.conftest import need_stockfish, program
 from tests.records.stored import stored_records

@@ -13,8 +13,9 @@ from contextlib import asynccontextmanager
 import trio
 import trio.testing
 
-from hub.core.lines import LineStream, PeerClosed
-from hub.core.serve import Connection, ServerLimits, ServerStats, serve_lines
+from hub.core.io.limits import ServerLimits
+from hub.core.io.lines import LineStream, PeerClosed
+from hub.core.io.serve import Connection, ServerStats, serve_lines
 from hub.games.uqchess.service import ChessService
 from hub.games.uqchess.sockets import MAX_LINE, handle_connection
 from tests.core.memory_listener import MemoryListener

@@ -14,7 +14,7 @@ import trio
 
 from hub.chess.game import ChessGame
 from hub.chess.rules import Draws, initial, render_board
-from hub.core.lines import LineStream, PeerClosed, TransportFailed
+from hub.core.io.lines import LineStream, PeerClosed, TransportFailed
 from tests.chesslib.helpers import fake_engine_argv
 from tests.conftest import need_stockfish, program
 from tests.uqchess.helpers import (

@@ -9,9 +9,9 @@ import pytest
 import trio
 
 from hub.chess.engine_client import EngineTerminated
-from hub.core.events import GameEnded, GameRecord
-from hub.core.lobby import Lobby, Waiting
-from hub.core.referee import Termination
+from hub.core.io.lobby import Lobby, Waiting
+from hub.core.model.events import GameEnded, GameRecord
+from hub.core.model.referee import Termination
 from hub.games.uqchess.options import ServerOptions, parse_args
 from hub.games.uqchess.pairing import colours, new_lobby
 from hub.games.uqchess.protocol import ColourChoice

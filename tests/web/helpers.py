@@ -14,12 +14,12 @@ import trio
 
 from hub.chess.notation import state_view
 from hub.chess.rules import ChessState
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded, GameRecord, GameStarted, MoveMade, RecordedMove
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import BaseSeat, MatchResult, Turn
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded, GameRecord, GameStarted, MoveMade, RecordedMove
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import BaseSeat, MatchResult, Turn
 from tests.examples.tictactoe import Board, TicTacToe
 
 

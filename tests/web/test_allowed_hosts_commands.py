@@ -12,7 +12,7 @@ import subprocess
 import httpx
 import pytest
 
-from hub.core.usage import UsageError
+from hub.core.commands.usage import UsageError
 from hub.declared.play import parser_for
 from hub.games.connect4 import ConnectFour
 from hub.games.kalah.options import parse_serve

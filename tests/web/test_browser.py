@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.referee import Termination
 from hub.records import RecordStore
 from hub.web.records import RecordsReader
 from hub.web.server import WebServer, open_page, serve_web

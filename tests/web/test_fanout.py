@@ -13,8 +13,8 @@ import httpx
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.match import Match
+from hub.core.model.bus import EventBus
+from hub.core.play.match import Match
 from hub.declared.browser import SeatDesk
 from hub.web import views
 from hub.web.index import KEEPALIVE_FRAME, GameIndex, game_topic

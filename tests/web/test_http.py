@@ -14,8 +14,8 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameRecord
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameRecord
 from hub.records import GameSummary, RecordStore
 from hub.web import web_address
 from hub.web.client import follow

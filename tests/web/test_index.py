@@ -11,9 +11,9 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded
-from hub.core.referee import Termination
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded
+from hub.core.model.referee import Termination
 from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, Viewer, game_topic
 from tests.web.helpers import ChessGame, moved, play_tictactoe, started, tictactoe
 

@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from hub.chess.pictures import status_lines as chess_status
-from hub.core.values import PlayerInfo
+from hub.core.model.values import PlayerInfo
 from hub.web.render import (
     Position,
     clock_text,

@@ -11,8 +11,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from hub.core.match import Match
-from hub.core.values import PlayerInfo
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
 from hub.declared.browser import SeatDesk
 from hub.declared.seats import RandomSeat
 from hub.games.clubs.game import ClubsGame

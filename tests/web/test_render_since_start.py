@@ -12,10 +12,10 @@ import chess
 import trio.testing
 
 from hub.chess.game import ChessGame
-from hub.core.bus import EventBus
-from hub.core.kit import GameSpec
-from hub.core.match import Match
-from hub.core.values import PlayerInfo
+from hub.core.model.bus import EventBus
+from hub.core.model.values import PlayerInfo
+from hub.core.play.kit import GameSpec
+from hub.core.play.match import Match
 from hub.declared.browser import SeatDesk
 from hub.declared.kit import DeclaredKit
 from hub.declared.seats import RandomSeat

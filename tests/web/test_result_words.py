@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hub.core.events import FaultInfo, GameRecord
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
+from hub.core.model.events import FaultInfo, GameRecord
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
 from hub.web.views import result_words
 
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import GameEnded
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameEnded
 from hub.records import record_games
 from hub.web.records import RecordLookup, RecordsReader
 from tests.conftest import program

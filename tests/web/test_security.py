@@ -16,9 +16,9 @@ import pytest
 import trio
 import trio.testing
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.usage import UsageError
+from hub.core.commands.usage import UsageError
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
 from hub.declared import browser
 from hub.declared.browser import SeatDesk
 from hub.declared.seats import SeatSpecError

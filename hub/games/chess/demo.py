@@ -19,11 +19,11 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from hub.core.lines import LineError, LineStream
-from hub.core.output import Output
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.programs import find_program
-from hub.core.tour import Tour
+from hub.core.commands.tour import Tour
+from hub.core.io.lines import LineError, LineStream
+from hub.core.io.output import Output
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.io.programs import find_program
 from hub.games.chess.console import Console, ConsoleOptions
 
 STEPS = 4

@@ -41,11 +41,11 @@ from hub.chess.uci import (
     uci_lines,
     unknown_command_line,
 )
-from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
-from hub.core.output import write_all
-from hub.core.running import run_program
-from hub.core.stdin import ThreadedFdReceiveStream
-from hub.core.usage import HelpRequested, Parser, UsageError, show_help
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import HelpRequested, Parser, UsageError, show_help
+from hub.core.io.lines import LineError, LineStream, LineTooLong, iter_lines
+from hub.core.io.output import write_all
+from hub.core.io.stdin import ThreadedFdReceiveStream
 
 BANNER = f"{NAME} (level-4 search, UCI) by {AUTHOR}"
 PROG = "hub engine"

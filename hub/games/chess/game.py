@@ -22,16 +22,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.chess.game import ChessGame
-from hub.core.game import Game, MatchPlan, MatchSetup, Option, Programs
-from hub.core.referee import Outcome
+from hub.core.model.referee import Outcome
+from hub.core.play.game import Game, MatchPlan, MatchSetup, Option, Programs
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from hub.chess.rules import ChessState
-    from hub.core.bus import EventBus
-    from hub.core.kit import GameSpec
-    from hub.core.vocabulary import Fault, Seat
+    from hub.core.model.bus import EventBus
+    from hub.core.play.kit import GameSpec
+    from hub.core.play.vocabulary import Fault, Seat
 
 
 def engine_seat(

@@ -19,7 +19,7 @@ Players (one spec per seat; seat 0 plays white):
 * ``human``: a person at this terminal (`person_seat`; refused when standard input is not
   a terminal).
 
-Options: ``--tc`` (`hub.core.clock.TimeControl.parse`: ``10+0.1`` a game clock of 10 s plus
+Options: ``--tc`` (`hub.core.model.clock.TimeControl.parse`: ``10+0.1`` a game clock of 10 s plus
 0.1 s a move, ``100ms`` or ``2s`` per move, ``none``; default `DEFAULT_TC`),
 ``--opening-file FILE`` (`hub.games.chess.openings`; default the built-in list; ``hub
 match --openings N`` says how many of them a match uses) and ``--max-plies N`` (default
@@ -37,7 +37,7 @@ repetitions, as its spec says; a match must end.
 
 Each game starts its engines (in parallel, before the clocks start), and stops and reaps them
 before the game's seats are done, even when it is cancelled; inside a session (the kit's
-``session()``, `hub.core.session`: each slot of ``hub match`` opens one) an engine that
+``session()``, `hub.core.play.session`: each slot of ``hub match`` opens one) an engine that
 ended its game alive and idle is kept for the slot's next game instead (``ucinewgame`` and
 ``isready`` start every game), and the session stops them all when it ends.
 """
@@ -52,7 +52,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -60,21 +60,18 @@ from hub.chess.rules import ChessState
 from hub.chess.seats import START_TIMEOUT, ChessPersonSeat, EngineShelf, UciSeat
 from hub.chess.seats import level_seat as chess_level_seat
 from hub.chess.uci import HandshakeReader
-from hub.core.clock import TimeControl
-from hub.core.identity import ai_identity, person_identity
-from hub.core.output import Output
-from hub.core.programs import which_program
-from hub.core.referee import Termination
-from hub.core.session import current as current_session
-from hub.core.stdin import open_line_input
-from hub.core.text import parse_whole_number
-from hub.core.threads import ThreadSeat
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import FailedSeat, Seat
+from hub.core.io.output import Output
+from hub.core.io.programs import which_program
+from hub.core.io.stdin import open_line_input
+from hub.core.io.text import parse_whole_number
+from hub.core.model.clock import TimeControl
+from hub.core.model.identity import ai_identity, person_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.session import current as current_session
+from hub.core.play.threads import ThreadSeat
+from hub.core.play.vocabulary import FailedSeat, Seat
 from hub.games.chess.openings import BUILTIN, load_openings
-
-if TYPE_CHECKING:
-    pass
 
 DEFAULT_TC = "10+0.1"
 DEFAULT_MAX_PLIES = 300
@@ -257,7 +254,7 @@ def _terminal_output(lines: Sequence[str]) -> None:
 def engine_seat(game: object, command: str, *, seat: int, spec: str, seed: int = 0) -> UciSeat:
     """The ``uci`` seat kind, and a bare program spec in ``hub match chess``: the UCI engine
     ``spec`` names (`parse_player`: options after ``?``, ``hub-engine``, engines found in
-    /usr/games). Inside a session (`hub.core.session`, each slot of ``hub match``) the
+    /usr/games). Inside a session (`hub.core.play.session`, each slot of ``hub match``) the
     engine is kept for the slot's next game."""
     player = parse_player(spec)
     argv = resolve_command(player.command) or list(player.command)

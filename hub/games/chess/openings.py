@@ -1,6 +1,6 @@
 """Openings for ``hub match chess``: a built-in list of balanced lines, or a file of them.
 
-An opening is a JSON value (it travels in `hub.core.kit.GameSpec` and is recorded with
+An opening is a JSON value (it travels in `hub.core.play.kit.GameSpec` and is recorded with
 each game's settings): ``{"name": str, "fen": FEN, "moves": [UCI, ...]}``, the position
 ``fen`` followed by ``moves``. The built-in `OPENINGS` are 35 well-known main lines of 8 to
 12 plies from the starting position, all roughly level (none gives a side a real edge).
@@ -25,7 +25,7 @@ from typing import Any
 import chess
 
 from hub.chess.rules import ChessState, Draws, initial, outcome, play
-from hub.core.referee import IllegalMove
+from hub.core.model.referee import IllegalMove
 
 OPENINGS: tuple[tuple[str, str], ...] = (
     ("Ruy Lopez, Morphy Defence", "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6"),

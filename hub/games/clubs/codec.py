@@ -3,7 +3,7 @@
 Pure functions over states, cards and lines, no I/O:
 
 * `ClubsCodec` is the hub's side of the clubs.md conversation with one player, for a
-  `hub.core.seats.LineSeat`. A player's prompt (``newtrick``/``yourturn``) travels with the
+  `hub.core.play.seats.LineSeat`. A player's prompt (``newtrick``/``yourturn``) travels with the
   lines of the move before it (or with its ``newround`` at the start), not as a separate
   turn message: each player then gets exactly one write per card, as the hub always sent it,
   and the bytes and their order are the spec's.
@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.seats import BadMoveLine
-from hub.core.values import JSON
-from hub.core.vocabulary import MatchResult, Moved, Start, Turn
+from hub.core.model.values import JSON
+from hub.core.play.seats import BadMoveLine
+from hub.core.play.vocabulary import MatchResult, Moved, Start, Turn
 from hub.games.clubs.cards import CARD_TEXT, DECK_SIZE, Card, parse_card
 from hub.games.clubs.protocol import (
     MAX_PLAY_LINE,
@@ -62,7 +62,7 @@ def prompt_line(state: ClubsState) -> str:
 
 
 class ClubsCodec:
-    """`hub.core.seats.SeatCodec` for clubs: what one player hears, and its plays."""
+    """`hub.core.play.seats.SeatCodec` for clubs: what one player hears, and its plays."""
 
     max_line = MAX_PLAY_LINE
 

@@ -16,10 +16,10 @@ from importlib.resources import as_file, files
 
 import trio
 
-from hub.core.output import Output
-from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.programs import find_program
-from hub.core.tour import Tour
+from hub.core.commands.tour import Tour
+from hub.core.io.output import Output
+from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
+from hub.core.io.programs import find_program
 
 WINSCORE = "10"
 PLAYERS = 3

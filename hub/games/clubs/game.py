@@ -1,4 +1,4 @@
-"""Clubs, declared: the pure pieces of hub/games/clubs on `hub.core.game.Game`.
+"""Clubs, declared: the pure pieces of hub/games/clubs on `hub.core.play.game.Game`.
 
 The rules are rules.py's pure functions, a move is a card's text (``TH``), the built-in AI
 (``ai:1``) is the standard player's strategy (strategy.py, what ``clubber`` plays), the
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from hub.core.game import (
+from hub.core.model.referee import Outcome
+from hub.core.play.game import (
     Ai,
     Game,
     Hidden,
@@ -37,7 +38,6 @@ from hub.core.game import (
     Search,
     SettingsError,
 )
-from hub.core.referee import Outcome
 from hub.games.clubs.cards import (
     DECK_SIZE,
     Card,
@@ -61,9 +61,9 @@ from hub.games.clubs.sampling import sample_state
 from hub.games.clubs.strategy import choose_card
 
 if TYPE_CHECKING:
-    from hub.core.threads import StopFlag
-    from hub.core.values import JSON
-    from hub.core.vocabulary import Fault, Seat
+    from hub.core.model.values import JSON
+    from hub.core.play.threads import StopFlag
+    from hub.core.play.vocabulary import Fault, Seat
 
 DEFAULT_DECK = "ex.decks"
 """The deck file of ``hub match clubs`` without ``--deck`` (packaged with the game)."""
@@ -142,7 +142,7 @@ def program_seat(
 
 
 def check_program(kind: str, command: str, spec: str) -> str | None:
-    from hub.core.programs import program_problem
+    from hub.core.io.programs import program_problem
 
     return program_problem(command)
 
@@ -184,7 +184,7 @@ class ClubsSetup(MatchSetup):
         self, game: type[Game[Any, Any]], settings: Mapping[str, Any], seats: int, opening: Any,
         game_id: str,
     ) -> MatchPlan[Any, Any]:  # fmt: skip
-        from hub.core.clock import TimeControl
+        from hub.core.model.clock import TimeControl
         from hub.games.clubs.codec import ClubsSettings
         from hub.games.clubs.match import opening_decks
 
@@ -232,7 +232,7 @@ class ClubsGame(Game[ClubsState, Card]):
 
     def forfeit(self, state: ClubsState, fault: Fault) -> Outcome:
         """A player at fault loses, everyone else wins; the points taken so far stay."""
-        from hub.core.vocabulary import forfeit_outcome
+        from hub.core.play.vocabulary import forfeit_outcome
 
         return attrs.evolve(forfeit_outcome(state.players, fault), scores=state.scores)
 

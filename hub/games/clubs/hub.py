@@ -2,7 +2,7 @@
 
 The thin I/O layer of clubs: it parses the command line and the deck file, starts the
 players as child processes (`hub.games.clubs.table`), and plays the game through the core
-match loop (`hub.core.match.Match`): the game's declaration (`ClubsGame`: its rules, a
+match loop (`hub.core.play.match.Match`): the game's declaration (`ClubsGame`: its rules, a
 card's text, its forfeit rule), one
 `LineSeat` speaking `ClubsCodec` per player, and a `ClubhubNarrator` watching the game (a spectator)
 that prints the transcript. Whatever happens (game over, a faulty player, SIGINT) every
@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.identity import person_identity, program_identity
-from hub.core.match import Match
-from hub.core.output import Output
-from hub.core.process import ChildProcess, ExitStatus
-from hub.core.programs import resolve_program
-from hub.core.referee import Termination
-from hub.core.running import TERMINATED, interrupted_status
-from hub.core.seats import LineSeat
-from hub.core.text import wants_help
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import MatchResult, Moved, Seat, Spectator
+from hub.core.commands.running import TERMINATED, interrupted_status
+from hub.core.io.output import Output
+from hub.core.io.process import ChildProcess, ExitStatus
+from hub.core.io.programs import resolve_program
+from hub.core.io.text import wants_help
+from hub.core.model.bus import EventBus
+from hub.core.model.identity import person_identity, program_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
+from hub.core.play.seats import LineSeat
+from hub.core.play.vocabulary import MatchResult, Moved, Seat, Spectator
 from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import ClubsCodec, ClubsSettings
 from hub.games.clubs.game import ClubsGame
@@ -63,8 +63,8 @@ from hub.records.options import add_record_options, db_path_from
 from hub.records.recording import environment_record_path, start_recording
 
 if TYPE_CHECKING:
-    from hub.core.stdin import LineInput
-    from hub.core.usage import Parser
+    from hub.core.commands.usage import Parser
+    from hub.core.io.stdin import LineInput
     from hub.web.limits import AllowedHosts
 
 from hub.web.options import (
@@ -152,7 +152,7 @@ def winners_line(winners: Iterable[int]) -> str:
 @attrs.define(eq=False)
 class ClubhubNarrator:
     """Prints the game on stdout, one write per round; at the end, the winners of a game
-    that no player left early. A `hub.core.vocabulary.Spectator`: it reads the typed states, so
+    that no player left early. A `hub.core.play.vocabulary.Spectator`: it reads the typed states, so
     a game nobody else watches never builds the JSON state views of the event stream."""
 
     out: Output
@@ -227,7 +227,7 @@ class ClubhubRun:
         for seat, program in enumerate(self.config.programs):
             if seat == self.config.person:
                 assert self.keyboard is not None
-                from hub.core.person import PersonSeat  # (only for a person)
+                from hub.core.play.person import PersonSeat  # (only for a person)
                 from hub.games.clubs.person import ClubsPersonCodec
 
                 player = PlayerInfo(HUMAN, "person", HUMAN, person_identity(HUMAN))
@@ -323,7 +323,7 @@ async def run(
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with contextlib.AsyncExitStack() as stack, trio.open_nursery() as nursery:
             if config.person is not None:
-                from hub.core.stdin import open_line_input
+                from hub.core.io.stdin import open_line_input
 
                 session.keyboard = await stack.enter_async_context(open_line_input())
             if web is not None:
@@ -374,7 +374,7 @@ async def start_web_view(
 def help_parser(*, play: bool = False) -> Parser:
     """``clubhub --help`` (``hub play clubs --help`` with ``play``), as the only argument; the
     arguments themselves are parsed by hand, with the spec's messages and exit statuses."""
-    from hub.core.usage import Parser  # (argparse only for the help: start-up time)
+    from hub.core.commands.usage import Parser  # (argparse only for the help: start-up time)
 
     prog = "hub play clubs" if play else "clubhub"
     extra = " [--web [HOST:]PORT] [--allowed-hosts NAMES] [--db PATH] [--no-record]" if play else ""
@@ -409,7 +409,7 @@ def help_parser(*, play: bool = False) -> Parser:
 
 
 def _show_help(*, play: bool) -> int:
-    from hub.core.usage import help_text, show_help
+    from hub.core.commands.usage import help_text, show_help
 
     return show_help(help_text(help_parser(play=play)))
 

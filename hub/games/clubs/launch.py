@@ -4,7 +4,7 @@
 score, deck file, deck); `spawn_players` then starts the player programs at once, so that
 their start-up (about 45 ms of CPU each) overlaps the hub's own imports instead of following
 them: a whole game is that much shorter (docs/performance.md). The started children are
-adopted by the game (`hub.core.process.ChildProcess.adopt`, `hub.games.clubs.table`), which
+adopted by the game (`hub.core.io.process.ChildProcess.adopt`, `hub.games.clubs.table`), which
 reaps them as it reaps every child; `abandon` ends them if the hub is interrupted before.
 
 Standard library only, like ``clubber`` (tests/clubs/test_startup.py).
@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 
-from hub.core.text import parse_whole_number, wants_help
+from hub.core.io.text import parse_whole_number, wants_help
 from hub.games.clubs.cards import Card, DeckError, parse_deck_file
 from hub.games.clubs.protocol import END, LABELS
 

@@ -30,15 +30,15 @@ from typing import Any
 
 import trio
 
-from hub.core.game import Game
-from hub.core.identity import program_identity
-from hub.core.kit import draw_distinct
-from hub.core.lines import LineError, LineStream
-from hub.core.process import ChildProcess
-from hub.core.programs import resolve_program
-from hub.core.referee import Termination
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import SeatFailure
+from hub.core.io.lines import LineError, LineStream
+from hub.core.io.process import ChildProcess
+from hub.core.io.programs import resolve_program
+from hub.core.model.identity import program_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.game import Game
+from hub.core.play.kit import draw_distinct
+from hub.core.play.vocabulary import SeatFailure
 from hub.declared.seats import ProgramSeat
 from hub.games.clubs.cards import DECK_SIZE, Card, DeckError
 from hub.games.clubs.codec import ClubsCodec, ClubsSettings

@@ -1,14 +1,14 @@
 """A person at the clubs table (``hub play clubs DECK WINSCORE human clubber clubber``).
 
 Pure, no I/O: what the person sees and how their typing is read. The I/O is the core's
-`hub.core.person.PersonSeat` (the keyboard, the prompt, asking again after a refused card)
+`hub.core.play.person.PersonSeat` (the keyboard, the prompt, asking again after a refused card)
 and the program's `Output`; the game is still played by the core match loop with the same
 referee as ``clubhub``.
 
 * `ClubsPersonCodec` (a `PersonCodec`): at the person's turn their hand, the trick so far
   and what they may play; reads ``4d``, ``10H``, ``TH``; ``help``, ``hand`` and ``quit``;
   explains a refused card (not in the hand, not following suit) in words.
-* `PersonNarrator` (a `hub.core.vocabulary.Spectator`): what everyone at the table sees, in
+* `PersonNarrator` (a `hub.core.play.vocabulary.Spectator`): what everyone at the table sees, in
   words and from the person's side: each card played, who took each trick and its points,
   the scores after each round and the result. It never shows another player's hand.
 """
@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from hub.core.output import Output
-from hub.core.person import AskAgain
-from hub.core.referee import IllegalMove, Termination
-from hub.core.values import JSON, PlayerInfo
-from hub.core.vocabulary import MatchResult, Moved, SeatFailure
+from hub.core.io.output import Output
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import JSON, PlayerInfo
+from hub.core.play.person import AskAgain
+from hub.core.play.vocabulary import MatchResult, Moved, SeatFailure
 from hub.games.clubs.cards import SUITS, Card, card_text, hand_size, parse_card, suit_of
 from hub.games.clubs.pictures import seat_view
 from hub.games.clubs.protocol import LABELS
@@ -74,7 +74,7 @@ def _texts(cards: Sequence[Card]) -> list[str]:
 
 
 class ClubsPersonCodec:
-    """`hub.core.person.PersonCodec` for clubs: the person's view of their turn, in words."""
+    """`hub.core.play.person.PersonCodec` for clubs: the person's view of their turn, in words."""
 
     def turn_lines(self, seat: int, state: ClubsState) -> Sequence[str]:
         hand = state.hands[seat]
@@ -147,7 +147,7 @@ def _points(count: int) -> str:
 @attrs.define(eq=False)
 class PersonNarrator:
     """The table as the person in ``person`` sees it, printed from the typed states (a
-    `hub.core.vocabulary.Spectator`: it reads the person's own view, `seat_view`, which the
+    `hub.core.play.vocabulary.Spectator`: it reads the person's own view, `seat_view`, which the
     spectators' event stream does not carry); one write per event, so nothing waits behind
     a prompt. ``players``: who sits where."""
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from hub.core.values import JSON
+    from hub.core.model.values import JSON
     from hub.games.clubs.rules import ClubsState
 
 LETTERS = "ABCD"

@@ -12,7 +12,7 @@ import gc
 import sys
 from bisect import insort
 
-from hub.core.output import write_all
+from hub.core.io.output import write_all
 from hub.games.clubs.cards import (
     RANKS,
     SUITS,
@@ -47,7 +47,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-    from hub.core.usage import Parser
+    from hub.core.commands.usage import Parser
 
 ECHO_CHARS = 20
 EXIT_OK, EXIT_LOST_HUB, EXIT_BAD_MESSAGE = 0, 4, 5
@@ -185,7 +185,7 @@ def play(players: int, seat: int, stdin: BinaryIO) -> int:
 
 def help_parser() -> Parser:
     """``clubber --help`` (as the only argument; wrong usage keeps the spec's messages)."""
-    from hub.core.usage import Parser  # only for the help: clubber starts fast
+    from hub.core.commands.usage import Parser  # only for the help: clubber starts fast
 
     parser = Parser(
         "clubber",
@@ -208,8 +208,8 @@ def help_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) == 1 and args[0] in ("-h", "--help"):  # hub.core.usage.wants_help
-        from hub.core.usage import help_text, show_help
+    if len(args) == 1 and args[0] in ("-h", "--help"):  # hub.core.commands.usage.wants_help
+        from hub.core.commands.usage import help_text, show_help
 
         return show_help(help_text(help_parser()))
     try:

@@ -8,7 +8,7 @@ anything but their declared error.
 
 from __future__ import annotations
 
-from hub.core.text import parse_whole_number
+from hub.core.io.text import parse_whole_number
 from hub.games.clubs.cards import Card, card_text, format_cards, parse_card, parse_card_list
 
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
 from hub.games.clubs.cards import CLUBS, DECK_SIZE, Card, card_text, deal, suit_of
 
 _TUPLES_ONLY = frozenset({tuple})

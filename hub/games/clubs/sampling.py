@@ -1,6 +1,6 @@
 """A clubs state consistent with one seat's view: the general player's sampler.
 
-`sample_state(game, view, seat, rng)` is the `hub.core.game.Search` facet's ``sample`` for
+`sample_state(game, view, seat, rng)` is the `hub.core.play.game.Search` facet's ``sample`` for
 clubs: the seat's own hand, the trick, the scores, the leader and the round as the view shows
 them; every other hand dealt at random, its size as the view counts it, from the cards the
 seat cannot see (the deck less its own hand, the trick and the cards played this round, which

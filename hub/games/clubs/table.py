@@ -17,11 +17,11 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from hub.core.lines import LineError
-from hub.core.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
-from hub.core.referee import Termination
-from hub.core.seats import LineSeat
-from hub.core.values import PlayerInfo
+from hub.core.io.lines import LineError
+from hub.core.io.process import ChildProcess, ExitStatus, SpawnFailed, stop_all
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.seats import LineSeat
 from hub.games.clubs.cards import Card
 from hub.games.clubs.codec import ClubsCodec
 from hub.games.clubs.launch import EarlyStart

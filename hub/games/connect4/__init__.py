@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import Ai, Game, Option, Pictures
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.play.game import Ai, Game, Option, Pictures
 
 if TYPE_CHECKING:
-    from hub.core.threads import StopFlag
+    from hub.core.play.threads import StopFlag
 
 DISCS, WIN = "RY", 1_000_000
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))

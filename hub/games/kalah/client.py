@@ -37,20 +37,20 @@ from functools import partial
 import attrs
 import trio
 
-from hub.core.clock import TimeControl
-from hub.core.fed import ask
-from hub.core.lines import (
+from hub.core.io.lines import (
     DEFAULT_MAX_LINE,
     LineError,
     LineStream,
     LineTooLong,
     TransportFailed,
 )
-from hub.core.listen import ListenError, resolve_port
-from hub.core.output import Output
-from hub.core.person import open_keyboard, seconds_text
-from hub.core.referee import IllegalMove
-from hub.core.vocabulary import SeatFailure
+from hub.core.io.listen import ListenError, resolve_port
+from hub.core.io.output import Output
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import IllegalMove
+from hub.core.play.fed import ask
+from hub.core.play.person import open_keyboard, seconds_text
+from hub.core.play.vocabulary import SeatFailure
 from hub.games.kalah.console import draw_board
 from hub.games.kalah.options import (
     DEFAULT_GRACE_MS,
@@ -100,7 +100,7 @@ sends it within `hub.games.kalah.players.LATE_GRACE`)."""
 EXIT_RESULT, EXIT_FAILED, EXIT_USAGE, EXIT_GONE, EXIT_TOO_SLOW = 0, 1, 2, 3, 4
 """Exit statuses of ``hub play kalah`` (docs/kalah.md): a result; no connection, a broken
 protocol or a person who left a remote game; bad arguments; the server has gone away; the
-server is too slow. Ctrl-C is 130 (`hub.core.running.INTERRUPTED`)."""
+server is too slow. Ctrl-C is 130 (`hub.core.commands.running.INTERRUPTED`)."""
 
 
 class ProtocolError(Exception):

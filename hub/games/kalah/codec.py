@@ -2,7 +2,7 @@
 
 Pure functions over states, moves and lines, no I/O. `KalahCodec` is the server's side of
 the kalah.md conversation with one client (a TCP peer or a program over pipes alike, in a
-`hub.core.seats.LineSeat`); the spec's order of messages maps onto the loop's hooks:
+`hub.core.play.seats.LineSeat`); the spec's order of messages maps onto the loop's hooks:
 
 * ``begin``: ``BEGIN`` (the handshake before it is `hub.games.kalah.seats.greet`);
 * ``observe``: the mover hears first, so it gets its ``OK`` before the move reaches the
@@ -27,10 +27,10 @@ from collections.abc import Collection, Sequence
 
 import attrs
 
-from hub.core.referee import Outcome, Termination
-from hub.core.seats import BadMoveLine
-from hub.core.values import JSON
-from hub.core.vocabulary import Fault, MatchResult, Moved, Start, Turn
+from hub.core.model.referee import Outcome, Termination
+from hub.core.model.values import JSON
+from hub.core.play.seats import BadMoveLine
+from hub.core.play.vocabulary import Fault, MatchResult, Moved, Start, Turn
 from hub.games.kalah.protocol import (
     BEGIN,
     ILLEGAL,
@@ -86,7 +86,7 @@ def end_lines(seat: int, outcome: Outcome, fault: Fault | None) -> list[str]:
 
 @attrs.define
 class KalahCodec:
-    """`hub.core.seats.SeatCodec` for Kalah: the server's side of one client's conversation."""
+    """`hub.core.play.seats.SeatCodec` for Kalah: the server's side of one client's conversation."""
 
     max_line: int
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from hub.core.text import parse_whole_number
+from hub.core.io.text import parse_whole_number
 from hub.games.kalah.rules import PIE, KalahState
 
 

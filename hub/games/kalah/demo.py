@@ -3,7 +3,7 @@
 Both run in this process: the server (`KalahServer`, as ``hub serve kalah`` runs it) on a free
 localhost port, and the client (`play_remote`, as ``hub play kalah --connect`` runs it)
 connected to it over TCP; they speak the Kalah protocol. What is shown is not the protocol but
-the game, drawn from the server's event stream (`hub.core.events`): the board after each of
+the game, drawn from the server's event stream (`hub.core.model.events`): the board after each of
 the first turns, then one line a turn with the stores, then the final board and the result.
 Both AIs search to a fixed depth (level 5), well inside their time, so the game is the same
 on every machine.
@@ -16,11 +16,12 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from hub.core.events import Event, GameEnded, GameStarted, MoveMade
-from hub.core.lines import LineStream
-from hub.core.output import Output
-from hub.core.serve import bound_port, open_listeners, serve_lines
-from hub.core.tour import Tour
+from hub.core.commands.tour import Tour
+from hub.core.io.lines import LineStream
+from hub.core.io.listen import bound_port, open_listeners
+from hub.core.io.output import Output
+from hub.core.io.serve import serve_lines
+from hub.core.model.events import Event, GameEnded, GameStarted, MoveMade
 from hub.games.kalah.client import ClientResult, play_remote
 from hub.games.kalah.codec import state_from_view
 from hub.games.kalah.console import describe_move, draw_board, side_name

@@ -1,4 +1,4 @@
-"""Kalah, declared: the `hub.core.game.Game` over Kalah's pure pieces.
+"""Kalah, declared: the `hub.core.play.game.Game` over Kalah's pure pieces.
 
 The rules are `hub.games.kalah.rules`' pure functions, the notation is the
 protocol's (``4 3``: a whole turn, several holes when a sowing ends in one's own store;
@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hub.core.game import (
+from hub.core.model.referee import Outcome
+from hub.core.model.values import JSON
+from hub.core.play.game import (
     Ai,
     BadMove,
     Game,
@@ -36,8 +38,6 @@ from hub.core.game import (
     Search,
     SettingsError,
 )
-from hub.core.referee import Outcome
-from hub.core.values import JSON
 from hub.games.kalah import ai as alphabeta
 from hub.games.kalah import pictures
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, format_move, parse_move
@@ -60,10 +60,10 @@ from hub.games.kalah.settings import DEFAULT_TIME_MS, KalahSettings, parse_layou
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
-    from hub.core.bus import EventBus
-    from hub.core.kit import GameSpec
-    from hub.core.threads import StopFlag
-    from hub.core.vocabulary import Fault, Seat
+    from hub.core.model.bus import EventBus
+    from hub.core.play.kit import GameSpec
+    from hub.core.play.threads import StopFlag
+    from hub.core.play.vocabulary import Fault, Seat
 
 
 class KalahPictures(Pictures):
@@ -114,7 +114,7 @@ def person_seat(
 
 
 def check_program(kind: str, command: str, spec: str) -> str | None:
-    from hub.core.programs import program_problem
+    from hub.core.io.programs import program_problem
 
     return program_problem(command)
 
@@ -155,7 +155,7 @@ class KalahSetup(MatchSetup):
         ``--random`` was given: the protocol cannot start a program's game after a few
         plies, so a layout is how a Kalah match varies its games. A given ``--layout`` is
         the user's start: no openings (every game from it)."""
-        from hub.core.kit import draw_distinct
+        from hub.core.play.kit import draw_distinct
 
         chosen = KalahSettings.from_json(settings)
         if chosen.layout is not None:
@@ -167,7 +167,7 @@ class KalahSetup(MatchSetup):
         self, game: type[Game[Any, Any]], settings: Mapping[str, Any], seats: int, opening: Any,
         game_id: str,
     ) -> MatchPlan[Any, Any]:  # fmt: skip
-        from hub.core.clock import TimeControl
+        from hub.core.model.clock import TimeControl
 
         chosen = KalahSettings.from_json(settings)
         rules = KalahGame(chosen.declared(chosen.layout), seats=seats)
@@ -220,7 +220,7 @@ class KalahGame(Game[KalahState, Move]):
 
     def forfeit(self, state: KalahState, fault: Fault) -> Outcome:
         """The other seat wins; the stores are the scores."""
-        from hub.core.vocabulary import forfeit_outcome
+        from hub.core.play.vocabulary import forfeit_outcome
 
         return attrs.evolve(forfeit_outcome(2, fault), scores=(state.store(0), state.store(1)))
 

@@ -7,10 +7,10 @@ shows is a `GameView` listening to its events. A person who quits loses by resig
 
 from __future__ import annotations
 
-from hub.core.bus import EventBus
-from hub.core.events import GameRecord
-from hub.core.output import Output
-from hub.core.person import Keys, PersonSeat
+from hub.core.io.output import Output
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameRecord
+from hub.core.play.person import Keys, PersonSeat
 from hub.games.kalah.options import PlayOptions
 from hub.games.kalah.players import ai_seat, person_seat, time_warning
 from hub.games.kalah.printer import GameView

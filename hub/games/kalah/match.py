@@ -32,14 +32,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from hub.core.identity import program_identity
-from hub.core.kit import GameSpec
-from hub.core.lines import LineStream
-from hub.core.output import Output
-from hub.core.person import open_keyboard
-from hub.core.programs import resolve_program
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import SeatFailure
+from hub.core.io.lines import LineStream
+from hub.core.io.output import Output
+from hub.core.io.programs import resolve_program
+from hub.core.model.identity import program_identity
+from hub.core.model.values import PlayerInfo
+from hub.core.play.kit import GameSpec
+from hub.core.play.person import open_keyboard
+from hub.core.play.vocabulary import SeatFailure
 from hub.declared.seats import ProgramSeat
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.players import person_seat as terminal_seat
@@ -50,7 +50,7 @@ from hub.games.kalah.seats import KalahSeat, greet, welcome
 from hub.games.kalah.settings import KalahSettings
 
 if TYPE_CHECKING:
-    from hub.core.bus import EventBus
+    from hub.core.model.bus import EventBus
 
 HUMAN = "human"
 START_TIMEOUT = 10.0

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, NoReturn
 
 import attrs
 
-from hub.core.limits import ServerLimits, add_limit_options, limits_from_args
-from hub.core.serverlog import add_log_options, log_level_from_args
-from hub.core.text import parse_whole_number
-from hub.core.usage import Parser
+from hub.core.commands.usage import Parser
+from hub.core.io.limits import ServerLimits, add_limit_options, limits_from_args
+from hub.core.io.serverlog import add_log_options, log_level_from_args
+from hub.core.io.text import parse_whole_number
 from hub.games.kalah.ai import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from hub.games.kalah.protocol import MAX_TIME_MS, BadLine, max_line, parse_script
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS
@@ -94,7 +94,8 @@ class PlayOptions:
 
 
 class _KalahOptionParser(Parser):
-    """`hub.core.usage.Parser` (``--help`` raises `HelpRequested`), errors as `OptionsError`."""
+    """`hub.core.commands.usage.Parser` (``--help`` raises `HelpRequested`), errors as
+    `OptionsError`."""
 
     def error(self, message: str) -> NoReturn:
         raise OptionsError(message)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from hub.core.output import Output
-from hub.core.person import open_keyboard
-from hub.core.running import run_program
-from hub.core.usage import HelpRequested, hint, show_help
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import HelpRequested, hint, show_help
+from hub.core.io.output import Output
+from hub.core.play.person import open_keyboard
 from hub.games.kalah.client import EXIT_USAGE, connect_and_play, split_address
 from hub.games.kalah.local import play_local
 from hub.games.kalah.options import PLAY_PROG, OptionsError, parse_play

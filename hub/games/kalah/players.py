@@ -1,13 +1,13 @@
 """Kalah's local seats: the AI, a script, a person. Each chooses a whole turn.
 
-The AI is the core's one local-player seat (`hub.core.threads.ThreadSeat`, made by
+The AI is the core's one local-player seat (`hub.core.play.threads.ThreadSeat`, made by
 `ai_seat`): `KalahAi` is all Kalah adds, its ``think`` (the search in a worker thread,
 budgeting a share of what is left of the limit from the moment it was asked) and its
 ``busy`` answer (a one-turn lookahead at once when no worker is free). A script is the
 core's `ScriptedSeat` (`scripted_seat`). A person is the core's `PersonSeat` with
 `KalahPersonCodec` (`person_seat`): sees the board and a countdown of the time left, and
 with a `TypeAhead` keyboard loses no move to lines typed before their turn. Every one has
-`LATE_GRACE`. Our client asks a seat outside a match with `hub.core.fed.ask`.
+`LATE_GRACE`. Our client asks a seat outside a match with `hub.core.play.fed.ask`.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from collections.abc import Callable, Sequence
 import attrs
 import trio
 
-from hub.core.clock import TimeControl
-from hub.core.fed import ScriptedSeat
-from hub.core.identity import ai_identity, person_identity
-from hub.core.output import Output
-from hub.core.person import AskAgain, Keys, PersonSeat, seconds_text
-from hub.core.referee import IllegalMove, Termination
-from hub.core.threads import StopFlag, ThreadSeat, TurnTime
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import Seat, SeatFailure, Turn
+from hub.core.io.output import Output
+from hub.core.model.clock import TimeControl
+from hub.core.model.identity import ai_identity, person_identity
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.fed import ScriptedSeat
+from hub.core.play.person import AskAgain, Keys, PersonSeat, seconds_text
+from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.vocabulary import Seat, SeatFailure, Turn
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
@@ -225,7 +225,7 @@ def time_warning(limit_ms: int, advice: str) -> str | None:
 
 @attrs.define(eq=False)
 class KalahPersonCodec:
-    """Kalah's `hub.core.person.PersonCodec`: a person sees the board (``labels`` name this
+    """Kalah's `hub.core.play.person.PersonCodec`: a person sees the board (``labels`` name this
     player and its opponent) and types holes one or several at a time; a turn that ends in
     the person's store is asked again with the board, until it is whole. ``p`` takes the pie
     when it is allowed, ``q`` (or the end of input) gives up."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import lazy
+from hub.core.commands.plugin import lazy
 from hub.declared.plugin import declared_plugin
 
 GAME = "hub.games.kalah.game:KalahGame"

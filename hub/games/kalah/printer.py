@@ -1,6 +1,6 @@
 """The terminal's view of a Kalah game, fed only by the core match loop's events.
 
-A `BoardPrinter` is an `hub.core.bus.EventBus.listen` callback: it rebuilds the board
+A `BoardPrinter` is an `hub.core.model.bus.EventBus.listen` callback: it rebuilds the board
 from each event's state view (`hub.games.kalah.codec.state_from_view`), prints a line per
 move and the board after it, and at the end the final board and a result line. Subclasses
 say how a move and a result read for their audience: `GameView` for players and
@@ -17,9 +17,9 @@ import enum
 
 import attrs
 
-from hub.core.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
-from hub.core.output import Output
-from hub.core.referee import Termination
+from hub.core.io.output import Output
+from hub.core.model.events import Event, GameEnded, GameRecord, GameStarted, MoveMade
+from hub.core.model.referee import Termination
 from hub.games.kalah.codec import FAULT_WORDS, state_from_view
 from hub.games.kalah.console import describe_move, draw_board, side_name
 from hub.games.kalah.protocol import LOSER, TIE, WINNER

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from hub.core.text import is_printable_ascii, parse_whole_number
+from hub.core.io.text import is_printable_ascii, parse_whole_number
 from hub.games.kalah.rules import MAX_HOLES, MAX_SEEDS, MIN_HOLES, MIN_SEEDS, PIE, Move
 
 WELCOME, READY, BEGIN, OK = "WELCOME", "READY", "BEGIN", "OK"

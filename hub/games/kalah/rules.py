@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.model.referee import IllegalMove, Outcome
 
 MIN_HOLES, MAX_HOLES = 1, 20
 MIN_SEEDS, MAX_SEEDS = 1, 20
@@ -278,7 +278,7 @@ def play(state: KalahState, move: Move) -> KalahState:
 
 def random_playout(state: KalahState, rng: random.Random) -> Outcome:
     """The outcome of playing ``state`` to the end by random sowings (one random non-empty
-    hole at a time; no pie): the general player's cheap playout (`hub.core.game.Search`),
+    hole at a time; no pie): the general player's cheap playout (`hub.core.play.game.Search`),
     on one list, without listing whole turns."""
     mover = state.mover
     if mover is None:

@@ -1,11 +1,11 @@
 """Kalah's seats of the core match loop, its handshake, and the one way a Kalah match is built.
 
 There is no Kalah game loop: every game (the server's, a local game at the terminal, one
-game of ``hub match``) is a `hub.core.match.Match` of the declaration
+game of ``hub match``) is a `hub.core.play.match.Match` of the declaration
 (`hub.games.kalah.game.KalahGame`) made by `new_match`, whose seats are:
 
 * a client (a TCP peer, or an agent program over pipes): `client_seat`, a
-  `hub.core.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
+  `hub.core.play.seats.LineSeat` speaking `hub.games.kalah.codec.KalahCodec`, after `welcome`
   (``WELCOME``) and `greet` (``INFO``, then ``READY`` within a deadline) have succeeded;
 * a local player of `hub.games.kalah.players` (the AI: the core's `ThreadSeat`; a script:
   the core's `ScriptedSeat`; a person: the core's `PersonSeat`), each with `LATE_GRACE`: at its
@@ -22,15 +22,15 @@ from collections.abc import Mapping, Sequence
 
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.clock import TimeControl
-from hub.core.game import Game
-from hub.core.lines import LineError, LineStream, LineTooLong
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.seats import LineSeat
-from hub.core.values import JSON, PlayerInfo
-from hub.core.vocabulary import Seat, SeatFailure
+from hub.core.io.lines import LineError, LineStream, LineTooLong
+from hub.core.model.bus import EventBus
+from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
+from hub.core.model.values import JSON, PlayerInfo
+from hub.core.play.game import Game
+from hub.core.play.match import Match
+from hub.core.play.seats import LineSeat
+from hub.core.play.vocabulary import Seat, SeatFailure
 from hub.games.kalah.codec import KalahCodec
 from hub.games.kalah.protocol import READY, WELCOME, Info, format_info, is_word, safe_text
 from hub.games.kalah.rules import KalahState, Move

@@ -1,12 +1,12 @@
 """``hub serve kalah``: many clients at once against the server's AI, a person, or each other.
 
 Each connection gets ``WELCOME`` at once. With ``--opponent ai`` (the default) it then gets
-``INFO`` and plays the AI; with ``--opponent client`` core's `hub.core.lobby.Lobby` pairs
+``INFO`` and plays the AI; with ``--opponent client`` core's `hub.core.io.lobby.Lobby` pairs
 connections two by two (the one waiting is watched, so a client that leaves before it is
 paired is dropped instead of handed to the next one as a ghost) and both get ``INFO`` once
 paired; with ``--opponent human`` the person at the terminal plays one client at a time,
-the others waiting in line (before ``WELCOME``). Every game is a `hub.core.match.Match` built by
-`hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
+the others waiting in line (before ``WELCOME``). Every game is a `hub.core.play.match.Match` built
+by `hub.games.kalah.seats.new_match`: a client is a `LineSeat` speaking `KalahCodec`, the
 server's own player (the AI in a worker thread, a script, the person) a local seat of
 `hub.games.kalah.players`. The
 games publish their events on `KalahServer.events`; the person at the server sees the game
@@ -33,31 +33,21 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.events import GameRecord
-from hub.core.identity import remote_identity
-from hub.core.lines import LineError, LineStream
-from hub.core.lobby import Lobby, Waiting
-from hub.core.output import Output
-from hub.core.person import Keys, open_keyboard
-from hub.core.referee import Termination
-from hub.core.running import run_program
-from hub.core.serve import (
-    LINGER_SECONDS,
-    Connection,
-    ListenError,
-    ServerLimits,
-    bound_port,
-    configure_logging,
-    fit_open_files,
-    freeze_start_up,
-    linger,
-    log_games,
-    open_listeners,
-    serve_lines,
-)
-from hub.core.usage import HelpRequested, hint, show_help
-from hub.core.values import PlayerInfo
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import HelpRequested, hint, show_help
+from hub.core.io.limits import ServerLimits, fit_open_files, freeze_start_up
+from hub.core.io.lines import LineError, LineStream
+from hub.core.io.listen import ListenError, bound_port, open_listeners
+from hub.core.io.lobby import Lobby, Waiting
+from hub.core.io.output import Output
+from hub.core.io.serve import LINGER_SECONDS, Connection, linger, serve_lines
+from hub.core.io.serverlog import configure_logging, log_games
+from hub.core.model.bus import EventBus
+from hub.core.model.events import GameRecord
+from hub.core.model.identity import remote_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.person import Keys, open_keyboard
 from hub.games.kalah.codec import FAULT_WORDS, result_word
 from hub.games.kalah.console import describe_move
 from hub.games.kalah.game import KalahGame

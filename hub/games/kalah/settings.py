@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from hub.core.values import JSON
+from hub.core.model.values import JSON
 from hub.games.kalah.protocol import MAX_TIME_MS, Info
 from hub.games.kalah.rules import (
     MAX_HOLES,

@@ -24,7 +24,9 @@ import attrs
 import trio
 
 from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_d_line
-from hub.core.lines import (
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import Parser, help_text, show_help
+from hub.core.io.lines import (
     LineError,
     LineStream,
     LineTooLong,
@@ -32,12 +34,10 @@ from hub.core.lines import (
     TransportFailed,
     iter_lines,
 )
-from hub.core.listen import ListenError, resolve_port
-from hub.core.output import Output
-from hub.core.running import run_program
-from hub.core.stdin import ThreadedFdReceiveStream, ensure_standard_fds
-from hub.core.text import wants_help
-from hub.core.usage import Parser, help_text, show_help
+from hub.core.io.listen import ListenError, resolve_port
+from hub.core.io.output import Output
+from hub.core.io.stdin import ThreadedFdReceiveStream, ensure_standard_fds
+from hub.core.io.text import wants_help
 from hub.games.uqchess import protocol as p
 
 PROGRAM = "uqchessclient"

@@ -12,16 +12,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hub.chess.engine_client import ENGINE_ENV
-from hub.core.serve import (
-    LIMIT_OPTIONS,
-    LOG_LEVELS,
-    ServerLimits,
-    add_limit_options,
-    add_log_options,
-    limits_from_values,
-)
-from hub.core.text import parse_whole_number
-from hub.core.usage import Parser, flag_options, value_options
+from hub.core.commands.usage import Parser, flag_options, value_options
+from hub.core.io.limits import LIMIT_OPTIONS, ServerLimits, add_limit_options, limits_from_values
+from hub.core.io.serverlog import LOG_LEVELS, add_log_options
+from hub.core.io.text import parse_whole_number
 from hub.records.options import add_record_options, record_path
 from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
 from hub.web.options import add_web_option, allowed_hosts, web_address
@@ -98,7 +92,7 @@ def help_parser(*, hub_options: bool = False) -> Parser:
 def parse_args(args: Sequence[str], *, hub_options: bool = False) -> ServerOptions | None:
     """``[--listenOn portno] [--engines N]``, each at most once with a non-empty value;
     ``hub serve uqchess`` (``hub_options``) also takes ``--web [HOST:]PORT``, ``--db PATH``,
-    ``--no-record``, the limits (`hub.core.serve.LIMIT_OPTIONS`), ``--log-level LEVEL`` and
+    ``--no-record``, the limits (`hub.core.io.limits.LIMIT_OPTIONS`), ``--log-level LEVEL`` and
     ``-v``/``--verbose``. Only the options `help_parser` lists are known."""
     parser = help_parser(hub_options=hub_options)
     flags, allowed = flag_options(parser), value_options(parser)

@@ -1,9 +1,9 @@
-"""Matchmaking by colour (pure) on core's `hub.core.lobby.Lobby`, the one place that decides
+"""Matchmaking by colour (pure) on core's `hub.core.io.lobby.Lobby`, the one place that decides
 pairings: compatible requests, the client that connected first first."""
 
 from __future__ import annotations
 
-from hub.core.lobby import Lobby
+from hub.core.io.lobby import Lobby
 from hub.games.uqchess.seats import Player, Seek
 
 

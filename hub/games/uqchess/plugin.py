@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.core.plugin import GamePlugin, lazy
+from hub.core.commands.plugin import GamePlugin, lazy
 
 
 def _serve(args: Sequence[str]) -> int:

@@ -15,13 +15,13 @@ import attrs
 from hub.chess.engine_client import EngineTerminated
 from hub.chess.game import ChessGame
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, position_command
-from hub.core.fed import FedSeat
-from hub.core.lobby import Waiting
-from hub.core.match import Match
-from hub.core.referee import IllegalMove, Termination
-from hub.core.serve import UNKNOWN_PEER
-from hub.core.values import JSON, PlayerInfo
-from hub.core.vocabulary import BaseSeat, MatchResult, Moved, Turn
+from hub.core.io.lobby import Waiting
+from hub.core.io.serve import UNKNOWN_PEER
+from hub.core.model.referee import IllegalMove, Termination
+from hub.core.model.values import JSON, PlayerInfo
+from hub.core.play.fed import FedSeat
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import BaseSeat, MatchResult, Moved, Turn
 from hub.games.uqchess import protocol as p
 
 

@@ -21,21 +21,16 @@ import attrs
 import trio
 
 from hub.chess.engine_client import EnginePool, EngineStartError, find_engine
-from hub.core.bus import EventBus
-from hub.core.output import Output
-from hub.core.programs import which_program
-from hub.core.running import run_program
-from hub.core.serve import (
-    ListenError,
-    bound_port,
-    configure_logging,
-    freeze_start_up,
-    log_games,
-    open_listeners,
-)
-from hub.core.stdin import ensure_standard_fds
-from hub.core.text import wants_help
-from hub.core.usage import help_text, show_help
+from hub.core.commands.running import run_program
+from hub.core.commands.usage import help_text, show_help
+from hub.core.io.limits import freeze_start_up
+from hub.core.io.listen import ListenError, bound_port, open_listeners
+from hub.core.io.output import Output
+from hub.core.io.programs import which_program
+from hub.core.io.serverlog import configure_logging, log_games
+from hub.core.io.stdin import ensure_standard_fds
+from hub.core.io.text import wants_help
+from hub.core.model.bus import EventBus
 from hub.games.uqchess.options import (
     EXIT_ENGINE_DIED,
     EXIT_ENGINE_START,
@@ -55,7 +50,7 @@ from hub.web.options import web_from_environment
 
 def builtin_engine() -> list[str] | None:
     """``hub engine`` (a plug-in's UCI engine tool), if one is installed."""
-    from hub.core.plugin import discover
+    from hub.core.commands.plugin import discover
 
     if not any("engine" in plugin.tools for plugin in discover().values()):
         return None

@@ -1,6 +1,6 @@
 """`ChessService`: the UQChess server's behaviour over `Player` handles (no sockets).
 
-It holds the lobby and the games, each a core `hub.core.match.Match` of the chess
+It holds the lobby and the games, each a core `hub.core.play.match.Match` of the chess
 declaration (`hub.chess.game.ChessGame`, without automatic draws: the spec knows none)
 between two seats run in the service's nursery and publishing to its `EventBus`: a
 `ClientSeat` per client and a `ComputerSeat` for the computer. Resigning and leaving are
@@ -19,14 +19,14 @@ import trio
 from hub.chess.engine_client import EnginePool, EngineTerminated
 from hub.chess.game import ChessGame
 from hub.chess.rules import ChessState, Draws, initial, position_command, render_board
-from hub.core.bus import EventBus
-from hub.core.identity import remote_identity
-from hub.core.lobby import Waiting
-from hub.core.match import Match
-from hub.core.referee import Termination
-from hub.core.serve import UNKNOWN_PEER
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import Seat
+from hub.core.io.lobby import Waiting
+from hub.core.io.serve import UNKNOWN_PEER
+from hub.core.model.bus import EventBus
+from hub.core.model.identity import remote_identity
+from hub.core.model.referee import Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import Seat
 from hub.games.uqchess import protocol as p
 from hub.games.uqchess.pairing import colours, new_lobby
 from hub.games.uqchess.seats import (

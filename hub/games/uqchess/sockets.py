@@ -1,5 +1,5 @@
-"""The UQChess server on sockets: `serve` (on `hub.core.serve.serve_lines`) and one client's
-connection (`handle_connection`). Each connection's `Outbox` (`hub.core.outbox`) is one
+"""The UQChess server on sockets: `serve` (on `hub.core.io.serve.serve_lines`) and one client's
+connection (`handle_connection`). Each connection's `Outbox` (`hub.core.io.outbox`) is one
 writer task per client, so that several tasks (the client's own, its opponent's) can send
 to it without interleaving; bounded (``--max-output``), and a client that stops reading
 until the bound is reached is disconnected instead of stalling its opponent. A client that
@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import trio
 
 from hub.chess.engine_client import EnginePool, EngineTerminated
-from hub.core.bus import EventBus
-from hub.core.lines import LineError, LineStream, LineTooLong, iter_lines
-from hub.core.serve import FD_RESERVE, Connection, ServerLimits, ServerStats, fit_open_files
-from hub.core.serve import serve_lines as _serve_lines
+from hub.core.io.limits import FD_RESERVE, ServerLimits, fit_open_files
+from hub.core.io.lines import LineError, LineStream, LineTooLong, iter_lines
+from hub.core.io.serve import Connection, ServerStats
+from hub.core.io.serve import serve_lines as _serve_lines
+from hub.core.model.bus import EventBus
 from hub.games.uqchess.options import EXIT_ENGINE_DIED, MAX_ENGINES
 from hub.games.uqchess.seats import Player
 from hub.games.uqchess.service import ChessService

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 
 import trio
 
-from hub.core.bus import EventBus
-from hub.core.lines import LineError, LineStream, LineTooLong, PeerClosed
-from hub.core.output import Output
-from hub.core.running import only_keyboard_interrupts, run_program
-from hub.core.stdin import ThreadedFdReceiveStream
-from hub.core.text import parse_whole_number, wants_help
-from hub.core.usage import Parser, help_text, option_strings, show_help
+from hub.core.commands.running import only_keyboard_interrupts, run_program
+from hub.core.commands.usage import Parser, help_text, option_strings, show_help
+from hub.core.io.lines import LineError, LineStream, LineTooLong, PeerClosed
+from hub.core.io.output import Output
+from hub.core.io.stdin import ThreadedFdReceiveStream
+from hub.core.io.text import parse_whole_number, wants_help
+from hub.core.model.bus import EventBus
 from hub.games.chess.console.options import (
     DEFAULT_MOVETIME_MS,
     MAX_MOVETIME_MS,

@@ -26,14 +26,14 @@ from hub.chess.game import ChessGame
 from hub.chess.rules import BLACK_SEAT, WHITE_SEAT, ChessState, Draws, initial, repetition_count
 from hub.chess.search import ComputerPlayer, Searcher
 from hub.chess.setup import setup_fen, setup_problems
-from hub.core.bus import EventBus
-from hub.core.fed import FedSeat
-from hub.core.match import Match
-from hub.core.record import History
-from hub.core.referee import Outcome, Termination
-from hub.core.threads import PromptedSeat, StopFlag, TurnTime, run_in_thread
-from hub.core.values import PlayerInfo
-from hub.core.vocabulary import MatchResult, Moved
+from hub.core.model.bus import EventBus
+from hub.core.model.referee import Outcome, Termination
+from hub.core.model.values import PlayerInfo
+from hub.core.play.fed import FedSeat
+from hub.core.play.match import Match
+from hub.core.play.record import History
+from hub.core.play.threads import PromptedSeat, StopFlag, TurnTime, run_in_thread
+from hub.core.play.vocabulary import MatchResult, Moved
 from hub.games.chess.console.commands import (
     GAME_RUNNING,
     GAME_USAGE,
@@ -477,9 +477,9 @@ async def open_console(
 
 
 class Transcript:
-    """What the console prints about one game (a `hub.core.vocabulary.Spectator` of its `Match`):
-    the board and status at the start and after each move, the computer's move in words, the
-    end and the score. It reads the typed positions, so it costs no event and no FEN; the
+    """What the console prints about one game (a `hub.core.play.vocabulary.Spectator` of its
+    `Match`): the board and status at the start and after each move, the computer's move in words,
+    the end and the score. It reads the typed positions, so it costs no event and no FEN; the
     lines go to the session's command that caused them (`ConsoleSession.show`)."""
 
     def __init__(self, session: ConsoleSession) -> None:

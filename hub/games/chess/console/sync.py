@@ -13,7 +13,7 @@ import attrs
 import trio
 
 from hub.chess.rules import ChessState
-from hub.core.bus import EventBus
+from hub.core.model.bus import EventBus
 from hub.games.chess.console.options import ConsoleOptions
 from hub.games.chess.console.session import ConsoleSession, Mode, Think, open_console, search_move
 from hub.games.chess.console.terminal import Terminal

@@ -14,7 +14,7 @@ import chess
 
 from hub.chess.board_art import PLAIN, BoardStyle, detect_style, styled_board
 from hub.chess.rules import ChessState
-from hub.core.output import write_all
+from hub.core.io.output import write_all
 
 COLOURS = ("White", "Black")
 

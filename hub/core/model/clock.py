@@ -1,0 +1,176 @@
+"""Time controls and per-seat clocks, in seconds of trio's clock (so tests run on a virtual one).
+
+A `TimeControl` is a frozen value: a per-move limit (Kalah's ``--time-ms``), a game clock
+of ``base`` seconds plus ``increment`` after every move (chess's "5+0.1"), both, or no
+limit at all. A `SeatClock` applies one to one seat; `Clocks` holds one per seat and is
+started and stopped only by the match loop. Nothing here sleeps or reads a clock itself:
+every method takes ``now``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import attrs
+
+
+def _positive_or_none(
+    _instance: object, attribute: attrs.Attribute[float | None], value: float | None
+) -> None:
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{attribute.name} must be a positive number of seconds, not {value!r}")
+
+
+def _not_negative(_instance: object, _attribute: attrs.Attribute[float], value: float) -> None:
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"increment must be zero or more seconds, not {value!r}")
+
+
+@attrs.frozen
+class TimeControl:
+    """How long a seat may think: ``per_move`` seconds for each move, and/or a game clock of
+    ``base`` seconds to which ``increment`` is added after each move. All None: no limit."""
+
+    per_move: float | None = attrs.field(default=None, validator=_positive_or_none)
+    base: float | None = attrs.field(default=None, validator=_positive_or_none)
+    increment: float = attrs.field(default=0.0, validator=_not_negative)
+
+    @classmethod
+    def per_move_ms(cls, milliseconds: int) -> TimeControl:
+        """A limit for each move in whole milliseconds; 0 means no limit (Kalah's rule)."""
+        if milliseconds < 0:
+            raise ValueError("a time limit cannot be negative")
+        return cls(per_move=milliseconds / 1000) if milliseconds else cls()
+
+    @classmethod
+    def fischer(cls, base: float, increment: float = 0.0) -> TimeControl:
+        return cls(base=base, increment=increment)
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """``none``; ``200ms`` (per move); ``5s`` (per move); ``300+2`` / ``60`` (a game clock
+        of base seconds plus increment). Raises `ValueError` with a readable message."""
+        spec = text.strip().lower()
+        if spec in ("", "none", "0", "inf", "unlimited"):
+            return cls()
+        if match := re.fullmatch(r"(\d{1,9})ms", spec):
+            return cls.per_move_ms(int(match[1]))
+        if match := re.fullmatch(r"(\d{1,6}(?:\.\d{1,3})?)s", spec):
+            return cls(per_move=float(match[1]))
+        if match := re.fullmatch(r"(\d{1,6}(?:\.\d{1,3})?)(?:\+(\d{1,6}(?:\.\d{1,3})?))?", spec):
+            return cls(base=float(match[1]), increment=float(match[2] or 0))
+        raise ValueError(
+            f"bad time control {text!r}: use none, 200ms or 2s per move, or BASE+INC seconds"
+        )
+
+    @property
+    def limited(self) -> bool:
+        return self.per_move is not None or self.base is not None
+
+    def describe(self) -> str:
+        """The inverse of `parse` (for records, progress lines and the web view)."""
+        parts = []
+        if self.base is not None:
+            parts.append(f"{_number(self.base)}+{_number(self.increment)}")
+        if self.per_move is not None:
+            ms = self.per_move * 1000
+            parts.append(f"{round(ms)}ms" if ms == round(ms) else f"{_number(self.per_move)}s")
+        return " and ".join(parts) or "none"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+# SeatClock and Clocks are the loop's machinery, plain classes with __slots__: an attrs
+# class costs about 0.3 ms to build at import, and every program that plays a game
+# imports these (see hub/core/play/match.py).
+
+
+class SeatClock:
+    """One seat's clock under ``control``. ``remaining`` is the game clock (None without
+    one); ``used`` the seconds this seat has thought in the whole game; ``deadline`` when the
+    running turn's time is up (inf: never, or not running)."""
+
+    __slots__ = ("control", "deadline", "remaining", "started_at", "used")
+
+    def __init__(self, control: TimeControl, remaining: float | None = None) -> None:
+        self.control = control
+        self.remaining = control.base if remaining is None else remaining
+        self.started_at: float | None = None
+        self.used = 0.0
+        self.deadline = math.inf
+
+    def __repr__(self) -> str:
+        return f"SeatClock({self.control!r}, remaining={self.remaining!r}, used={self.used!r})"
+
+    @property
+    def running(self) -> bool:
+        return self.started_at is not None
+
+    def start(self, now: float) -> float:
+        """Start the turn at ``now``; returns its deadline (``math.inf`` for no limit)."""
+        self.started_at = now
+        deadline = math.inf
+        if self.control.per_move is not None:
+            deadline = now + self.control.per_move
+        if self.remaining is not None:
+            deadline = min(deadline, now + self.remaining)
+        self.deadline = deadline
+        return deadline
+
+    def stop(self, now: float) -> float:
+        """Stop the turn at ``now``: the seconds it took (the increment is added after it)."""
+        if self.started_at is None:
+            return 0.0
+        elapsed = max(0.0, now - self.started_at)
+        self.started_at = None
+        self.deadline = math.inf
+        self.used += elapsed
+        if self.remaining is not None:
+            self.remaining = max(0.0, self.remaining - elapsed) + self.control.increment
+        return elapsed
+
+    def left(self, now: float) -> float | None:
+        """Seconds left for the running turn (or the game clock when stopped); None: no limit."""
+        if self.started_at is not None and self.deadline != math.inf:
+            return max(0.0, self.deadline - now)
+        if self.remaining is not None:
+            return self.remaining
+        return self.control.per_move
+
+
+class Clocks:
+    """One `SeatClock` per seat; only the match loop starts and stops them."""
+
+    __slots__ = ("seats",)
+
+    def __init__(self, seats: list[SeatClock]) -> None:
+        self.seats = seats
+
+    @classmethod
+    def of(cls, controls: TimeControl | Sequence[TimeControl], seats: int) -> Clocks:
+        if isinstance(controls, TimeControl):
+            controls = [controls] * seats
+        if len(controls) != seats:
+            raise ValueError(f"{len(controls)} time controls for {seats} seats")
+        return cls([SeatClock(control) for control in controls])
+
+    def __getitem__(self, seat: int) -> SeatClock:
+        return self.seats[seat]
+
+    def start(self, seat: int, now: float) -> float:
+        return self.seats[seat].start(now)
+
+    def stop(self, seat: int, now: float) -> float:
+        return self.seats[seat].stop(now)
+
+    def left(self, now: float) -> tuple[float | None, ...]:
+        """Each seat's time left at ``now`` (None: no limit), for events and displays."""
+        return tuple([clock.left(now) for clock in self.seats])  # (a list: no generator)
+
+    @property
+    def controls(self) -> tuple[TimeControl, ...]:
+        return tuple(clock.control for clock in self.seats)

@@ -1,0 +1,179 @@
+"""The JSON bot protocol: one conversation for every declared game, sans-IO (docs/bots.md).
+
+Newline-delimited JSON, one compact object per line. The hub speaks first:
+
+* ``{"type":"welcome","protocol":1,"game":"connect4"}``; the bot answers
+  ``{"type":"hello","name":"mybot"}`` (over TCP it may add ``"opponent":"ai:3"``,
+  ``"random"`` or ``"any"``, the default: the next client to arrive);
+* ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
+  "settings":{...},"time_control":"none"}``: the game begins;
+* ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
+  the bot's move is wanted; it answers ``{"move":"4"}`` before its clock runs out;
+* ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too); the
+  moves of a simultaneous turn are told only once every mover's move is in;
+* ``{"type":"chance","move":"5"}``: chance acted (a die, a card drawn), as this seat may
+  see it (the game's words, such as ``a card``, for a card drawn into another's hand);
+* ``{"type":"time_up","seat":1}``: that seat's time ran out;
+* ``{"type":"end","scores":[2,0],"winners":[0],"result":"win","termination":"normal",
+  "detail":""}``: the game is over.
+
+A reply that is not one JSON object with a string ``move`` that names a move is
+``MALFORMED``; a move the rules refuse is ``ILLEGAL_MOVE``; none in time is ``TIMEOUT``; a
+line over `MAX_LINE` bytes is ``MALFORMED``; EOF is ``DISCONNECT`` (`hub.core.play.seats.LineSeat`
+maps them). Nothing a bot sends can raise anything else here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hub.core.play.game import BadMove, Game, legal_texts
+from hub.core.play.seats import BadMoveLine
+
+if TYPE_CHECKING:
+    from hub.core.play.vocabulary import MatchResult, Moved, Start, Turn
+
+PROTOCOL = 1
+MAX_LINE = 4096
+"""The longest line a bot may send (its replies are short)."""
+OPPONENTS_ANY = "any"
+
+
+def dumps(value: object) -> str:
+    """Compact JSON on one line (what every message is)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def welcome_line(game: str) -> str:
+    return dumps({"type": "welcome", "protocol": PROTOCOL, "game": game})
+
+
+@attrs.frozen
+class Hello:
+    """A bot's answer to the welcome: its name and, over TCP, whom it wants to play."""
+
+    name: str
+    opponent: str = OPPONENTS_ANY
+
+
+class BadHello(ValueError):
+    """A line that is not a hello; the message says why."""
+
+
+class BadMessage(ValueError):
+    """A line that is not one JSON object."""
+
+
+def _object(line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        raise BadMessage(f"not JSON: {line[:60]!r}") from None
+    if not isinstance(value, dict):
+        raise BadMessage(f"not a JSON object: {line[:60]!r}")
+    return value
+
+
+def parse_hello(line: str) -> Hello:
+    """The `Hello` on ``line``; raises `BadHello`."""
+    try:
+        value = _object(line)
+    except BadMessage as exc:
+        raise BadHello(str(exc)) from None
+    if value.get("type") != "hello":
+        raise BadHello('expected {"type":"hello","name":...}')
+    name = value.get("name", "anonymous")
+    opponent = value.get("opponent", OPPONENTS_ANY)
+    if not isinstance(name, str) or not isinstance(opponent, str):
+        raise BadHello("name and opponent must be strings")
+    name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
+    return Hello(name, opponent.strip()[:40] or OPPONENTS_ANY)
+
+
+def _result_word(seat: int, winners: Sequence[int], seats: int) -> str:
+    if not winners:
+        return "none"
+    if seat not in winners:
+        return "loss"
+    return "draw" if len(winners) > 1 else "win"
+
+
+class JsonCodec:
+    """`hub.core.play.seats.SeatCodec` of the JSON bot protocol for one declared game."""
+
+    max_line = MAX_LINE
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self.game = game
+
+    def begin_lines(self, seat: int, start: Start[Any]) -> Sequence[str]:
+        event = start.event
+        message = {
+            "type": "start",
+            "game": self.game.name,
+            "seat": seat,
+            "seat_name": self.game.seat_name(seat),
+            "seats": len(event.players),
+            "players": [player.name for player in event.players],
+            "settings": self.game.settings,
+            "time_control": start.control.describe(),
+        }
+        return [dumps(message)]
+
+    def turn_lines(self, seat: int, turn: Turn[Any]) -> Sequence[str]:
+        game, state = self.game, turn.state
+        left = turn.time_left()
+        clock = {"left_ms": round(left * 1000)} if math.isfinite(left) else {}
+        message = {
+            "type": "turn",
+            "ply": turn.ply,
+            "view": game.view(state, seat),
+            "legal": legal_texts(game, state),
+            "clock": clock,
+        }
+        return [dumps(message)]
+
+    def parse_move(self, seat: int, line: str, state: Any) -> Any:
+        try:
+            value = _object(line)
+        except BadMessage as exc:
+            raise BadMoveLine(str(exc)) from None
+        text = value.get("move")
+        if not isinstance(text, str):
+            raise BadMoveLine('expected {"move":"..."}, got ' + line[:60])
+        try:
+            return self.game.parse_move(state, text)
+        except BadMove as exc:
+            raise BadMoveLine(str(exc)) from None
+
+    def moved_lines(self, seat: int, moved: Moved[Any, Any]) -> Sequence[str]:
+        if moved.seat < 0:  # chance's outcome, as this seat may see it (hub.core.play.chance)
+            return [dumps({"type": "chance", "move": moved.text_for(seat)})]
+        return [dumps({"type": "moved", "seat": moved.seat, "move": moved.text})]
+
+    def expects_ack(self, seat: int, moved: Moved[Any, Any]) -> bool:
+        return False
+
+    def check_ack(self, seat: int, line: str) -> bool:
+        return True
+
+    def time_up_lines(self, seat: int, late: int) -> Sequence[str]:
+        return [dumps({"type": "time_up", "seat": late})]
+
+    def end_lines(self, seat: int, result: MatchResult[Any, Any]) -> Sequence[str]:
+        outcome = result.outcome
+        winners = sorted(outcome.winners)
+        message = {
+            "type": "end",
+            "scores": list(outcome.scores),
+            "winners": winners,
+            "result": _result_word(seat, winners, len(outcome.scores)),
+            "termination": outcome.termination.value,
+            "detail": outcome.detail or (result.fault.detail if result.fault else ""),
+        }
+        return [dumps(message)]

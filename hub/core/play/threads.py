@@ -1,0 +1,233 @@
+"""Built-in AIs in worker threads, behind the one `hub.core.play.vocabulary.Seat` interface.
+
+* `ThreadSeat`: the one local-player seat: a built-in AI whose synchronous
+  ``think(state, time, stop)`` runs in a worker thread with a stop flag (`think_in_thread`,
+  `run_in_thread`, `StopFlag`), so the event loop keeps serving and Ctrl-C (cancellation)
+  returns at once. ``time`` is the turn's `TurnTime` (time left, the control, both game
+  clocks), computed from the seat's clock in one place (`ClockedSeat`), so an AI budgets
+  from it as it likes (Kalah's a share of its limit, chess's level 4 as UCI's ``go``).
+* `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
+  its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
+
+Apart from `hub.core.play.seats` (a peer over a line stream) so that a program whose seats are all
+peers, such as ``clubhub``, does not build these classes at start-up.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import attrs
+import trio
+
+from hub.core.model.clock import TimeControl
+from hub.core.model.values import PlayerInfo
+from hub.core.play.vocabulary import (
+    BaseSeat,
+    MatchView,
+    Moved,
+    Start,
+    Turn,
+)
+
+S = TypeVar("S")
+M = TypeVar("M")
+T = TypeVar("T")
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+class StopFlag:
+    """Set when the search should give up (the seat was cancelled); poll `is_set`."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block the (worker) thread until the flag is set or ``timeout`` seconds have passed;
+        True if it is set. For searches that sleep between steps, and for test stubs."""
+        return self._event.wait(timeout)
+
+
+async def run_in_thread(
+    work: Callable[[StopFlag], T], *, limiter: trio.CapacityLimiter | None = None
+) -> T:
+    """Run ``work(stop)`` in a worker thread; on cancellation set ``stop`` and return at once
+    (the thread notices the flag and ends by itself). The one way hub runs a search."""
+    stop = StopFlag()
+    try:
+        return await trio.to_thread.run_sync(work, stop, abandon_on_cancel=True, limiter=limiter)
+    finally:
+        stop.set()
+
+
+async def think_in_thread(
+    work: Callable[[StopFlag], T],
+    *,
+    threaded: bool = True,
+    limiter: trio.CapacityLimiter | None = None,
+    busy: Callable[[], T] | None = None,
+) -> T:
+    """The one way a built-in AI thinks: ``work(stop)`` in a worker thread of ``limiter``
+    (`run_in_thread`: on cancellation the stop flag is set and this returns at once), or
+    inline with ``threaded=False`` (deterministic tests, a search known to be instant).
+
+    With ``busy``: when ``limiter`` (default: trio's) has no worker free right now, return
+    ``busy()`` at once instead of waiting for one (a loaded server: a quick answer that is
+    never late beats a queue of searches starving the event loop of the GIL)."""
+    if not threaded:
+        return work(StopFlag())
+    if busy is None:
+        return await run_in_thread(work, limiter=limiter)
+    shared = limiter or trio.to_thread.current_default_thread_limiter()
+    if shared.available_tokens <= 0:
+        return busy()
+    shared.acquire_nowait()
+    try:
+        # The thread holds our token of the shared limiter, taken above.
+        return await run_in_thread(work, limiter=trio.CapacityLimiter(1))
+    finally:
+        shared.release()
+
+
+@attrs.frozen
+class TurnTime:
+    """A turn's time, as a player budgets it: seconds ``left`` to the deadline (``inf``:
+    none), the seat's time ``control``, its game clock now (``game_left``) and the
+    opponent's after the last move (``other_left``; None without a game clock or with
+    other than two seats), and ``asked``, `time.perf_counter` when the seat was asked (a
+    worker thread cannot read trio's clock: `since_asked` tells what starting it took)."""
+
+    left: float = math.inf
+    control: TimeControl = attrs.Factory(TimeControl)
+    game_left: float | None = None
+    other_left: float | None = None
+    asked: float = 0.0
+
+    def since_asked(self) -> float:
+        return time.perf_counter() - self.asked
+
+
+@attrs.define(eq=False)
+class ClockedSeat(BaseSeat[S, M], Generic[S, M]):
+    """A seat that budgets from the clocks: it keeps each seat's game clock as the last move
+    left it and makes the turn's `TurnTime` (the one place it is computed, for a built-in AI
+    and a UCI engine alike)."""
+
+    seat: int = attrs.field(default=-1, init=False)
+    clocks: tuple[float | None, ...] = attrs.field(default=(), init=False)
+    """Each seat's game clock after the last move (None: no game clock)."""
+
+    async def begin(self, start: Start[S]) -> None:
+        self.seat = start.seat
+        self.clocks = (start.control.base, start.control.base)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        self.clocks = moved.clocks
+
+    def turn_time(self, turn: Turn[S]) -> TurnTime:
+        clock = turn.clock
+        now = trio.current_time()
+        game_left = None
+        if clock.remaining is not None:
+            started = clock.started_at if clock.started_at is not None else now
+            game_left = max(0.0, clock.remaining - (now - started))
+        other = self.clocks[1 - turn.seat] if len(self.clocks) == 2 else None
+        return TurnTime(turn.deadline - now, clock.control, game_left, other, time.perf_counter())
+
+
+@attrs.define(eq=False)
+class ThreadSeat(ClockedSeat[S, M], Generic[S, M]):
+    """The one local-player seat: a built-in AI whose ``think(state, time, stop)`` runs in
+    a worker thread of ``limiter``.
+
+    ``time`` is the turn's `TurnTime`: the AI budgets from it. ``busy(state)``, if given,
+    answers at once when ``limiter`` has no worker free (`think_in_thread`). ``late_grace``
+    lets the loop still record a move that comes after the deadline (Kalah shows it to the
+    opponent).
+    """
+
+    think: Callable[[S, TurnTime, StopFlag], M]
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("AI", "ai"))
+    limiter: trio.CapacityLimiter | None = None
+    late_grace: float = 0.0
+    threaded: bool = True
+    """False: think inline (deterministic tests, or a search that is known to be instant)."""
+    busy: Callable[[S], M] | None = None
+
+    async def choose(self, turn: Turn[S]) -> M:
+        state, when = turn.state, self.turn_time(turn)
+        busy = self.busy
+        return await think_in_thread(
+            lambda stop: self.think(state, when, stop),
+            threaded=self.threaded,
+            limiter=self.limiter,
+            busy=None if busy is None else lambda: busy(state),
+        )
+
+
+@attrs.define(eq=False)
+class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
+    """A built-in AI that moves only when its host prompts it (`play`).
+
+    While it waits for the prompt the loop rests, as for a person (``waits_for_input``): the
+    chess console's computers move when the user types a bare ``move``. Once prompted it
+    thinks like a `ThreadSeat`: in a worker thread, with a stop flag set on cancellation.
+    """
+
+    waits_for_input: bool = True
+    match: MatchView | None = None
+    asked: bool = False
+    """True while the loop waits for this seat's move (and so for a prompt)."""
+    _go: trio.Event = attrs.Factory(trio.Event)
+    _moved: trio.Event = attrs.Factory(trio.Event)
+    _made: bool = False
+
+    async def begin(self, start: Start[S]) -> None:
+        await super().begin(start)
+        self.match = start.match
+        start.match.on_finished(self._game_over)
+
+    def _game_over(self) -> None:
+        """`play` must not wait for a game that ended meanwhile (the event is the one of
+        the prompt under way: each makes a new one)."""
+        self._moved.set()
+
+    async def choose(self, turn: Turn[S]) -> M:
+        self.asked = True
+        try:
+            await self._go.wait()
+        finally:
+            self.asked = False
+        self._go = trio.Event()
+        return await super().choose(turn)
+
+    async def observe(self, moved: Moved[S, M]) -> None:
+        await super().observe(moved)
+        if moved.seat == self.seat:
+            self._made = True
+            self._moved.set()
+
+    async def play(self) -> bool:
+        """Think now and wait until the move is made and the loop rests again, as
+        `FedSeat.submit` does (if the move ended the game, `MatchView.wait_finished` waits
+        for the end's event); False if the game ended without the move. Call it only while
+        `asked`."""
+        if self.match is None or self.match.finished:
+            return False
+        self._moved, self._made = trio.Event(), False
+        self._go.set()
+        await self._moved.wait()  # set by the move, or by the end of the game
+        if not self._made:
+            return False
+        await self.match.settle()
+        return True
