@@ -100,7 +100,7 @@ def kalah(limit):
             moves = legal_moves(state)
             return moves[(sum(state.board) + self.seat) % len(moves)]
     try:
-        from hub.core.play.match import BaseSeat
+        from hub.core.play.vocabulary import BaseSeat
         from hub.core.model.values import PlayerInfo
         from hub.games.kalah.seats import new_match
         try:  # the match played by the declaration (new_match's first argument)

@@ -33,7 +33,8 @@ def test_a_game_nobody_watches_imports_no_event_type() -> None:
 import sys, trio
 import hub.games.clubs.hub
 from hub.core.model.bus import EventBus
-from hub.core.play.match import BaseSeat, Match
+from hub.core.play.match import Match
+from hub.core.play.vocabulary import BaseSeat
 from tests.core.toys import Nim, NimState
 
 class Take(BaseSeat):
