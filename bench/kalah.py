@@ -1,6 +1,9 @@
 """Kalah benchmarks, measured side by side in one run (about two minutes; --quick: ~30 s).
 
-1. AI search speed: nodes per second and depth reached in a fixed time, from set positions.
+1. AI search speed: nodes per second and depth reached in a fixed time, from set positions,
+   the pure-Python search (before) beside the C search (after); 1b. the top level as first
+   player against every level on Kalah(6,4); 1c. time losses at 100 ms a move, quiet and
+   beside a CPU spinner.
 2. Match results: AI levels against each other and against the greedy baseline, with the
    pie rule on, on seeded random layouts, each layout played twice with sides swapped.
 3. Perfect play: the share of the AI's moves that an exhaustive solver rates optimal, from
@@ -17,6 +20,7 @@ Usage: .venv/bin/python bench/kalah.py [--quick]
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import subprocess
@@ -28,7 +32,7 @@ from pathlib import Path
 import trio
 
 from hub.core.lines import LineStream
-from hub.games.kalah.ai import LEVEL_DEPTH, Search, greedy
+from hub.games.kalah.ai import LEVEL_DEPTH, NATIVE, Search, greedy
 from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import (
     KalahState,
@@ -61,18 +65,81 @@ def positions(holes: int, seeds: int, count: int, seed: int) -> list[KalahState]
 def bench_speed() -> None:
     seconds = 0.5 if QUICK else 1.0
     print(f"== 1. search speed ({seconds:g} s budget per position, level 9, fresh table)")
-    print(f"{'board':>6} {'nodes/s':>9} {'depth':>6} {'nodes':>8}")
+    print("   before: the pure-Python search (the fallback); after: the C search, the same")
+    print("   moves (tests/kalah/test_ai_strength.py); nodes per second of wall and of CPU time")
+    if not NATIVE:
+        print("   (the C search is not built here: pip install -e . builds it)")
+    print(
+        f"{'board':>6} {'search':>7} {'nodes/s':>9} {'cpu n/s':>9} {'depth':>6} {'nodes':>9}"
+        f" {'x':>5}"
+    )
     for holes, seeds in ((6, 4), (6, 6), (9, 10)):
-        rates, depths, counts = [], [], []
-        for state in positions(holes, seeds, 3 if QUICK else 5, holes * seeds):
-            result = Search(holes, state.total).run(state, budget=seconds)
-            rates.append(result.nodes / result.elapsed)
-            depths.append(result.depth)
-            counts.append(result.nodes)
-        print(
-            f"{holes}x{seeds:<4} {statistics.mean(rates):>9.0f} {statistics.mean(depths):>6.1f}"
-            f" {statistics.mean(counts):>8.0f}"
-        )
+        before = 0.0
+        for native in (False, True) if NATIVE else (False,):
+            rates, cpu_rates, depths, counts = [], [], [], []
+            for state in positions(holes, seeds, 3 if QUICK else 5, holes * seeds):
+                cpu = time.process_time()
+                result = Search(holes, state.total, native=native).run(state, budget=seconds)
+                cpu = time.process_time() - cpu
+                rates.append(result.nodes / result.elapsed)
+                cpu_rates.append(result.nodes / max(cpu, 1e-6))
+                depths.append(result.depth)
+                counts.append(result.nodes)
+            rate = statistics.mean(rates)
+            before = before or rate
+            print(
+                f"{holes}x{seeds:<4} {'C' if native else 'Python':>7} {rate:>9.0f}"
+                f" {statistics.mean(cpu_rates):>9.0f} {statistics.mean(depths):>6.1f}"
+                f" {statistics.mean(counts):>9.0f} {rate / before:>5.1f}"
+            )
+
+
+def bench_top_level() -> None:
+    nodes = 300_000
+    print(f"\n== 1b. Kalah(6,4), pie rule off: level 9 first ({nodes} nodes a turn) against")
+    print("   every level second (its depth, the same nodes); the solved value is +8")
+    print(f"{'second':>7} {'margin':>7} {'won':>4}")
+    for low in range(1, 10):
+        state = new_game(6, 4)
+        searches = (Search(6, state.total), Search(6, state.total))
+        depths = (LEVEL_DEPTH[9], LEVEL_DEPTH[low])
+        while not state.over:
+            mover = state.mover or 0
+            move = searches[mover].run(state, max_depth=depths[mover], max_nodes=nodes).move
+            state = play(state, move)
+        margin = state.store(0) - state.store(1)
+        print(f"{'ai:' + str(low):>7} {margin:>+7} {'yes' if margin > 0 else 'NO':>4}")
+
+
+def bench_clock() -> None:
+    """``hub match kalah ai:9 ai:9 --time-ms 100`` quiet and beside a CPU spinner: time
+    losses (the goal is none) and the games' wall time."""
+    games = 4 if QUICK else 10
+    print(f"\n== 1c. keeping to the clock: hub match kalah ai:9 ai:9 --time-ms 100, {games} games")
+    print(f"{'beside':>12} {'games':>6} {'time losses':>12} {'wall s':>7}")
+    hub = str(Path(sys.executable).parent / "hub")
+    match = [hub, "match", "kalah", "ai:9", "ai:9", "--time-ms", "100"]
+    for spinners in (0, 1):
+        spinning = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(spinners)
+        ]
+        try:
+            started = time.perf_counter()
+            done = subprocess.run(
+                [*match, "--games", str(games), "--no-record", "--json"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            wall = time.perf_counter() - started
+        finally:
+            for spinner in spinning:
+                spinner.kill()
+                spinner.wait()
+        report = json.loads(done.stdout)
+        losses = sum(row["timeouts"] for row in report["standings"])
+        beside = "a spinner" if spinners else "nothing"
+        print(f"{beside:>12} {report['scored']:>6} {losses:>12} {wall:>7.1f}")
 
 
 def ai_move(state: KalahState, level: int, budget: float) -> Move:
@@ -214,7 +281,18 @@ async def _load(
     concurrency: int, games: int, level: int = 9, time_ms: int = 100
 ) -> dict[str, list[float]]:
     hub = str(Path(sys.executable).parent / "hub")
-    options = ["--time-ms", str(time_ms), "--level", str(level), "--max-connections", "1000"]
+    # Every client comes from 127.0.0.1: lift the per-address cap (default 128; 400 clients
+    # once died with PeerClosed at WELCOME) and allow every connection the bench makes.
+    options = [
+        "--time-ms",
+        str(time_ms),
+        "--level",
+        str(level),
+        "--max-connections",
+        "1000",
+        "--max-per-address",
+        "0",
+    ]
     process = subprocess.Popen(
         [hub, "serve", "kalah", *options],
         stdin=subprocess.DEVNULL,
@@ -294,6 +372,8 @@ def bench_overhead() -> None:
 
 def main() -> None:
     bench_speed()
+    bench_top_level()
+    bench_clock()
     bench_matches()
     bench_optimal()
     bench_load()

@@ -108,6 +108,11 @@ the console scripts, child processes or servers on real sockets."""
 
 SYSTEM_TESTS = frozenset(
     {
+        "tournament/test_tournaments.py::test_a_tournament_killed_and_resumed_loses_and_repeats_nothing",
+        "tournament/test_tournaments.py::test_a_swiss_never_pairs_two_players_twice",
+        "tournament/test_tournaments.py::test_the_table_shows_the_format_elo_and_the_crosstable",
+        "tournament/test_tournaments.py::test_bad_tournament_usage_is_one_line_and_status_2",
+        "tournament/test_tournaments.py::test_a_swiss_on_ray_records_every_game_of_every_round",
         "declared/test_chance.py::test_spy_programs_over_pipes_and_tcp",
         "declared/test_chance.py::test_a_person_at_the_terminal_is_told_the_other_choice_after_their_own",
         "declared/test_chance.py::test_two_people_at_one_keyboard_choose_one_after_the_other",

@@ -294,7 +294,40 @@ def fit(
 ) -> RatingList:
     """The rating list of ``games`` (the identity in each seat, the winning seats); see the
     module doc. ``draw`` and ``advantage`` are fitted when None. Raises `RatingError` when
-    the ratings are not determined, `ValueError` for an anchor that played no rated game."""
+    the ratings are not determined, `ValueError` for an anchor that played no rated game.
+
+    When the games cannot tell the first-move advantage apart from the players' strengths
+    (the first mover won every game of a few), the list is the one without an advantage,
+    which says it was not determined (neither fitted nor given)."""
+    listed = list(games)
+
+    def fitted(advantage: float | None) -> RatingList:
+        return _fit(
+            listed,
+            prior=prior,
+            draw=draw,
+            advantage=advantage,
+            anchor=anchor,
+            anchor_rating=anchor_rating,
+        )
+
+    try:
+        return fitted(advantage)
+    except RatingError:
+        if advantage is not None:
+            raise
+    return attrs.evolve(fitted(0.0), advantage_given=False, advantage_fitted=False)
+
+
+def _fit(
+    games: Iterable[ScoredGame],
+    *,
+    prior: float,
+    draw: float | None,
+    advantage: float | None,
+    anchor: str | None,
+    anchor_rating: float,
+) -> RatingList:
     listed = [(tuple(players), tuple(winners)) for players, winners in games]
     pairs = pair_results(listed)
     records = player_records(listed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 import time
@@ -26,7 +27,15 @@ from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
 from hub.tournament.elo import Sprt, parse_sprt
-from hub.tournament.progress import ProgressLine, format_table, report_json
+from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
+from hub.tournament.progress import (
+    ProgressLine,
+    format_table,
+    history_json,
+    notes,
+    report_json,
+    summary_line,
+)
 from hub.tournament.runner import (
     Backend,
     Finished,
@@ -36,6 +45,7 @@ from hub.tournament.runner import (
     WorkerPool,
 )
 from hub.tournament.schedule import (
+    Field,
     Schedule,
     Scheduled,
     display_names,
@@ -44,6 +54,7 @@ from hub.tournament.schedule import (
     rounds_for,
     seed_of,
 )
+from hub.tournament.standings import Crosstable
 from hub.tournament.tally import Tally
 from hub.tournament.worker import KitError, KitLoadFailed, describe_error, load_kit
 from hub.web.options import add_web_option
@@ -61,7 +72,10 @@ Play a match between players of GAME (a game's name from `hub games`, or module:
 match kit): every round starts from a distinct opening of the game, played with the seats
 rotated (colours or first move swapped for two players); results are shown live and as a
 table (game pairs, time losses, crashes, how many games were distinct), and every finished
-game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish)."""
+game is recorded. Players are specs of the game (e.g. ai:4, a program name or path, stockfish).
+With more players than the game seats, or with --format, a tournament: a round-robin (or
+tables for games of more seats), gauntlet, Swiss or knockout, with a crosstable and each
+player's Elo from the tournament's games."""
 
 
 class MatchUsageError(Exception):
@@ -127,7 +141,8 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
         "--games",
         type=positive,
         metavar="N",
-        help="games to play (default: one per seat order, i.e. as many as players)",
+        help="games of a match of one table (default: one per seat order, i.e. as many as "
+        "players; a tournament's follow from --format and --rounds)",
     )
     group.add_argument(
         "--concurrency",
@@ -136,6 +151,37 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
         metavar="K",
         help="games at a time (default 1, in this process; K > 1: K worker processes; "
         "with --cluster: the cluster's CPUs)",
+    )
+    group.add_argument(
+        "--format",
+        choices=FORMATS,
+        metavar="FORMAT",
+        help="a tournament: round-robin (every pair meets), gauntlet (the first --gauntlet-seeds "
+        "players against the others), swiss (pairings by score, no pair twice), knockout "
+        "(winners go on), tables (games of more seats: tables drawn so that everyone meets "
+        "everyone about equally) (default: one table of every player when the game seats "
+        "them all, else round-robin for a two-player game and tables for others)",
+    )
+    group.add_argument(
+        "--rounds",
+        type=positive,
+        metavar="R",
+        help="a tournament's rounds: game pairs per pair of players (round-robin, gauntlet), "
+        "Swiss rounds (at most half the players), game pairs per knockout match, stages of "
+        "tables (default: 1; Swiss: log2 of the players, rounded up; tables: enough for "
+        "everyone to be able to meet everyone, with everyone at as many tables)",
+    )
+    group.add_argument(
+        "--gauntlet-seeds",
+        type=positive,
+        metavar="N",
+        help="gauntlet: how many of the first players play all the others (default 1)",
+    )
+    group.add_argument(
+        "--table",
+        type=positive,
+        metavar="N",
+        help="tables: players at each table (default: the most the game seats)",
     )
     group.add_argument(
         "--seed",
@@ -193,10 +239,7 @@ class Setup:
         self.store: RecordStore | None = None
         self.ray: RayBackend | None = None
         players: list[str] = options.players
-        low, high = kit.seats
-        if not low <= len(players) <= high:
-            seats = f"{low}" if low == high else f"{low} to {high}"
-            raise MatchUsageError(f"{options.game} takes {seats} players, not {len(players)}")
+        self.plan = plan_of(options, kit.seats)
         try:
             self.settings: dict[str, Any] = kit.settings(options)
         except ValueError as exc:
@@ -207,8 +250,8 @@ class Setup:
                 raise MatchUsageError(problem)
         self.sprt: Sprt | None = None
         if options.sprt is not None:
-            if len(players) != 2:
-                raise MatchUsageError("--sprt needs exactly two players")
+            if len(players) != 2 or self.plan is not None:
+                raise MatchUsageError("--sprt needs exactly two players (and no --format)")
             try:
                 self.sprt = parse_sprt(options.sprt)
             except ValueError as exc:
@@ -228,20 +271,39 @@ class Setup:
             raise MatchUsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
-        games = options.games or len(players)
-        rounds = rounds_for(games, len(players))
-        openings: list[Any] = []
-        if options.openings != FIXED:
-            openings = kit.openings(self.settings, options.openings or rounds, seed)
-        self.schedule: Schedule = make_schedule(
-            match_id=self.match_id,
-            game=options.game,
-            players=players,
-            settings=self.settings,
-            games=games,
-            seed=seed,
-            openings=openings,
-        )
+        self.crosstable = Crosstable(display_names(players))
+        self.points: dict[int, dict[int, float]] = {}
+        if self.plan is not None:
+            openings: list[Any] = []
+            if options.openings != FIXED:
+                count = options.openings or self.plan.most_tables()
+                openings = kit.openings(self.settings, count, seed)
+            self.field: Field | None = Field(
+                attrs.evolve(self.plan, seed=seed),
+                self.match_id,
+                options.game,
+                tuple(players),
+                self.settings,
+                seed,
+                tuple(openings),
+            )
+            self.schedule: Schedule = self.field.schedule({})
+        else:
+            self.field = None
+            games = options.games or len(players)
+            rounds = rounds_for(games, len(players))
+            openings = []
+            if options.openings != FIXED:
+                openings = kit.openings(self.settings, options.openings or rounds, seed)
+            self.schedule = make_schedule(
+                match_id=self.match_id,
+                game=options.game,
+                players=players,
+                settings=self.settings,
+                games=games,
+                seed=seed,
+                openings=openings,
+            )
         self.tally = Tally(display_names(players))
         self.skip: set[int] = set()
 
@@ -265,18 +327,41 @@ class Setup:
             )
         from hub.tournament.runner import outcome_of
 
-        for summary in sorted(summaries, key=lambda summary: summary.index or 0):
+        records: dict[int, GameRecord] = {}
+        for summary in summaries:
             record = self.store.get(summary.game_id)
-            index = summary.index
-            if record is None or index is None or not 0 <= index < len(self.schedule):
+            if record is None or summary.index is None:
                 raise MatchUsageError(
-                    f"match {self.match_id} has game {index}, which these arguments do not "
-                    "schedule: resume with the arguments it was started with"
+                    f"match {self.match_id} has a game without its place in the match: "
+                    "resume with the arguments it was started with"
                 )
-            problem = resume_difference(self.schedule.games[index], record)
-            if problem is not None:
-                raise MatchUsageError(f"--resume {self.match_id}: {problem}")
-            self.tally.add(outcome_of(self.schedule.games[index], record))
+            records[summary.index] = record
+        taken: set[int] = set()
+        while True:  # a tournament's later stages follow from the results of earlier ones
+            if self.field is not None:
+                self.schedule = self.field.schedule(self.points)
+            scheduled = {game.index: game for game in self.schedule.games}
+            new = sorted(index for index in records.keys() - taken if index in scheduled)
+            if not new:
+                break
+            for index in new:
+                problem = resume_difference(scheduled[index], records[index])
+                if problem is not None:
+                    raise MatchUsageError(f"--resume {self.match_id}: {problem}")
+                outcome = outcome_of(scheduled[index], records[index])
+                self.tally.add(outcome)
+                if not outcome.aborted:
+                    self.points[index] = outcome.points()
+                self.crosstable.add(outcome, records[index].game_id)
+                taken.add(index)
+            if self.field is None:
+                break
+        if records.keys() - taken:
+            index = min(records.keys() - taken)
+            raise MatchUsageError(
+                f"match {self.match_id} has game {index}, which these arguments do not "
+                "schedule: resume with the arguments it was started with"
+            )
         self.skip = self.store.finished_indices(self.match_id)
 
     def backend(self) -> Backend:
@@ -295,6 +380,59 @@ class Setup:
             self.ray.stop()
         if self.store is not None:
             self.store.close()
+
+
+def tables_rounds(players: int, table: int) -> int:
+    """The default stages of ``tables``: the fewest in which everyone could meet everyone
+    (``(players - 1) / (table - 1)``, rounded up), made a multiple of the stages after which
+    everyone has played equally often (when some sit out each stage)."""
+    least = max(1, math.ceil((players - 1) / max(1, table - 1)))
+    per_table = (players // table) * table
+    cycle = players // math.gcd(players, per_table)
+    return math.ceil(least / cycle) * cycle
+
+
+def plan_of(options: argparse.Namespace, seats: tuple[int, int]) -> Plan | None:
+    """The tournament ``options`` ask for, or None for a match of one table (every player in
+    every game: the players fit the game's seats and no --format is given)."""
+    count = len(options.players)
+    low, high = seats
+    fmt: str | None = options.format
+    given = (("--rounds", options.rounds), ("--gauntlet-seeds", options.gauntlet_seeds),
+             ("--table", options.table))  # fmt: skip
+    tournament_only = [flag for flag, value in given if value is not None]
+    if fmt is None and low <= count <= high:
+        if tournament_only:
+            raise MatchUsageError(f"{tournament_only[0]} is for a tournament (see --format)")
+        return None
+    if fmt is None:
+        if count < low:
+            seats_text = f"{low}" if low == high else f"{low} to {high}"
+            raise MatchUsageError(f"{options.game} takes {seats_text} players, not {count}")
+        fmt = TABLES if high > 2 else ROUND_ROBIN
+    if options.games is not None:
+        raise MatchUsageError("--games is for a match of one table; a tournament's games follow "
+                         "from its format and --rounds")  # fmt: skip
+    if options.gauntlet_seeds is not None and fmt != GAUNTLET:
+        raise MatchUsageError("--gauntlet-seeds is for --format gauntlet")
+    if options.table is not None and fmt != TABLES:
+        raise MatchUsageError("--table is for --format tables")
+    table = options.table or (high if fmt == TABLES else 2)
+    if not low <= table <= high:
+        seats_text = f"{low}" if low == high else f"{low} to {high}"
+        raise MatchUsageError(f"{options.game} seats {seats_text} players, not tables of {table}")
+    rounds = options.rounds
+    if rounds is None:
+        if fmt == SWISS:
+            rounds = max(1, min(count // 2, math.ceil(math.log2(max(count, 1)))))
+        elif fmt == TABLES:
+            rounds = tables_rounds(count, table)
+        else:
+            rounds = 1
+    try:
+        return Plan(fmt, count, rounds=rounds, seeds=options.gauntlet_seeds or 1, table=table)
+    except ValueError as exc:
+        raise MatchUsageError(str(exc)) from None
 
 
 def _plain(value: Any) -> Any:
@@ -407,15 +545,24 @@ class WebView:
     _ratings: tuple[int, list[str]] | None = None
 
     def text(self) -> str:
-        """The standings for the match page (`hub.web.app.Standings`), then the rating list
-        of every recorded game of this game (``hub games ratings``), when games are
-        recorded; the list is computed again only when a game has ended."""
+        """The standings as the terminal's table, then the rating list of every recorded
+        game of this game (``hub games ratings``), when games are recorded."""
         if self.report is None:
             return ""
-        report = self.report()
-        table = format_table(report).rstrip("\n")
-        if self.records is None:
+        table = format_table(self.report()).rstrip("\n")
+        lines = self.ratings()
+        if not lines:
             return table
+        return (
+            table + "\n\nRatings from every recorded game (hub games ratings):\n" + "\n".join(lines)
+        )
+
+    def ratings(self) -> list[str]:
+        """The rating list of every recorded game of this game, computed again only when a
+        game has ended."""
+        if self.report is None or self.records is None:
+            return []
+        report = self.report()
         done = report.done
         if self._ratings is None or self._ratings[0] != done or not self._ratings[1]:
             from hub.records.cli import rating_list_lines
@@ -423,15 +570,22 @@ class WebView:
             # (not kept while empty: the database may be busy with the last game's write)
             lines = rating_list_lines(self.records, report.schedule.game)
             self._ratings = (done, lines)
-        lines = self._ratings[1]
-        if not lines:
-            return table
-        return (
-            table + "\n\nRatings from every recorded game (hub games ratings):\n" + "\n".join(lines)
-        )
+        return self._ratings[1]
 
     def json(self) -> dict[str, Any]:
-        return {} if self.report is None else report_json(self.report())
+        """``--json``'s object for the page (`hub.web.standings`), with the table's first
+        line (``summary``), the lines under it (``notes``), the history of the standings
+        (the chart) and the rating list."""
+        if self.report is None:
+            return {}
+        report = self.report()
+        return {
+            **report_json(report),
+            **history_json(report),
+            "summary": summary_line(report, running=report.finished_at is None),
+            "notes": notes(report),
+            "ratings": self.ratings(),
+        }
 
     @classmethod
     def of(cls, setup: Setup, backend: Backend, err: Output) -> WebView | None:
@@ -530,6 +684,11 @@ def run_tournament(setup: Setup, backend: Backend, out: Output, err: Output) -> 
     schedule = setup.schedule
     names = " vs ".join(setup.tally.names)
     left = len(schedule) - len(setup.skip)
+    if schedule.field is not None:
+        plan = schedule.field.plan
+        names = f"a {plan.format} of {plan.players} players ({', '.join(setup.tally.names)})"
+        if plan.format in (SWISS, KNOCKOUT):
+            names += ", later stages drawn from the results"
     err.line(
         f"{PROG}: match {schedule.match_id}: {schedule.game}, {names}, {left} of "
         f"{len(schedule)} games to play on {backend.name} (seed {schedule.seed}); "
@@ -545,6 +704,8 @@ def run_tournament(setup: Setup, backend: Backend, out: Output, err: Output) -> 
         recorder=setup.store,
         tally=setup.tally,
         sprt=setup.sprt,
+        crosstable=setup.crosstable,
+        points=setup.points,
         on_update=progress.update,
         on_game=None if web is None or isinstance(backend, InProcess) else web.finished,
     )

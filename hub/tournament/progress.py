@@ -17,9 +17,13 @@ from typing import Any
 
 from hub.core.output import write_all
 from hub.tournament.elo import NO_SPREAD, TOO_FEW, EloEstimate, Interval
+from hub.tournament.formats import GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES
 from hub.tournament.runner import MatchReport
+from hub.tournament.standings import Crosstable, Rating
 from hub.tournament.tally import Tally
 
+RUNNING_LEADERS = 3
+"""Players the progress line names in a field of more than one more than this."""
 TTY_INTERVAL = 0.1
 PLAIN_INTERVAL = 10.0
 
@@ -44,9 +48,11 @@ def running_score(report: MatchReport) -> str:
     if len(tally.names) == 2:
         first = tally.players[0]
         return f"+{first.wins} -{first.losses} ={first.draws}"
-    return " ".join(
-        f"{name} {player.points:g}" for name, player in zip(tally.names, tally.players, strict=True)
-    )
+    scores = list(zip(tally.names, tally.players, strict=True))
+    if len(scores) > RUNNING_LEADERS + 1:  # (a field: its leaders, so the line stays one line)
+        scores = sorted(scores, key=lambda score: -score[1].points)[:RUNNING_LEADERS]
+        return "leaders " + ", ".join(f"{name} {player.points:g}" for name, player in scores)
+    return " ".join(f"{name} {player.points:g}" for name, player in scores)
 
 
 def progress_text(report: MatchReport) -> str:
@@ -140,6 +146,7 @@ def stop_text(report: MatchReport) -> str:
         "sprt": "stopped by the SPRT",
         "interrupted": "interrupted",
         "error": "stopped by an error",
+        "incomplete": "stopped: a stage has an aborted game (--resume plays it again)",
     }.get(report.stopped, report.stopped or "")
 
 
@@ -208,34 +215,13 @@ def repeated_warning(tally: Tally) -> str | None:
     )
 
 
-def format_table(report: MatchReport) -> str:
-    """The final table (two players: with Elo, LOS, the game pairs and the SPRT)."""
+def notes(report: MatchReport) -> list[str]:
+    """The table's lines after the standings (and a tournament's crosstable): the Elo
+    difference, game pairs and SPRT of two players, distinct games, warnings, aborted games."""
     schedule, tally = report.schedule, report.tally
-    lines = [
-        f"match {schedule.match_id}: {schedule.game}, {tally.games} of {len(schedule)} games "
-        f"scored, {len(report.aborted)} aborted, {stop_text(report)} "
-        f"({duration(report.elapsed)}, {report.backend})"
-    ]
-    many = len(tally.names) > 2
-    width = max([len("player"), *(len(name) for name in tally.names)])
-    header = f"{'rank':>4}  {'player':<{width}}  {'games':>5}  {'W':>4}  {'D':>4}  {'L':>4}  "
-    header += f"{'points':>7}  {'score':<{SCORE_WIDTH}}"
-    if many:
-        header += f"  {'game score':>10}"
-    header += "".join(f"  {title:>8}" for title, _ in FAULT_COLUMNS)
-    lines.append(header.rstrip())
-    for line in tally.standings():
-        row = (
-            f"{line.rank:>4}  {line.name:<{width}}  {line.wins + line.draws + line.losses:>5}  "
-            f"{line.wins:>4}  {line.draws:>4}  {line.losses:>4}  {line.points:>7g}  "
-            f"{_score_text(line.score):<{SCORE_WIDTH}}"
-        )
-        if many:
-            row += f"  {line.game_score:>10g}"
-        row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
-        lines.append(row.rstrip())
+    lines: list[str] = []
     elo = tally.head_to_head()
-    if elo is not None:
+    if elo is not None and schedule.field is None:
         lines.append(
             f"Elo difference ({tally.names[0]} vs {tally.names[1]}): {elo_text(elo)}"
             f"{nelo_text(elo)}, LOS {_percent(elo.los)}, {draws_text(elo)} ({_counted(elo)})"
@@ -259,7 +245,197 @@ def format_table(report: MatchReport) -> str:
         lines.append(f"aborted: game {aborted.index}: {aborted.reason}")
     if report.error:
         lines.append(f"error: {report.error}")
+    return lines
+
+
+def summary_line(report: MatchReport, *, running: bool = False) -> str:
+    """The table's first line: the match, its games, how it ended (or ``running``)."""
+    schedule, tally = report.schedule, report.tally
+    state = "running" if running else stop_text(report)
+    return (
+        f"match {schedule.match_id}: {schedule.game}, {tally.games} of {len(schedule)} games "
+        f"scored, {len(report.aborted)} aborted, {state} "
+        f"({duration(report.elapsed)}, {report.backend})"
+    )
+
+
+def format_table(report: MatchReport) -> str:
+    """The final table (two players: with Elo, LOS, the game pairs and the SPRT)."""
+    schedule, tally = report.schedule, report.tally
+    lines = [summary_line(report)]
+    many = len(tally.names) > 2
+    cross = report.crosstable if schedule.field is not None else None
+    ratings = cross.ratings() if cross is not None else None
+    width = max([len("player"), *(len(name) for name in tally.names)])
+    header = f"{'rank':>4}  {'player':<{width}}  {'games':>5}  {'W':>4}  {'D':>4}  {'L':>4}  "
+    header += f"{'points':>7}  {'score':<{SCORE_WIDTH}}"
+    if many:
+        header += f"  {'game score':>10}"
+    if ratings is not None:
+        header += f"  {'Elo':>14}"
+    header += "".join(f"  {title:>8}" for title, _ in FAULT_COLUMNS)
+    lines.append(header.rstrip())
+    for line in tally.standings():
+        row = (
+            f"{line.rank:>4}  {line.name:<{width}}  {line.wins + line.draws + line.losses:>5}  "
+            f"{line.wins:>4}  {line.draws:>4}  {line.losses:>4}  {line.points:>7g}  "
+            f"{_score_text(line.score):<{SCORE_WIDTH}}"
+        )
+        if many:
+            row += f"  {line.game_score:>10g}"
+        if ratings is not None:
+            row += f"  {rating_text(ratings[line.player]):>14}"
+        row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
+        lines.append(row.rstrip())
+    if cross is not None:
+        lines.extend(crosstable_lines(cross, report))
+    lines.extend(notes(report))
     return "\n".join(lines) + "\n"
+
+
+def rating_text(rating: Rating) -> str:
+    return f"{rating.elo:+.0f} ± {rating.margin:.0f}"
+
+
+def _points(value: float) -> str:
+    whole, half = divmod(round(2 * value), 2)
+    if not half:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
+def format_text(report: MatchReport) -> str:
+    """The tournament's format and stages, one line."""
+    schedule = report.schedule
+    field = schedule.field
+    if field is None:
+        return ""
+    plan = field.plan
+    rounds, many = plan.rounds, plan.rounds != 1
+    words = {
+        ROUND_ROBIN: f"every pair meets {rounds} time{'s' if many else ''} (game pairs)",
+        GAUNTLET: f"{plan.seeds} seed{'s' if plan.seeds != 1 else ''} against the rest, "
+        f"{rounds} game pair{'s' if many else ''} each",
+        SWISS: f"{rounds} round{'s' if many else ''} (game pairs)",
+        KNOCKOUT: f"{rounds} game pair{'s' if many else ''} a match",
+        TABLES: f"{rounds} stage{'s' if many else ''} of tables of {plan.table}",
+    }
+    text = f"Format: {plan.format}, {words[plan.format]}"
+    winner = knockout_winner(report)
+    if winner is not None:
+        text += f"; the winner: {report.tally.names[winner]}"
+    return text
+
+
+def knockout_winner(report: MatchReport) -> int | None:
+    """A finished knockout's winner."""
+    field = report.schedule.field
+    if field is None or field.plan.format != KNOCKOUT:
+        return None
+    return field.winner(report.points)
+
+
+def crosstable_lines(cross: Crosstable, report: MatchReport) -> list[str]:
+    """The format line and the crosstable: each player's points against each other player
+    (of the games they played), the players in the order of the standings."""
+    order = [line.player for line in report.tally.standings()]
+    lines = [
+        format_text(report),
+        "Crosstable (points of the row's player against the column's, of games):",
+    ]
+    width = max([len("player"), *(len(name) for name in cross.names)])
+    cells: list[list[str]] = []
+    for player in order:
+        row = []
+        for other in order:
+            cell = cross.cell(player, other)
+            row.append(
+                "-"
+                if other == player
+                else (f"{_points(cell.points)}/{cell.games}" if cell.games else ".")
+            )
+        cells.append(row)
+    column = max([3, *(len(text) for row in cells for text in row)])
+    lines.append(
+        f"{'':>3}  {'player':<{width}}" + "".join(f"  {n + 1:>{column}}" for n in range(len(order)))
+    )
+    for n, (player, row) in enumerate(zip(order, cells, strict=True)):
+        lines.append(
+            f"{n + 1:>3}  {cross.names[player]:<{width}}"
+            + "".join(f"  {text:>{column}}" for text in row)
+        )
+    return lines
+
+
+def _ratings_by_rank(report: MatchReport) -> list[Rating]:
+    assert report.crosstable is not None
+    ratings = report.crosstable.ratings()
+    return [ratings[line.player] for line in report.tally.standings()]
+
+
+CELL_GAMES = 50
+"""Games listed (with their ids) in one cell of the crosstable's JSON; the first ones."""
+
+
+def tournament_json(report: MatchReport, cross: Crosstable) -> dict[str, Any]:
+    """A tournament's part of ``--json``: its format, crosstable (by player, in the order
+    given) and knockout winner."""
+    field = report.schedule.field
+    assert field is not None
+    plan = field.plan
+    names = cross.names
+    winner = knockout_winner(report)
+    stages = field.stages(report.points)
+    return {
+        "format": {
+            "name": plan.format,
+            "rounds": plan.rounds,
+            "seeds": plan.seeds if plan.format == GAUNTLET else None,
+            "table": plan.table,
+            "stages": len(stages),
+            "winner": None if winner is None else names[winner],
+            "reached": None
+            if (reached := field.reached(report.points)) is None
+            else dict(zip(names, reached, strict=True)),
+        },
+        "crosstable": {
+            "names": list(names),
+            "order": [line.player for line in report.tally.standings()],
+            "cells": [
+                [
+                    None
+                    if other == player or not cross.cell(player, other).games
+                    else {
+                        "points": cross.cell(player, other).points,
+                        "games": cross.cell(player, other).games,
+                        "results": [
+                            {"id": game, "points": points}
+                            for game, points in cross.cell(player, other).results[:CELL_GAMES]
+                        ],
+                    }
+                    for other in range(len(names))
+                ]
+                for player in range(len(names))
+            ],
+        },
+    }
+
+
+def history_json(report: MatchReport) -> dict[str, Any]:
+    """The standings as games came in (the web page's chart): each point's games, every
+    player's points, and the SPRT's LLR and bounds when one runs."""
+    cross = report.crosstable
+    sprt = report.sprt_state
+    return {
+        "names": list(report.tally.names),
+        "history": []
+        if cross is None
+        else [
+            {"games": point.games, "points": list(point.points), "llr": point.llr}
+            for point in cross.history
+        ],
+        "llr_bounds": None if sprt is None else [sprt.lower, sprt.upper],
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -312,8 +488,12 @@ def report_json(report: MatchReport) -> dict[str, Any]:
         "compared_games": tally.compared,
         "warnings": [text for text in (repeated_warning(tally),) if text is not None],
     }
+    if schedule.field is not None and report.crosstable is not None:
+        data.update(tournament_json(report, report.crosstable))
+        for row, rating in zip(data["standings"], _ratings_by_rank(report), strict=True):
+            row["elo"], row["elo_margin"] = round(rating.elo, 1), round(rating.margin, 1)
     elo = tally.head_to_head()
-    if elo is not None:
+    if elo is not None and schedule.field is None:
         data["elo"] = {
             "player": tally.names[0],
             "opponent": tally.names[1],

@@ -25,7 +25,7 @@ import json
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
@@ -39,13 +39,17 @@ from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.referee import Termination
 from hub.tournament.elo import Sprt, SprtState
+from hub.tournament.formats import PairingError
 from hub.tournament.schedule import Schedule, Scheduled
+from hub.tournament.standings import Crosstable
 from hub.tournament.tally import GameOutcome, Tally
 from hub.tournament.worker import MAX_LINE, describe_error, spec_to_json
 
 WORKER_GRACE = 3.0
 """Seconds a worker has, after its input is closed, to end its game and reap its players."""
 WORKER_ESCALATION = ((0.0, signal.SIGTERM), (2.0, signal.SIGKILL))
+INCOMPLETE = "incomplete"
+"""`MatchReport.stopped` of a tournament whose next stage needs a game that was aborted."""
 
 
 class GameFailed(Exception):
@@ -256,8 +260,15 @@ class MatchReport:
     aborted: list[Aborted] = attrs.Factory(list)
     sprt: Sprt | None = None
     sprt_state: SprtState | None = None
+    points: dict[int, dict[int, float]] = attrs.Factory(dict)
+    """Each finished game's points by player, by the game's index (a tournament's next
+    stage follows them)."""
+    crosstable: Crosstable | None = None
+    """The crosstable and the history of the standings (the table shows the crosstable for a
+    tournament, the web page's chart the history for every match)."""
     stopped: str | None = None
-    """None (every game was played), ``"sprt"``, ``"interrupted"`` or ``"error"``."""
+    """None (every game was played), ``"sprt"``, ``"interrupted"``, ``"error"`` or
+    `INCOMPLETE` (a tournament's stage has an aborted game, so the next cannot be drawn)."""
     error: str = ""
     started: float = attrs.Factory(time.monotonic)
     finished_at: float | None = None
@@ -286,20 +297,28 @@ class TournamentRunner:
         sprt: Sprt | None = None,
         on_update: ReportListener | None = None,
         on_game: Callable[[Finished], None] | None = None,
+        crosstable: Crosstable | None = None,
+        points: Mapping[int, Mapping[int, float]] | None = None,
     ) -> None:
-        skipped = set(skip)
-        self.games = [game for game in schedule.games if game.index not in skipped]
+        self.skipped = set(skip)
+        self.games = [game for game in schedule.games if game.index not in self.skipped]
         self.backend = backend
         self.recorder = recorder
         self.on_update = on_update
         self.on_game = on_game
+        tally = tally if tally is not None else Tally(schedule.players)
+        tally_names = tally.names
         self.report = MatchReport(
             schedule,
-            tally if tally is not None else Tally(schedule.players),
+            tally,
             backend=backend.name,
             planned=len(self.games),
             sprt=sprt,
+            crosstable=crosstable if crosstable is not None else Crosstable(tally_names),
         )
+        self.report.points = {index: dict(shares) for index, shares in (points or {}).items()}
+        self._outstanding = 0
+        self._stage_done = trio.Event()
         self._update_sprt()
 
     def _update_sprt(self) -> None:
@@ -337,9 +356,31 @@ class TournamentRunner:
         return report
 
     async def _feed(self, games_in: trio.MemorySendChannel[Scheduled]) -> None:
+        """Hand out the games; a tournament's next stage once every game handed out is back
+        (a stage with an aborted game is not complete: the tournament ends there)."""
         async with games_in:
-            for game in self.games:
-                await games_in.send(game)
+            sent = set(self.skipped)
+            games = self.games
+            while games:
+                for game in games:
+                    sent.add(game.index)
+                    self._outstanding += 1
+                    await games_in.send(game)
+                field = self.report.schedule.field
+                if field is None:
+                    return
+                await self._stage_done.wait()
+                self._stage_done = trio.Event()
+                try:
+                    schedule = field.schedule(self.report.points)
+                except PairingError as exc:  # (not expected: a Swiss is kept short enough)
+                    self.report.stopped, self.report.error = "error", str(exc)
+                    return
+                games = [game for game in schedule.games if game.index not in sent]
+                self.report.schedule = schedule
+                self.report.planned += len(games)
+                if not games and not field.over(self.report.points):
+                    self.report.stopped = INCOMPLETE
 
     async def _slot(
         self,
@@ -361,6 +402,13 @@ class TournamentRunner:
 
     def _take(self, finished: Finished) -> bool:
         """Count and record a finished game; True if the match must stop now."""
+        stop = self._count(finished)
+        self._outstanding -= 1
+        if self._outstanding == 0:
+            self._stage_done.set()
+        return stop
+
+    def _count(self, finished: Finished) -> bool:
         report = self.report
         report.done += 1
         if finished.aborted:
@@ -379,10 +427,15 @@ class TournamentRunner:
                 )
                 self._notify()
                 return True
-        report.tally.add(finished.outcome())
+        outcome = finished.outcome()
+        report.tally.add(outcome)
+        if not outcome.aborted:
+            self.report.points[finished.scheduled.index] = outcome.points()
         if self.on_game is not None:
             self.on_game(finished)
         self._update_sprt()
+        if report.crosstable is not None and finished.record is not None:
+            report.crosstable.add(outcome, finished.record.game_id, report.sprt_state)
         stop = report.sprt_state is not None and report.sprt_state.verdict is not None
         if stop:
             report.stopped = "sprt"

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from hub.core.plugin import GameSpec
+from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket
 
 
 def new_match_id() -> str:
@@ -72,6 +73,9 @@ class Schedule:
     settings: Mapping[str, Any]
     seed: int
     games: tuple[Scheduled, ...]
+    field: Field | None = None
+    """The tournament whose games (so far) these are; None: a match of one table (every
+    player in every game), all its games known at the start."""
 
     def __len__(self) -> int:
         return len(self.games)
@@ -117,3 +121,141 @@ def display_names(players: Sequence[str]) -> tuple[str, ...]:
         repeats = players[:index].count(spec)
         names.append(f"{spec} #{repeats + 1}" if repeats else spec)
     return tuple(names)
+
+
+# -- tournaments ---------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Field:
+    """A tournament: its `Plan` (format) and what every game of it shares. Its games are
+    known stage by stage (`games`): table ``t`` (numbered across the stages) plays games
+    ``offset(t) ... offset(t) + len(table) - 1``, one per seat order (`seating` over the
+    table's players), all from opening ``t`` (reused in turn when there are fewer)."""
+
+    plan: Plan
+    match_id: str
+    game: str
+    players: tuple[str, ...]
+    settings: Mapping[str, Any]
+    seed: int
+    openings: tuple[Any, ...] = ()
+    _stages: dict[tuple[Any, ...], Stage | None] = attrs.field(
+        factory=dict, eq=False, repr=False, init=False
+    )
+    """`Plan.stage` by the results it was given (the page asks for the stages every second,
+    and drawing tables of a large field takes a while)."""
+
+    def next_stage(self, played: Sequence[tuple[Stage, Sequence[TableResult]]]) -> Stage | None:
+        """`Plan.stage` of ``played``, drawn once for the same stages and results."""
+        key = tuple(
+            (stage, tuple(tuple(sorted(result.items())) for result in results))
+            for stage, results in played
+        )
+        if key not in self._stages:
+            self._stages[key] = self.plan.stage(played)
+        return self._stages[key]
+
+    def stages(self, points: Mapping[int, Mapping[int, float]]) -> list[Stage]:
+        """The stages so far, given each finished game's points by player (`GameOutcome.points`):
+        up to the first one not complete."""
+        return self._walk(points)[0]
+
+    def over(self, points: Mapping[int, Mapping[int, float]]) -> bool:
+        """Whether every stage the tournament has was played to a result."""
+        stages, results = self._walk(points)
+        return len(results) == sum(len(stage.tables) for stage in stages) and (
+            self.next_stage(self._played(stages, results)) is None
+        )
+
+    @staticmethod
+    def _played(
+        stages: Sequence[Stage], results: Mapping[int, TableResult]
+    ) -> list[tuple[Stage, Sequence[TableResult]]]:
+        played: list[tuple[Stage, Sequence[TableResult]]] = []
+        number = 0
+        for stage in stages:
+            played.append((stage, [results[number + t] for t in range(len(stage.tables))]))
+            number += len(stage.tables)
+        return played
+
+    def table_results(self, points: Mapping[int, Mapping[int, float]]) -> dict[int, TableResult]:
+        """The finished tables' results (a table is finished when all its games are)."""
+        return self._walk(points)[1]
+
+    def _walk(
+        self, points: Mapping[int, Mapping[int, float]]
+    ) -> tuple[list[Stage], dict[int, TableResult]]:
+        stages: list[Stage] = []
+        results: dict[int, TableResult] = {}
+        played: list[tuple[Stage, Sequence[TableResult]]] = []
+        number = index = 0
+        while (stage := self.next_stage(played)) is not None:
+            stages.append(stage)
+            finished: list[TableResult] = []
+            for table in stage.tables:
+                games = range(index, index + table.games)
+                if all(game in points for game in games):
+                    total: dict[int, float] = dict.fromkeys(table.players, 0.0)
+                    for game in games:
+                        for player, share in points[game].items():
+                            total[player] = total.get(player, 0.0) + share
+                    results[number] = total
+                    finished.append(total)
+                number, index = number + 1, index + table.games
+            if len(finished) < len(stage.tables):
+                break
+            played.append((stage, finished))
+        return stages, results
+
+    def reached(self, points: Mapping[int, Mapping[int, float]]) -> list[int] | None:
+        """Each player's knockout round reached so far (0: the first; the winner's is one
+        more than the final's); None if the format is not a knockout."""
+        if self.plan.format != KNOCKOUT:
+            return None
+        stages, results = self._walk(points)
+        if len(results) < sum(len(stage.tables) for stage in stages):
+            stages = stages[:-1]  # (the stage being played)
+        played = self._played(stages, results)
+        return bracket(len(played), self.plan.players, self.plan.rounds, played)[1]
+
+    def winner(self, points: Mapping[int, Mapping[int, float]]) -> int | None:
+        """The winner of a finished knockout (None: not over, or not a knockout)."""
+        reached = self.reached(points)
+        if reached is None or not self.over(points):
+            return None
+        return max(range(len(reached)), key=lambda player: (reached[player], -player))
+
+    def games(self, points: Mapping[int, Mapping[int, float]]) -> list[Scheduled]:
+        """Every game of the stages so far (`stages`), in order."""
+        chosen = list(self.openings) or [None]
+        scheduled: list[Scheduled] = []
+        number = 0
+        for stage in self.stages(points):
+            for table in stage.tables:
+                size = len(table.players)
+                for game in range(size):
+                    order = tuple(table.players[(seat + game) % size] for seat in range(size))
+                    index = len(scheduled)
+                    spec = GameSpec(
+                        game_id=game_id(self.match_id, index),
+                        settings=dict(self.settings),
+                        players=tuple(self.players[player] for player in order),
+                        opening=chosen[number % len(chosen)],
+                        index=index,
+                    )
+                    scheduled.append(Scheduled(spec, order))
+                number += 1
+        return scheduled
+
+    def schedule(self, points: Mapping[int, Mapping[int, float]]) -> Schedule:
+        """The `Schedule` of the games known so far."""
+        return Schedule(
+            self.match_id,
+            self.game,
+            self.players,
+            dict(self.settings),
+            self.seed,
+            tuple(self.games(points)),
+            self,
+        )

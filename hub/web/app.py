@@ -41,6 +41,7 @@ from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
 from hub.web.play import Desk, Host, host_section
 from hub.web.play import routes as play_routes
 from hub.web.records import RecordsReader
+from hub.web.standings import standings_html
 from hub.web.streams import FrameStream
 from hub.web.views import ShownGame, detail, ply_json, stored_summary
 
@@ -91,7 +92,7 @@ class Standings(Protocol):
         ...
 
     def json(self) -> dict[str, Any]:
-        """The same as JSON."""
+        """The same as JSON (what `hub.web.standings.standings_html` draws)."""
         ...
 
 
@@ -150,7 +151,7 @@ def create_app(
             return _page("No match", "missing", "<p>No match is played here.</p>", status=404)
         body = (
             '<section class="standings"><h2>Standings</h2>'
-            f'<pre id="standings">{escape(standings.text())}</pre>'
+            f'<div id="standings">{standings_html(standings.json())}</div>'
             '<p><a href="/">every game of the match</a></p></section>'
         )
         return _page("Match", "match", body)
@@ -158,7 +159,8 @@ def create_app(
     async def api_match(request: Request) -> Response:
         if standings is None:
             return _json({"error": "no match"}, 404)
-        return _json({"text": standings.text(), "report": standings.json()})
+        report = standings.json()
+        return _json({"text": standings.text(), "report": report, "html": standings_html(report)})
 
     async def game_page(request: Request) -> Response:
         game_id = request.path_params["game_id"]

@@ -141,14 +141,14 @@ def test_hub_match_web_shows_the_standings_and_stays_up_until_ctrl_c(
         while "stays up" not in (line := process.stderr.readline()):
             assert line, "hub match ended without keeping its web view up"
         url = line.split(" at ", 1)[1].split()[0]
-        heading = "Ratings from every recorded game (hub games ratings):"
+        heading = "Ratings from every recorded game (hub games ratings)"
         give_up = time.monotonic() + 30  # a bound, not a measure: the rating list reads the
         while True:  # database the match has just written, which may still be busy
             with urllib.request.urlopen(url, timeout=10) as reply:
                 page = reply.read().decode()
             if heading in page or time.monotonic() > give_up:
                 break
-        assert '<pre id="standings">' in page and "Distinct games: 2 of 2" in page
+        assert '<table id="standings-table"' in page and "Distinct games: 2 of 2" in page
         # the rating list of every recorded game of the game (hub games ratings)
         assert heading in page
         assert "connect4: 2 game(s), 2 player(s)" in page and "connect4/ai:2" in page

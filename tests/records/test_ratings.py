@@ -295,3 +295,14 @@ def test_players_who_never_met_the_others_do_not_widen_their_margins() -> None:
     for name in ("a", "b", "c"):
         assert margins[name] == pytest.approx(alone[name], rel=1e-3)
     assert both.groups == 2 and both.self_play == 1
+
+
+def test_a_first_mover_who_won_every_game_leaves_the_advantage_undetermined_not_the_list() -> None:
+    """Two games, each won by its first mover: the games cannot tell the first-move advantage
+    from the players' strengths, so the list is the one without it and says so."""
+    from hub.records.elo import fit
+
+    games = [(("g/a", "g/b"), (0,)), (("g/b", "g/a"), (0,))]
+    rated = fit(games)
+    assert not rated.advantage_fitted and not rated.advantage_given
+    assert [round(player.rating) for player in rated.players] == [0, 0]

@@ -104,7 +104,8 @@ def test_help_lists_every_option_with_its_default(capfd: pytest.CaptureFixture[s
     text = capfd.readouterr().out
     entries = re.split(r"\n  (?=-)", text.split("\n  -h, --help")[1])[1:]
     options = {entry.split()[0].rstrip(","): " ".join(entry.split()) for entry in entries}
-    assert sorted(options) == sorted(["--games", "--concurrency", "--seed", "--openings",
+    assert sorted(options) == sorted(["--games", "--concurrency", "--format", "--rounds",
+        "--gauntlet-seeds", "--table", "--seed", "--openings",
         "--sprt", "--json", "--cluster", "--db", "--no-record", "--resume", "--web",
         "--allowed-hosts"])  # fmt: skip
     for option, entry in options.items():

@@ -30,6 +30,11 @@ real time). It starts a new iteration only while less than `SOFT_SHARE` of the b
 spent, checks the clock every 256 nodes, and on expiry returns the best move of the last
 complete iteration (or of the current one once its first move, the previous best, has
 been searched). It always returns a legal move. This module does no I/O and no threads.
+
+Speed: `negamax` (with `expand`) is repeated step for step in C (``_search.c``, an optional
+extension that ``pip install`` builds): when it is importable (`NATIVE`) a `Search` uses it,
+with the same moves, values and node counts, about ten times faster and without the GIL
+(docs/decisions.md, "Kalah: a C search"); `Search(native=False)` is the Python search.
 """
 
 from __future__ import annotations
@@ -41,6 +46,17 @@ from operator import add
 import attrs
 
 from hub.games.kalah.rules import AGAIN, OVER, PIE, KalahState, Move, sow
+
+try:
+    from hub.games.kalah import _search as _native
+except ImportError:  # not built (no compiler at install): the pure-Python search, same moves
+    _native = None  # type: ignore[assignment]
+
+NATIVE = _native is not None
+"""The C search (``hub/games/kalah/_search.c``, built by ``pip install``) is available."""
+POLL_EVERY = 64
+"""Clock checks between two calls of the stop flags from the C search (it reads the clock
+itself at every check, without the GIL)."""
 
 INF = 1 << 30
 SOLVED = 1 << 20
@@ -62,6 +78,12 @@ TIME_SHARE = 0.4
 """The share of a turn's time limit the AI spends searching (the rest is margin)."""
 TIME_MARGIN = 0.010
 """Seconds kept back from every limited turn for sending the move."""
+MOVES_AHEAD = 15
+"""`game_clock_budget`: the turns a game clock is shared over (a 6x4 game has 15-25 a side)."""
+INCREMENT_SHARE = 0.8
+"""`game_clock_budget`: the share of the increment a turn may spend besides."""
+HARD_MARGIN_SHARE, HARD_MARGIN_MIN, HARD_MARGIN_MAX = 0.2, 0.003, 0.050
+"""`hard_margin`: the seat's hard stop, this share of the time left before the deadline."""
 
 
 class _Timeout(Exception):
@@ -92,6 +114,14 @@ def budget_seconds(limit_ms: int) -> float:
     return max(0.0, limit_ms / 1000 * TIME_SHARE - TIME_MARGIN)
 
 
+def game_clock_budget(left: float, increment: float = 0.0) -> float:
+    """How long to search for a turn on a game clock with ``left`` seconds on it and
+    ``increment`` added after each turn: a `MOVES_AHEAD`-th of it plus most of the increment,
+    never more than `TIME_SHARE` of it, less `TIME_MARGIN`."""
+    share = min(left * TIME_SHARE, left / MOVES_AHEAD + increment * INCREMENT_SHARE)
+    return max(0.0, share - TIME_MARGIN)
+
+
 def check_level(level: int) -> int:
     if not MIN_LEVEL <= level <= MAX_LEVEL:
         raise ValueError(f"level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
@@ -119,7 +149,11 @@ class Search:
         clock: Callable[[], float] = time.perf_counter,
         table_size: int = DEFAULT_TABLE_SIZE,
         use_table: bool = True,
+        native: bool | None = None,
     ) -> None:
+        """``native``: the C search (None: when it is built; True: it must be)."""
+        if native and _native is None:
+            raise RuntimeError("the C search of hub.games.kalah is not built")
         self.h = holes
         self.n = 2 * holes + 1
         self.total = total
@@ -137,6 +171,17 @@ class Search:
         """Set from another thread to make a running search return at its next check."""
         self.stopped: Callable[[], bool] = _never
         """Also asked at every check (`run`'s ``stop``: a worker thread's stop flag)."""
+        self.best: tuple[KalahState, Move] | None = None
+        """The running search's best move so far and its state (read by another thread: the
+        seat's hard stop answers with it when the search has not answered in time)."""
+        self.native = (native is None and _native is not None) or bool(native)
+        self._engine = (
+            _native.Engine(holes, total, table_size, use_table)
+            if self.native and _native is not None and 2 * holes + 2 <= 42 and total <= 30000
+            else None
+        )
+        if self._engine is not None:
+            self.negamax = self._native_negamax  # type: ignore[method-assign]
 
     # -- generation ------------------------------------------------------------------------
 
@@ -253,6 +298,38 @@ class Search:
             or self.clock() >= self.deadline
         ):
             raise _Timeout
+
+    def _polled(self) -> bool:
+        return self.stop or self.stopped()
+
+    def _clock_polled(self) -> bool:
+        return self.stop or self.stopped() or self.clock() >= self.deadline
+
+    def _native_negamax(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
+        """`negamax` in C (the same steps): it reads the monotonic clock itself when ours is
+        `time.perf_counter`, and asks an injected clock (tests) with the flags at every check."""
+        engine = self._engine
+        assert engine is not None
+        if self.clock is time.perf_counter:
+            seconds, poll, every = self.deadline - self.clock(), self._polled, POLL_EVERY
+        else:
+            seconds, poll, every = float("inf"), self._clock_polled, 1
+        value, self.nodes, self.next_check, self.cut, timed_out = engine.negamax(
+            board,
+            depth,
+            alpha,
+            beta,
+            self.nodes,
+            self.next_check,
+            self.cut,
+            self.max_nodes,
+            seconds,
+            poll,
+            every,
+        )
+        if timed_out:
+            raise _Timeout
+        return value
 
     def negamax(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
         self.nodes += 1
@@ -376,6 +453,7 @@ class Search:
         pie_next = state.pie and state.turns == 0 and state.mover == 0
         best = moves[0]
         best_value = moves[0].value = self._gain(moves[0])
+        self.best = (state, best.move)
         done_depth = 0
         solved = False
         if len(moves) == 1 and not pie_next:
@@ -392,6 +470,7 @@ class Search:
                     alpha = max(alpha, move.value)
                 moves.sort(key=lambda m: -m.value)  # stable: ties keep the earlier order
                 best, best_value, done_depth = moves[0], moves[0].value, depth
+                self.best = (state, best.move)
                 searched = []
                 if not self.cut:
                     solved = True
@@ -429,8 +508,15 @@ def choose(
     return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level])
 
 
+def hard_margin(left: float) -> float:
+    """Seconds before a turn's deadline at which a seat answers with the best move found so
+    far if its search has not answered (a fifth of the time left, 3 to 50 ms): what the
+    thread's own deadline cannot promise on a busy machine, where the thread may not run."""
+    return min(HARD_MARGIN_MAX, max(HARD_MARGIN_MIN, left * HARD_MARGIN_SHARE))
+
+
 def greedy(state: KalahState) -> Move:
     """The baseline: the turn with the best immediate store difference (first on ties)."""
-    search = Search(state.holes, state.total)
+    search = Search(state.holes, state.total, table_size=1)
     moves = search.root_moves(state)
     return max(moves, key=search._gain).move

@@ -30,7 +30,7 @@ from hub.core.local_seats import (
     TurnTime,
     seconds_text,
 )
-from hub.core.match import Seat, SeatFailure
+from hub.core.match import Seat, SeatFailure, Turn
 from hub.core.output import Output
 from hub.core.referee import IllegalMove, Termination
 from hub.core.values import PlayerInfo
@@ -41,6 +41,9 @@ from hub.games.kalah.ai import (
     Search,
     budget_seconds,
     check_level,
+    game_clock_budget,
+    greedy,
+    hard_margin,
 )
 from hub.games.kalah.console import draw_board, read_typed
 from hub.games.kalah.rules import (
@@ -92,16 +95,40 @@ class KalahAi:
     last: KalahSearchResult | None = None
     """The last search's result (tests, benchmarks)."""
     _search: Search | None = None
+    _running: Search | None = None
+    """The search of the turn being thought (`fallback` reads its best move so far)."""
 
     def _take(self, state: KalahState) -> Search:
         search, self._search = self._search, None
         if search is None or search.h != state.holes or search.total != state.total:
             search = Search(state.holes, state.total, table_size=self.table_size)
+        search.best = None
+        self._running = search
         return search
+
+    def hard_stop(self, time: TurnTime) -> float:
+        """Seconds from now after which the seat answers without the search (`fallback`)."""
+        if not math.isfinite(time.left):
+            return math.inf
+        return max(0.0, time.left - hard_margin(time.left) - time.since_asked())
+
+    def fallback(self, state: KalahState) -> Move:
+        """The running search's best move so far in ``state``, else the greedy turn (well
+        under a millisecond): the answer of a seat whose search missed its hard stop."""
+        running = self._running
+        best = running.best if running is not None else None
+        if best is not None and best[0] == state:
+            return best[1]
+        return greedy(state)
 
     def __call__(self, state: KalahState, time: TurnTime, stop: StopFlag) -> Move:
         if self.budget is None:
             limit = budget_seconds(limit_left_ms(time.control, time.left))
+            control = time.control
+            if control.base is not None and time.game_left is not None:
+                # a game clock: its share for this turn (and the per-move limit's, if any)
+                clock = game_clock_budget(time.game_left, control.increment)
+                limit = clock if control.per_move is None else min(limit, clock)
         else:
             limit = self.budget
         return self.search(state, max(0.0, limit - time.since_asked()), stop)
@@ -129,6 +156,25 @@ class KalahAi:
         return self.last.move
 
 
+@attrs.define(eq=False)
+class KalahAiSeat(ThreadSeat[KalahState, Move]):
+    """The core's `ThreadSeat` over `KalahAi`, with a hard stop behind the search's own
+    deadline: at `KalahAi.hard_stop` (`hub.games.kalah.ai.hard_margin` before the deadline)
+    the event loop gives up on the thread (its stop flag is set) and answers with the best
+    move found so far. The search keeps its deadline by itself, checking the clock every few
+    hundred nodes; this is for a machine so busy that the thread does not get to run."""
+
+    ai: KalahAi | None = None
+
+    async def choose(self, turn: Turn[KalahState]) -> Move:
+        ai = self.ai
+        if ai is None or not self.threaded:
+            return await super().choose(turn)
+        with trio.move_on_after(ai.hard_stop(self.turn_time(turn))):
+            return await super().choose(turn)
+        return ai.fallback(turn.state)
+
+
 def ai_seat(
     level: int = DEFAULT_LEVEL,
     *,
@@ -139,17 +185,19 @@ def ai_seat(
     max_nodes: int | None = None,
     budget: float | None = None,
 ) -> ThreadSeat[KalahState, Move]:
-    """Kalah's AI as the core's one local-player seat (`ThreadSeat` over `KalahAi`), with
-    `LATE_GRACE`; ``threaded=False`` searches inline (deterministic tests)."""
+    """Kalah's AI as the core's one local-player seat (`KalahAiSeat`: a `ThreadSeat` over
+    `KalahAi` with a hard stop), with `LATE_GRACE`; ``threaded=False`` searches inline
+    (deterministic tests)."""
     ai = KalahAi(level, max_nodes, budget)
     player = PlayerInfo(name, "ai", spec, ai_identity("kalah", level))
-    return ThreadSeat(
+    return KalahAiSeat(
         ai,
         player,
         limiter=limiter,
         late_grace=LATE_GRACE,
         threaded=threaded,
         busy=ai.busy,
+        ai=ai,
     )
 
 

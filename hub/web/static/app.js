@@ -258,12 +258,16 @@ function startButtons() {
   });
 }
 
-// The match page: its standings, fetched again every second while the match goes on.
+// The match page: its standings (tables and charts, drawn by the server from the match's
+// JSON), fetched again every second while the match goes on.
 function matchPage() {
-  const table = document.getElementById("standings");
+  const box = document.getElementById("standings");
+  let shown = box.innerHTML;
   const refresh = async () => {
     const reply = await fetch("/api/match");
-    if (reply.ok) table.textContent = (await reply.json()).text;
+    if (!reply.ok) return;
+    const html = (await reply.json()).html;
+    if (html !== shown) { box.innerHTML = html; shown = box.innerHTML; }
   };
   setInterval(refresh, 1000);
 }
