@@ -248,3 +248,15 @@ def test_hub_match_connect4_max_plies() -> None:
     table, data = match("connect4", "random:1", "random:2", "--games", "2")
     assert "adjud." not in table and "Adjudicated" not in table
     assert data["adjudicated"] == {}
+
+
+def test_the_web_standings_show_adjudicated_games_only_when_there_are_some() -> None:
+    from hub.web.standings import standings_table
+
+    row = {"rank": 1, "player": "a", "games": 2, "wins": 2, "draws": 0, "losses": 0,
+           "points": 2, "score": 1.0, "score_margin": None, "timeouts": 0, "illegal": 0,
+           "crashes": 0, "aborted": 0, "adjudicated": 2}  # fmt: skip
+    shown = standings_table({"standings": [row], "adjudicated": {"resign score": 2}})
+    assert "adjud&shy;icated</th>" in shown and shown.count("<td") == 12
+    plain = standings_table({"standings": [row], "adjudicated": {}})
+    assert "adjud" not in plain and plain.count("<td") == 11
