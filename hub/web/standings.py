@@ -58,14 +58,8 @@ def standings_table(data: Mapping[str, Any]) -> str:
     head += ["timeouts", "illegal", "crashes", "aborted"]
     adjudicated = bool(data.get("adjudicated"))  # a column only when a game was
     head += ["adjudicated"] if adjudicated else []
-    narrow = {
-        "#",
-        "games",
-        "illegal",
-        "aborted",
-        "adjudicated",
-    }  # (hidden on a phone: games is W+D+L, the
-    # rank is the order of the rows)
+    # hidden on a phone: games is W+D+L, the rank is the order of the rows
+    narrow = {"#", "games", "illegal", "aborted", "adjudicated"}
     cells = "".join(
         f'<th scope="col"{" class=narrow-hide" if title in narrow else ""}>'
         f"{SOFT_BREAKS.get(title, title)}</th>"
