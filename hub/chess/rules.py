@@ -28,7 +28,7 @@ import attrs
 import chess
 
 from hub.chess.board_art import board_lines
-from hub.core.referee import IllegalMove, Outcome
+from hub.core.referee import ADJUDICATED, IllegalMove, Outcome
 
 WHITE_SEAT = 0
 BLACK_SEAT = 1
@@ -164,7 +164,7 @@ def _outcome(state: ChessState, draws: Draws, max_plies: int) -> Outcome | None:
         if board.is_repetition(3):
             return _draw("threefold repetition")
     if max_plies and len(state.moves) >= max_plies:
-        return _draw(f"adjudicated: {max_plies} plies")
+        return _draw(f"{ADJUDICATED}{max_plies} plies")
     return None
 
 

@@ -223,6 +223,10 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
     and `aclose` puts a healthy, idle engine back instead of stopping it."""
     idle: bool = True
     """False from a ``go`` until its ``bestmove`` (an engine still searching is not reused)."""
+    last_score: int | None = None
+    """The score the engine reported for its last move of this game, in centipawns from its
+    own side (a mate: ``hub.chess.uci.MATE_SCORE`` less the distance); None before its first
+    move or when it reported none. What adjudication reads (`hub.declared.adjudication`)."""
 
     @property
     def shelf_key(self) -> tuple[object, ...]:
@@ -301,6 +305,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         await self.launch()
         if self.failure is not None:
             raise self.failure
+        self.last_score = None
         await self._setup(["ucinewgame"], "ucinewgame")
 
     async def choose(self, turn: Turn[ChessState]) -> str:
@@ -315,6 +320,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
                 self.idle = False
                 move = await engine.search(position_command(turn.state), go.command())
                 self.idle = True
+                self.last_score = engine.last_score
             except EngineError as exc:
                 raise await self._failure(exc, "searching") from exc
             if move is None:

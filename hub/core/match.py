@@ -384,6 +384,11 @@ class MatchView(Protocol):
     def on_finished(self, callback: Callable[[], None]) -> None: ...
 
 
+Adjudicate = Callable[[Moved[S, M], int], Outcome | None]
+"""An adjudicator (`Match`'s ``adjudicate``): given a move of a game that goes on and the
+number of moves made so far, the outcome that ends the game now, or None to play on."""
+
+
 def forfeit_outcome(seats: int, fault: Fault) -> Outcome:
     """The default result of a fault: every other seat wins (nobody wins an abort)."""
     winners = [] if fault.seat is None else [s for s in range(seats) if s != fault.seat]
@@ -404,6 +409,11 @@ class Match(Generic[S, M]):
     (a `History`) plays on a game begun by another match, from ``state``, which must be
     ``history.state``: its moves come first in the record and are published again after
     `GameStarted`; the clocks start afresh (a console's games have none).
+
+    ``adjudicate`` (an `Adjudicate`), when given, is asked after every move of a game that
+    goes on, once its seats have observed it, with the move and the number of moves made so
+    far: an outcome it returns ends the game there, as `agree_draw` does (nobody at fault;
+    the outcome's termination and ``detail`` say how, ``adjudicated: ...``).
     """
 
     _chance: Chance[Any, Any] | None = None
@@ -425,6 +435,7 @@ class Match(Generic[S, M]):
         game_id: str | None = None,
         spectators: Sequence[Spectator[S, M]] = (),
         history: History[S, M] | None = None,
+        adjudicate: Adjudicate[S, M] | None = None,
     ) -> None:
         count = game.seats(state)
         if len(seats) != count:
@@ -452,6 +463,7 @@ class Match(Generic[S, M]):
         self._first_view: JSON = _NO_VIEW
         self._started: GameStarted | None = None
         self._history = history
+        self._adjudicate = adjudicate
         if history is not None:
             self.initial = history.initial
             self._first_view = history.first_view
@@ -655,6 +667,7 @@ class Match(Generic[S, M]):
         inf = math.inf
         mover = to_move(self.state)
         special = self._special  # chance or simultaneous moves: `_between`
+        adjudicate = self._adjudicate
         if special:
             between = await self._between(mover, orders)
             if isinstance(between, Fault):
@@ -704,6 +717,11 @@ class Match(Generic[S, M]):
                     if exc.termination is Termination.TIMEOUT:
                         await self._time_up(index)  # its acknowledgement's deadline passed
                     return Fault(index, exc.termination, exc.detail, error=exc)
+            if adjudicate is not None and mover is not None:
+                verdict = adjudicate(moved, len(self.moves))
+                if verdict is not None:
+                    self._agreed = verdict
+                    return None
             if special:
                 between = await self._between(mover, orders)
                 if isinstance(between, Fault):

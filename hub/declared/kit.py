@@ -12,6 +12,8 @@ Everything a game does differently in a match is its declaration's `setup` facet
 * one game: `MatchSetup.plan` returns its `hub.core.game.MatchPlan`, a value: the game that
   referees it (chess: with an arbiter's draws and a ply cap), its clocks, its first state
   and what the game's own seats are told; a fault scores `Game.forfeit`;
+* adjudication: ``--resign``, ``--draw`` and ``--max-plies`` (`hub.declared.adjudication`),
+  recorded in the settings, give each game an adjudicator the match loop asks after each move;
 * players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
   ``random``, a program), plus ``human`` (the person at this terminal, or the game's own,
   `Programs.person`) when the kit is run at one. A bare program spec is a seat of the
@@ -141,6 +143,7 @@ class DeclaredKit:
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         from hub.core.match import Match
+        from hub.declared.adjudication import adjudicator_of
 
         try:
             plan = self.game.setup.plan(
@@ -157,6 +160,7 @@ class DeclaredKit:
                 extra[HUMAN] = await stack.enter_async_context(_person(game, spec, events))
             maker = SeatMaker(game, seed, extra, plan.detail)
             seats = await stack.enter_async_context(maker.seats(specs))
+            adjudicate = adjudicator_of(spec.settings, game, seats)
             match = Match(
                 game,
                 plan.state,
@@ -165,6 +169,7 @@ class DeclaredKit:
                 time_control=plan.clock,
                 settings={**spec.settings, "opening": spec.opening},
                 game_id=spec.game_id,
+                adjudicate=adjudicate,
             )
             result = await match.run()
         return result.record

@@ -26,6 +26,8 @@ from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
 from hub.core.plugin import TournamentKit
 from hub.core.running import interrupted_status
+from hub.declared.adjudication import SETTING as ADJUDICATION
+from hub.declared.adjudication import add_adjudication_options, adjudication_of
 from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
 from hub.tournament.progress import (
@@ -227,6 +229,7 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
     add_record_options(parser)
     if kit is not None:
         kit.add_options(parser)
+    add_adjudication_options(parser)
     return parser
 
 
@@ -242,8 +245,11 @@ class Setup:
         self.plan = plan_of(options, kit.seats)
         try:
             self.settings: dict[str, Any] = kit.settings(options)
+            adjudication = adjudication_of(options)
         except ValueError as exc:
             raise MatchUsageError(str(exc)) from None
+        if adjudication.active:
+            self.settings[ADJUDICATION] = adjudication.to_json()
         for player in players:
             problem = kit.check_player(player, self.settings)
             if problem is not None:

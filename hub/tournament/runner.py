@@ -37,7 +37,7 @@ from hub.core.events import GameRecord, record_from_json
 from hub.core.lines import LineError
 from hub.core.plugin import GameSpec, TournamentKit, kit_session
 from hub.core.process import ChildProcess, SpawnFailed, stop_all
-from hub.core.referee import Termination
+from hub.core.referee import ADJUDICATED, Termination, adjudicated
 from hub.tournament.elo import Sprt, SprtState
 from hub.tournament.formats import PairingError
 from hub.tournament.schedule import Schedule, Scheduled
@@ -216,6 +216,9 @@ class Finished:
             fault_seat=None if fault is None else fault.seat,
             fault=None if fault is None else fault.termination.value,
             fingerprint=fingerprint(record),
+            adjudicated=record.detail.removeprefix(ADJUDICATED)
+            if adjudicated(record.detail)
+            else None,
         )
 
     def reason(self) -> str:
