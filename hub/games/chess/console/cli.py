@@ -64,8 +64,8 @@ def help_parser() -> Parser:
     add(
         "--gui",
         action="store_true",
-        help="also show the games in the browser: a live page "
-        "whose URL is printed on stderr (default: the terminal only)",
+        help="also show the games in the browser, where a human to move may move too: "
+        "a live page whose URL (with its key) is printed on stderr (default: the terminal only)",
     )
     add(
         "--seed",
