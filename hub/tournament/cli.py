@@ -14,7 +14,7 @@ import math
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,7 +24,7 @@ import trio
 from hub.core.bus import EventBus
 from hub.core.events import GameEnded, GameRecord
 from hub.core.output import Output
-from hub.core.plugin import TournamentKit
+from hub.core.plugin import RECORD_SEEDS, TournamentKit
 from hub.core.running import interrupted_status
 from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
@@ -187,7 +187,14 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
         "--seed",
         type=whole,
         metavar="S",
-        help="seed of the openings (default: taken from the match id, so --resume replays them)",
+        help="seed of the openings and of every game's built-in players and chance, so a "
+        "match replays (default: taken from the match id, so --resume replays them)",
+    )
+    group.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="deal the two games of a pair alike (duplicate bridge) in a game of hidden "
+        "cards or chance (default: every game is dealt afresh)",
     )
     group.add_argument(
         "--openings",
@@ -228,6 +235,19 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
     if kit is not None:
         kit.add_options(parser)
     return parser
+
+
+def draw_openings(
+    kit: TournamentKit, settings: Mapping[str, Any], chosen: int | str | None, count: int,
+    seed: int,
+) -> list[Any]:  # fmt: skip
+    """The openings of a match: ``count`` of them (``--openings N``: N, reused in turn);
+    ``--openings fixed``: none, or a game's deals without opening plies (a kit's
+    ``fixed_openings``, so a card game is not dealt alike every game)."""
+    if chosen == FIXED:
+        fixed = getattr(kit, "fixed_openings", None)
+        return [] if fixed is None else list(fixed(settings, count, seed))
+    return kit.openings(settings, int(chosen or count), seed)
 
 
 class Setup:
@@ -273,11 +293,11 @@ class Setup:
         seed = options.seed if options.seed is not None else seed_of(self.match_id)
         self.crosstable = Crosstable(display_names(players))
         self.points: dict[int, dict[int, float]] = {}
+        deals = getattr(kit, "deals", None)
+        deal = bool(deals is not None and deals()) and not options.duplicate
         if self.plan is not None:
-            openings: list[Any] = []
-            if options.openings != FIXED:
-                count = options.openings or self.plan.most_tables()
-                openings = kit.openings(self.settings, count, seed)
+            most = self.plan.most_tables() * (max(kit.seats) if deal else 1)
+            openings = draw_openings(kit, self.settings, options.openings, most, seed)
             self.field: Field | None = Field(
                 attrs.evolve(self.plan, seed=seed),
                 self.match_id,
@@ -286,15 +306,15 @@ class Setup:
                 self.settings,
                 seed,
                 tuple(openings),
+                deal,
             )
             self.schedule: Schedule = self.field.schedule({})
         else:
             self.field = None
             games = options.games or len(players)
             rounds = rounds_for(games, len(players))
-            openings = []
-            if options.openings != FIXED:
-                openings = kit.openings(self.settings, options.openings or rounds, seed)
+            count = games if deal else rounds
+            openings = draw_openings(kit, self.settings, options.openings, count, seed)
             self.schedule = make_schedule(
                 match_id=self.match_id,
                 game=options.game,
@@ -303,6 +323,7 @@ class Setup:
                 games=games,
                 seed=seed,
                 openings=openings,
+                deal=deal,
             )
         self.tally = Tally(display_names(players))
         self.skip: set[int] = set()
@@ -450,7 +471,9 @@ def resume_difference(scheduled: Scheduled, record: GameRecord) -> str | None:
     schedule in its place (settings, players, opening), or None if nothing does."""
     index = scheduled.index
     spec = scheduled.spec
-    recorded = {key: value for key, value in record.settings.items() if key != "opening"}
+    recorded = {
+        key: value for key, value in record.settings.items() if key not in ("opening", RECORD_SEEDS)
+    }
     wanted = _plain(spec.settings)
     recorded = _plain(recorded)
     changed = [
@@ -579,8 +602,12 @@ class WebView:
         if self.report is None:
             return {}
         report = self.report()
+        data = report_json(report)
+        if report.finished_at is None:
+            # the match's seed gives every opening (a deal) and seed of the games to come
+            data.pop("seed", None)
         return {
-            **report_json(report),
+            **data,
             **history_json(report),
             "summary": summary_line(report, running=report.finished_at is None),
             "notes": notes(report),
