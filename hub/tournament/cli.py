@@ -9,8 +9,10 @@ are printed in every case where games were played.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import secrets
 import signal
 import sys
 import time
@@ -188,7 +190,7 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
         type=whole,
         metavar="S",
         help="seed of the openings and of every game's built-in players and chance, so a "
-        "match replays (default: taken from the match id, so --resume replays them)",
+        "match replays (default: a secret one, kept in the database for --resume)",
     )
     group.add_argument(
         "--duplicate",
@@ -235,6 +237,20 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
     if kit is not None:
         kit.add_options(parser)
     return parser
+
+
+def kept_seed(path: Path | None, match_id: str) -> int:
+    """The seed of the match ``--resume`` continues: the one kept in the database, or for
+    a match recorded before seeds were kept (or a database that cannot be read now: opening
+    it again says why), the seed such a match took from its id (`seed_of`)."""
+    if path is not None and path.exists():
+        from hub.records import RecordStore
+
+        with contextlib.suppress(Exception), RecordStore.open(path) as store:
+            kept = store.match_seed(match_id)
+            if kept is not None:
+                return kept
+    return seed_of(match_id)
 
 
 def draw_openings(
@@ -290,7 +306,13 @@ class Setup:
         if options.resume is not None and self.path is None:
             raise MatchUsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
-        seed = options.seed if options.seed is not None else seed_of(self.match_id)
+        if options.seed is not None:
+            seed = options.seed
+        elif options.resume is not None:
+            seed = kept_seed(self.path, self.match_id)
+        else:  # secret: not from the match id, which every game id shows
+            seed = secrets.randbelow(2**31)
+        self.seed: int = seed
         self.crosstable = Crosstable(display_names(players))
         self.points: dict[int, dict[int, float]] = {}
         deals = getattr(kit, "deals", None)
@@ -336,6 +358,7 @@ class Setup:
 
         try:
             self.store = RecordStore.open(self.path)
+            self.store.keep_match_seed(self.match_id, self.seed)
         except Exception as exc:
             raise Failure(f"cannot open the database {self.path}: {exc}") from exc
         if self.options.resume is None:

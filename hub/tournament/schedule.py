@@ -8,8 +8,10 @@ first move) are swapped; with three or four (clubs) everyone leads from every se
 ``i // n``; with ``--games`` a multiple of ``n`` every player has every seat equally often.
 
 A match has an id (`new_match_id`), each game the id ``MATCH-INDEX`` (`game_id`), so a
-resumed match plays the missing games under the same ids; without ``--seed`` the openings'
-seed is derived from the match id (`seed_of`), so ``--resume`` replays the same openings.
+resumed match plays the missing games under the same ids. Without ``--seed`` a match's seed
+is a secret one, kept in the records database for ``--resume`` (not derived from the match
+id, which every game id shows: from it every deal would follow); a match recorded before
+seeds were kept took it from its id (`seed_of`), which ``--resume`` still does for it.
 
 Each game also gets seeds of its own (`game_seed`), from the match's seed and its index:
 its built-in players' (``random``, ``ai:N``, ``mcts:N``; `GameSpec.seed`) and its chance's
@@ -40,7 +42,8 @@ def new_match_id() -> str:
 
 
 def seed_of(match_id: str) -> int:
-    """The default seed of a match: a number taken from its id (stable across a resume)."""
+    """The seed a match recorded before seeds were kept took from its id (``--resume`` of
+    such a match)."""
     digits = "".join(c for c in match_id.lower() if c in "0123456789abcdef")[:8]
     return int(digits or "0", 16)
 

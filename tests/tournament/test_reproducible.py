@@ -44,3 +44,32 @@ def test_the_same_seed_replays_the_match_and_another_does_not(tmp_path: Path) ->
     first = games(tmp_path / "one.db", 5)
     assert games(tmp_path / "two.db", 5) == first
     assert games(tmp_path / "three.db", 6) != first
+
+
+def test_without_seed_a_match_keeps_a_secret_one_for_resume(tmp_path: Path) -> None:
+    """The default seed is not taken from the match id (every game id shows it, and every
+    deal would follow from it): a secret one, kept in the database, which ``--resume``
+    reads; a match recorded before seeds were kept resumes with the seed of its id."""
+    from hub.core.output import Output
+    from hub.tournament.cli import Setup, build_parser
+    from hub.tournament.schedule import seed_of
+    from hub.tournament.worker import load_kit
+
+    kit, db = load_kit("connect4"), tmp_path / "games.db"
+
+    def setup(*extra: str) -> Setup:
+        arguments = ["connect4", "ai:1", "random", "--db", str(db), *extra]
+        return Setup(build_parser(kit).parse_args(arguments), kit)
+
+    seeds = [setup() for _ in range(3)]
+    assert len({one.seed for one in seeds}) == 3
+    assert all(one.seed != seed_of(one.match_id) for one in seeds)
+    first = seeds[0]
+    first.open_store(Output(2))  # (keeps the seed; no resume: nothing else is written)
+    assert first.store is not None
+    first.close()
+    resumed = setup("--resume", first.match_id)
+    assert resumed.seed == first.seed
+    assert [s.spec for s in resumed.schedule.games] == [s.spec for s in first.schedule.games]
+    older = "0123abcd" + "0" * 24
+    assert setup("--resume", older).seed == seed_of(older)
