@@ -111,3 +111,18 @@ def test_the_seeds_follow_the_match_seed_not_its_id() -> None:
     assert len({seed for seed, _, _ in seeds}) == len(seeds)
     other = setup("connect4", ["ai:1", "random"], "--seed", "6").schedule.games
     assert [s.spec.seed for s in other] != [seed for seed, _, _ in seeds]
+
+
+def test_thirty_games_of_connect_four_are_thirty_distinct_games(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's run, whole: ``hub match connect4 ai:2 ai:4 --games 30`` reported 24
+    distinct games of 30; from 15 positions, each played both ways, all 30 differ."""
+    from hub.tournament.cli import main
+
+    arguments = ["connect4", "ai:2", "ai:4", "--games", "30", "--tc", "none", "--seed", "1"]
+    assert main([*arguments, "--json", "--no-record"]) == 0
+    report = json.loads(capfd.readouterr().out)
+    assert report["scored"] == report["compared_games"] == 30
+    assert report["distinct_games"] == 30
+    assert report["warnings"] == []
