@@ -73,3 +73,38 @@ def test_without_seed_a_match_keeps_a_secret_one_for_resume(tmp_path: Path) -> N
     assert [s.spec for s in resumed.schedule.games] == [s.spec for s in first.schedule.games]
     older = "0123abcd" + "0" * 24
     assert setup("--resume", older).seed == seed_of(older)
+
+
+async def test_chance_during_play_follows_the_games_chance_seed() -> None:
+    """High Cards (every card dealt or drawn is chance's) through the one kit: a game's
+    chance draws from its `GameSpec.chance_seed` (the same seed, the same cards; another,
+    others), `GameStarted` shows neither the seeds nor the opening, and the finished
+    record keeps both."""
+    from hub.core.bus import EventBus
+    from hub.core.chance import CHANCE
+    from hub.core.events import GameStarted
+    from hub.core.plugin import GameSpec
+    from hub.declared.kit import DeclaredKit
+    from tests.declared.game_cards import HighCards
+
+    kit = DeclaredKit(HighCards)
+    assert kit.deals()
+    opening = kit.openings({"tc": "none"}, 1, 3)[0]
+    started: list[GameStarted] = []
+
+    async def cards(chance_seed: int) -> list[str]:
+        bus = EventBus()
+        bus.listen(lambda event: started.append(event) if isinstance(event, GameStarted) else None)
+        spec = GameSpec(
+            "m-00000", {"tc": "none"}, ("random", "random"), opening, 0, 11, chance_seed
+        )
+        record = await kit.play(spec, bus)
+        assert record.settings["opening"] == opening
+        assert record.settings["seeds"] == {"players": 11, "chance": chance_seed}
+        return [move.move for move in record.moves if move.seat == CHANCE]
+
+    first = await cards(7)
+    assert await cards(7) == first
+    assert await cards(8) != first
+    assert started and all(event.settings["opening"] is None for event in started)
+    assert all("seeds" not in event.settings for event in started)
