@@ -405,7 +405,9 @@ class Match(Generic[S, M]):
 
     The game's `Game.forfeit` turns a fault into an outcome (default `forfeit_outcome`;
     Kalah keeps the stores as scores). ``events`` receives the game's events (nothing is
-    published without one). ``settings`` are the game's options, for records. ``history``
+    published without one). ``settings`` are the game's options, for records;
+    ``record_settings`` more of them that only the finished record shows (what reproduces
+    the game and must stay secret while it runs: a deal, the seeds). ``history``
     (a `History`) plays on a game begun by another match, from ``state``, which must be
     ``history.state``: its moves come first in the record and are published again after
     `GameStarted`; the clocks start afresh (a console's games have none).
@@ -432,6 +434,7 @@ class Match(Generic[S, M]):
         events: EventBus | None = None,
         time_control: TimeControl | Sequence[TimeControl] = NO_LIMIT,
         settings: Mapping[str, JSON] | None = None,
+        record_settings: Mapping[str, JSON] | None = None,
         game_id: str | None = None,
         spectators: Sequence[Spectator[S, M]] = (),
         history: History[S, M] | None = None,
@@ -454,6 +457,7 @@ class Match(Generic[S, M]):
         self._timed = any(control.limited for control in self.clocks.controls)
         self._no_clocks: tuple[float | None, ...] = (None,) * count
         self.settings = dict(settings or {})
+        self._record_settings = dict(record_settings or {})
         self.game_id = game_id or new_game_id()
         self.spectators = list(spectators)
         self.moves: list[tuple[int, M]] = []
@@ -1029,7 +1033,7 @@ class Match(Generic[S, M]):
             {
                 "game_id": self.game_id,
                 "game": self.game.name,
-                "settings": self.settings,
+                "settings": {**self.settings, **self._record_settings},
                 "players": [seat.player for seat in self.seats],
                 "time_controls": [control.describe() for control in self.clocks.controls],
                 "scores": outcome.scores,

@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.core.game import Game, Option, SettingsError, Value
-from hub.core.plugin import GameSpec
+from hub.core.plugin import RECORD_SEEDS, GameSpec
 from hub.declared.options import option_help
 from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
@@ -132,6 +132,15 @@ class DeclaredKit:
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
         return self.game.setup.openings(self.game, settings, count, seed)
 
+    def fixed_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """``--openings fixed`` (`hub.core.game.MatchSetup.fixed_openings`): none, or deals."""
+        return self.game.setup.fixed_openings(self.game, settings, count, seed)
+
+    def deals(self) -> bool:
+        """Whether an opening is a deal (`hub.core.game.MatchSetup.deals`): each game is
+        then dealt its own unless ``--duplicate``."""
+        return self.game.setup.deals(self.game)
+
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Session]:
         """Games played inside may keep what their seats started (a chess engine) for the
@@ -153,7 +162,8 @@ class DeclaredKit:
         except (SettingsError, SeatSpecError) as exc:
             raise ValueError(str(exc)) from None
         game = plan.game
-        seed = random.Random(spec.game_id).randrange(2**31)
+        setup = self.game.setup
+        seed = spec.seed if spec.seed is not None else random.Random(spec.game_id).randrange(2**31)
         async with contextlib.AsyncExitStack() as stack:
             extra: dict[str, SeatFactory] = {}
             if any(parsed.kind == HUMAN for parsed in specs):
@@ -167,12 +177,27 @@ class DeclaredKit:
                 seats,
                 events=events,
                 time_control=plan.clock,
-                settings={**spec.settings, "opening": spec.opening},
+                settings={
+                    **spec.settings,
+                    "opening": setup.public_opening(self.game, spec.opening),
+                },
+                record_settings=secret_settings(spec),
                 game_id=spec.game_id,
                 adjudicate=adjudicate,
             )
+            if spec.chance_seed is not None:
+                match.chance_rng = random.Random(spec.chance_seed)
             result = await match.run()
         return result.record
+
+
+def secret_settings(spec: GameSpec) -> dict[str, Any]:
+    """What reproduces a game and stays out of every event until it is over (the finished
+    record's settings): the whole opening (a deal) and the seeds of its players and its
+    chance."""
+    seeds = {"players": spec.seed, "chance": spec.chance_seed}
+    known = {key: value for key, value in seeds.items() if value is not None}
+    return {"opening": spec.opening, **({RECORD_SEEDS: known} if known else {})}
 
 
 @contextlib.asynccontextmanager

@@ -105,7 +105,7 @@ def test_help_lists_every_option_with_its_default(capfd: pytest.CaptureFixture[s
     entries = re.split(r"\n  (?=-)", text.split("\n  -h, --help")[1])[1:]
     options = {entry.split()[0].rstrip(","): " ".join(entry.split()) for entry in entries}
     assert sorted(options) == sorted(["--games", "--concurrency", "--format", "--rounds",
-        "--gauntlet-seeds", "--table", "--seed", "--openings",
+        "--gauntlet-seeds", "--table", "--seed", "--duplicate", "--openings",
         "--sprt", "--json", "--cluster", "--db", "--no-record", "--resume", "--web",
         "--allowed-hosts", "--resign", "--draw", "--max-plies"])  # fmt: skip
     for option, entry in options.items():
