@@ -672,8 +672,8 @@ ENGINE_OVERHEAD = 0.06
 """Seconds `allot_time` keeps back from a clock for the pipes, the GUI and a busy machine
 (a search gets a share of a core there; the clock is looked at every `CHECK_EVERY` nodes)."""
 ENGINE_MIN_TIME = 0.005
-DEFAULT_MOVES_TO_GO = 25
-"""The moves a clock without ``movestogo`` is shared over (each move takes a 25th of what is
+DEFAULT_MOVES_TO_GO = 20
+"""The moves a clock without ``movestogo`` is shared over (each move takes a 20th of what is
 left: the time falls geometrically, and the increment is mostly spent as it comes)."""
 
 
@@ -713,6 +713,8 @@ _LMR = _lmr_table()
 _LMP = (0, 6, 10, 16)
 """Quiet moves tried at depth 1..3 before the rest are pruned (late-move pruning)."""
 _RFP_MARGIN = 85
+_LAZY_MARGIN = 150
+"""Centipawns beyond which the mobility and rook terms are not computed (`_eval`)."""
 _FUTILITY = (0, 150, 260, 380)
 _PASSED_MG = (0, 0, 5, 10, 20, 35, 55, 0)
 _PASSED_EG = (0, 10, 15, 25, 45, 75, 120, 0)
@@ -800,6 +802,28 @@ def structure_terms(
     return mg, eg
 
 
+def _direct_check(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` (a quiet one) checks with the piece moved: a few table lookups,
+    where python-chess's ``gives_check`` pushes the move (discovered checks are missed)."""
+    king = board.kings & board.occupied_co[not board.turn]
+    to = move.to_square
+    piece = move.promotion or board.piece_type_at(move.from_square)
+    if piece == chess.KNIGHT:
+        return bool(chess.BB_KNIGHT_ATTACKS[to] & king)
+    if piece == chess.PAWN:
+        return bool(chess.BB_PAWN_ATTACKS[board.turn][to] & king)
+    if piece is None or piece == chess.KING:
+        return False
+    occupied = (board.occupied & ~chess.BB_SQUARES[move.from_square]) | chess.BB_SQUARES[to]
+    attacks = 0
+    if piece in (chess.BISHOP, chess.QUEEN):
+        attacks |= chess.BB_DIAG_ATTACKS[to][chess.BB_DIAG_MASKS[to] & occupied]
+    if piece in (chess.ROOK, chess.QUEEN):
+        attacks |= chess.BB_RANK_ATTACKS[to][chess.BB_RANK_MASKS[to] & occupied]
+        attacks |= chess.BB_FILE_ATTACKS[to][chess.BB_FILE_MASKS[to] & occupied]
+    return bool(attacks & king)
+
+
 class EngineSearcher(Searcher):
     """`hub engine`'s search: `Searcher`'s tree with more pruning and a fuller evaluation.
 
@@ -826,11 +850,24 @@ class EngineSearcher(Searcher):
 
     # -- evaluation -----------------------------------------------------------------------
 
-    def _eval(self, board: chess.Board, mg: int, eg: int, phase: int) -> int:
+    def _eval(
+        self,
+        board: chess.Board,
+        mg: int,
+        eg: int,
+        phase: int,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """The evaluation from the side to move. Given a window, a score far outside it
+        after the cheap terms (material, tables, pawns, bishops) skips the dear ones
+        (mobility, rooks' files): they could not bring it back (a lazy evaluation)."""
         white = board.occupied_co[chess.WHITE]
         black = board.occupied_co[chess.BLACK]
         pawns = board.pawns
-        wk, bk = board.king(chess.WHITE), board.king(chess.BLACK)
+        kings = board.kings
+        wk = (kings & white).bit_length() - 1
+        bk = (kings & black).bit_length() - 1
         key = (pawns & white, pawns & black, wk, bk)
         cached = self.pawn_cache.get(key)
         if cached is None:
@@ -840,32 +877,49 @@ class EngineSearcher(Searcher):
         mg += cached[0]
         eg += cached[1]
         bishops = board.bishops
-        if chess.popcount(bishops & white) >= 2:
+        if (bishops & white).bit_count() >= 2:
             mg += 30
             eg += 45
-        if chess.popcount(bishops & black) >= 2:
+        if (bishops & black).bit_count() >= 2:
             mg -= 30
             eg -= 45
+        phase = min(phase, PHASE_TOTAL)
+        white_to_move = board.turn == chess.WHITE
+        if alpha > -INFINITY or beta < INFINITY:
+            rough = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
+            rough = rough if white_to_move else -rough
+            if rough - _LAZY_MARGIN >= beta or rough + _LAZY_MARGIN <= alpha:
+                return rough + 10
         # Mobility: the squares each minor and major piece attacks that are not its own
-        # side's, around a typical count (table lookups, no move generation).
+        # side's, around a typical count (table lookups, no move generation); a rook on a
+        # file without pawns, or without its own.
         occupied = board.occupied
         diag, diag_masks = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
         rank, rank_masks = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
         file_, file_masks = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
         knight_attacks = chess.BB_KNIGHT_ATTACKS
-        mobility_mg = mobility_eg = 0
+        knights, rooks, queens = board.knights, board.rooks, board.queens
         for own, sign in ((white, 1), (black, -1)):
             free = ~own
             m_mg = m_eg = 0
-            for square in chess.scan_forward(board.knights & own):
+            bb = knights & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
                 count = (knight_attacks[square] & free).bit_count() - 4
                 m_mg += 4 * count
                 m_eg += 4 * count
-            for square in chess.scan_forward(board.bishops & own):
+            bb = bishops & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
                 count = (diag[square][diag_masks[square] & occupied] & free).bit_count() - 6
                 m_mg += 5 * count
                 m_eg += 5 * count
-            for square in chess.scan_forward(board.rooks & own):
+            bb = rooks & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
                 attacks = (
                     rank[square][rank_masks[square] & occupied]
                     | file_[square][file_masks[square] & occupied]
@@ -873,7 +927,15 @@ class EngineSearcher(Searcher):
                 count = (attacks & free).bit_count() - 7
                 m_mg += 2 * count
                 m_eg += 4 * count
-            for square in chess.scan_forward(board.queens & own):
+                file = _FILE_MASKS[square & 7]
+                if not pawns & file:
+                    m_mg += 25  # an open file
+                elif not pawns & file & own:
+                    m_mg += 12  # half-open: none of its own pawns
+            bb = queens & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
                 attacks = (
                     rank[square][rank_masks[square] & occupied]
                     | file_[square][file_masks[square] & occupied]
@@ -882,28 +944,13 @@ class EngineSearcher(Searcher):
                 count = (attacks & free).bit_count() - 13
                 m_mg += count
                 m_eg += 2 * count
-            mobility_mg += sign * m_mg
-            mobility_eg += sign * m_eg
-        mg += mobility_mg
-        eg += mobility_eg
-        rooks = board.rooks
-        if rooks:
-            for square in chess.scan_forward(rooks):
-                file = _FILE_MASKS[square & 7]
-                is_white = white >> square & 1
-                if not pawns & file:
-                    bonus = 25  # an open file
-                elif not pawns & file & (white if is_white else black):
-                    bonus = 12  # half-open: none of its own pawns
-                else:
-                    continue
-                mg += bonus if is_white else -bonus
-        phase = min(phase, PHASE_TOTAL)
+            mg += sign * m_mg
+            eg += sign * m_eg
         total = mg * phase + eg * (PHASE_TOTAL - phase)
         # Rounded towards zero, so that a position and its mirror image score the same.
         score = total // PHASE_TOTAL if total >= 0 else -(-total // PHASE_TOTAL)
         score = _mop_up(board, score, phase)
-        return (score if board.turn == chess.WHITE else -score) + 10
+        return (score if white_to_move else -score) + 10
 
     # -- the driver -----------------------------------------------------------------------
 
@@ -924,7 +971,7 @@ class EngineSearcher(Searcher):
         self._deadline = start + hard if hard is not None else None
         soft_deadline: float | None = None
         if limits.movetime is not None:
-            share = 0.6 if limits.maxtime is not None else 0.55
+            share = 0.7 if limits.maxtime is not None else 0.55
             soft_deadline = start + limits.movetime * share
         self._node_limit = limits.nodes
         if len(self.tt) > TT_MAX_ENTRIES:
@@ -1150,8 +1197,8 @@ class EngineSearcher(Searcher):
                         and move not in killers
                         and (futile or (depth <= 3 and quiets > _LMP[depth]))
                     )
-                if late:
-                    continue  # futility and late-move pruning (of checks too: cheaper)
+                if late and not _direct_check(board, move):
+                    continue  # futility and late-move pruning (never of a direct check)
                 dmg, deg, dphase = _delta(board, move)
                 board.push(move)
                 try:
@@ -1256,7 +1303,7 @@ class EngineSearcher(Searcher):
                 return -MATE + ply
             best = stand = -INFINITY
         else:
-            stand = self._eval(board, mg, eg, phase)
+            stand = self._eval(board, mg, eg, phase, alpha, beta)
             if stand >= beta:
                 return stand
             alpha = max(alpha, stand)

@@ -19,6 +19,7 @@ from hub.chess.search import (
     SearchInfo,
     allot_time,
     eval_terms,
+    _direct_check,
     structure_terms,
 )
 from hub.chess.uci import parse_go
@@ -169,9 +170,9 @@ def test_allot_time_stays_inside_the_clock(
 
 def test_allot_time_at_10_plus_0_1() -> None:
     optimum, hard = allot_time(10.0, 0.1)
-    assert 0.45 < optimum < 0.5 and hard == pytest.approx(4 * optimum)
+    assert 0.55 < optimum < 0.6 and hard == pytest.approx(4 * optimum)
     optimum, hard = allot_time(0.5, 0.1)  # late in a game: the increment carries it
-    assert optimum == pytest.approx(0.44 / 25 + 0.08) and hard <= 0.22
+    assert optimum == pytest.approx(0.44 / 20 + 0.08) and hard <= 0.22
 
 
 def test_engine_limits_from_go() -> None:
@@ -222,3 +223,29 @@ def test_a_timed_search_never_passes_its_hard_limit_on_a_fake_clock(
     assert result.nodes <= hard * nps + CHECK_EVERY
     # It uses its time: it stops at the hard limit or after the soft one (0.6 of movetime).
     assert result.seconds >= min(0.6 * movetime, hard) - CHECK_EVERY / nps or result.depth >= 60
+
+
+def test_direct_check_agrees_with_python_chess() -> None:
+    """The cheap test never claims a check that is not one, and finds every check given by
+    the piece moved (only discovered checks are left to the search)."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(40):
+        board = chess.Board()
+        for _ in range(rng.randrange(4, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        for move in board.legal_moves:
+            if board.is_capture(move):
+                continue
+            direct = _direct_check(board, move)
+            board.push(move)
+            king = board.king(board.turn)
+            assert king is not None
+            by_mover = bool(board.attackers_mask(not board.turn, king) & (1 << move.to_square))
+            board.pop()
+            assert direct == by_mover
+            checked += direct
+    assert checked > 10
