@@ -802,7 +802,7 @@ def structure_terms(
     return mg, eg
 
 
-def _direct_check(board: chess.Board, move: chess.Move) -> bool:
+def direct_check(board: chess.Board, move: chess.Move) -> bool:
     """Whether ``move`` (a quiet one) checks with the piece moved: a few table lookups,
     where python-chess's ``gives_check`` pushes the move (discovered checks are missed)."""
     king = board.kings & board.occupied_co[not board.turn]
@@ -1197,7 +1197,7 @@ class EngineSearcher(Searcher):
                         and move not in killers
                         and (futile or (depth <= 3 and quiets > _LMP[depth]))
                     )
-                if late and not _direct_check(board, move):
+                if late and not direct_check(board, move):
                     continue  # futility and late-move pruning (never of a direct check)
                 dmg, deg, dphase = _delta(board, move)
                 board.push(move)

@@ -18,8 +18,8 @@ from hub.chess.search import (
     Limits,
     SearchInfo,
     allot_time,
+    direct_check,
     eval_terms,
-    _direct_check,
     structure_terms,
 )
 from hub.chess.uci import parse_go
@@ -225,7 +225,7 @@ def test_a_timed_search_never_passes_its_hard_limit_on_a_fake_clock(
     assert result.seconds >= min(0.6 * movetime, hard) - CHECK_EVERY / nps or result.depth >= 60
 
 
-def test_direct_check_agrees_with_python_chess() -> None:
+def testdirect_check_agrees_with_python_chess() -> None:
     """The cheap test never claims a check that is not one, and finds every check given by
     the piece moved (only discovered checks are left to the search)."""
     rng = random.Random(5)
@@ -240,7 +240,7 @@ def test_direct_check_agrees_with_python_chess() -> None:
         for move in board.legal_moves:
             if board.is_capture(move):
                 continue
-            direct = _direct_check(board, move)
+            direct = direct_check(board, move)
             board.push(move)
             king = board.king(board.turn)
             assert king is not None
