@@ -1175,8 +1175,8 @@ class EngineSearcher(Searcher):
             and abs(alpha) < MATE_BOUND
             and static + _FUTILITY[depth] <= alpha
         )
-        if tt_move is not None and not board.is_legal(tt_move):
-            tt_move = None
+        # The hash move needs no legality test: the key is the whole position (pieces, side,
+        # castling, en passant), so the move was legal where it was stored.
         original_alpha = alpha
         best_score, best_move = -INFINITY, None
         searched = quiets = tried = 0
