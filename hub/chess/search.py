@@ -802,6 +802,52 @@ def structure_terms(
     return mg, eg
 
 
+def position_key(board: chess.Board) -> int:
+    """A 64-bit key of the position (pieces, side, castling, en passant square).
+
+    Not ``hash(board._transposition_key())``: CPython hashes an int modulo 2**61 - 1, so a
+    piece on f8, g8 or h8 (bits 61-63) hashes as one on a1, b1 or c1, and such positions
+    share a key (a queen on f8 and one on a1: a stalemate taken for a mate). The bits 61-63
+    of every piece set are added as one more number, which keeps the key a plain tuple hash.
+    """
+    knights, bishops, rooks = board.knights, board.bishops, board.rooks
+    queens, kings, white = board.queens, board.kings, board.occupied_co[chess.WHITE]
+    top = (
+        knights >> 61
+        | (bishops >> 61) << 3
+        | (rooks >> 61) << 6
+        | (queens >> 61) << 9
+        | (kings >> 61) << 12
+        | (white >> 61) << 15
+    )
+    return hash(
+        (
+            board.pawns,
+            knights,
+            bishops,
+            rooks,
+            queens,
+            kings,
+            white,
+            top,
+            board.turn,
+            board.castling_rights,
+            board.ep_square,
+        )
+    )
+
+
+def _position_keys(board: chess.Board) -> dict[int, int]:
+    """`position_key` of the positions before ``board`` since the last zeroing move."""
+    keys: dict[int, int] = {}
+    work = board.copy()
+    for _ in range(min(board.halfmove_clock, len(board.move_stack))):
+        work.pop()
+        key = position_key(work)
+        keys[key] = keys.get(key, 0) + 1
+    return keys
+
+
 def direct_check(board: chess.Board, move: chess.Move) -> bool:
     """Whether ``move`` (a quiet one) checks with the piece moved: a few table lookups,
     where python-chess's ``gives_check`` pushes the move (discovered checks are missed)."""
@@ -979,14 +1025,14 @@ class EngineSearcher(Searcher):
         self.history = {move: score // 8 for move, score in self.history.items() if score >= 8}
         self.killers = [[None, None] for _ in range(MAX_PLY + 2)]
         work = board.copy()
-        self._repetitions = _history_keys(work)
+        self._repetitions = _position_keys(work)
         moves = list(work.generate_legal_moves())
         if not moves:
             score = -MATE if work.is_check() else 0
             return SearchResult(None, score, 0, 0, clock() - start, ())
         if self.rng is not None:
             self.rng.shuffle(moves)
-        tt_entry = self.tt.get(_key(work))
+        tt_entry = self.tt.get(position_key(work))
         moves = self._order(work, moves, tt_entry[3] if tt_entry else None, 0)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         terms = eval_terms(work)
@@ -1072,7 +1118,7 @@ class EngineSearcher(Searcher):
         """The root's moves in (alpha, beta): fail-soft, the best score and its move."""
         self._root_best = None
         mg, eg, phase = terms
-        key = _key(board)
+        key = position_key(board)
         self._repetitions[key] = self._repetitions.get(key, 0) + 1
         original_alpha = alpha
         try:
@@ -1120,7 +1166,7 @@ class EngineSearcher(Searcher):
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check_limits()
-        key = _key(board)
+        key = position_key(board)
         if self._repetitions.get(key, 0) or board.halfmove_clock >= 100:
             return 0
         in_check = board.is_check()
@@ -1181,7 +1227,8 @@ class EngineSearcher(Searcher):
         best_score, best_move = -INFINITY, None
         searched = quiets = tried = 0
         killers = self.killers[ply]
-        self._repetitions[key] = 1
+        repetitions = self._repetitions
+        repetitions[key] = repetitions.get(key, 0) + 1
         try:
             for move in self._staged(board, tt_move, ply):
                 tried += 1
@@ -1238,7 +1285,7 @@ class EngineSearcher(Searcher):
                                 self._remember_quiet(move, ply, depth)
                             break
         finally:
-            self._repetitions[key] = 0
+            repetitions[key] -= 1
         if tried == 0:
             return -MATE + ply if in_check else 0
         if searched == 0:
@@ -1246,6 +1293,25 @@ class EngineSearcher(Searcher):
         flag = _LOWER if best_score >= beta else _EXACT if best_score > original_alpha else _UPPER
         self.tt[key] = (depth, flag, _to_tt(best_score, ply), best_move)
         return best_score
+
+    def _principal_variation(
+        self, board: chess.Board, first: chess.Move, depth: int
+    ) -> tuple[chess.Move, ...]:
+        pv = [first]
+        work = board.copy(stack=False)
+        work.push(first)
+        seen = {position_key(work)}
+        while len(pv) < depth:
+            entry = self.tt.get(position_key(work))
+            if entry is None or entry[3] is None or not work.is_legal(entry[3]):
+                break
+            work.push(entry[3])
+            key = position_key(work)
+            if key in seen:
+                break
+            seen.add(key)
+            pv.append(entry[3])
+        return tuple(pv)
 
     def _staged(
         self, board: chess.Board, tt_move: chess.Move | None, ply: int
@@ -1303,6 +1369,9 @@ class EngineSearcher(Searcher):
                 return -MATE + ply
             best = stand = -INFINITY
         else:
+            us = board.occupied_co[board.turn]
+            if not us & ~(board.kings | board.pawns) and not any(board.generate_legal_moves()):
+                return 0  # stalemate: with king and pawns alone it is not rare
             stand = self._eval(board, mg, eg, phase, alpha, beta)
             if stand >= beta:
                 return stand

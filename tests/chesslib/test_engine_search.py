@@ -20,6 +20,7 @@ from hub.chess.search import (
     allot_time,
     direct_check,
     eval_terms,
+    position_key,
     structure_terms,
 )
 from hub.chess.uci import parse_go
@@ -249,3 +250,22 @@ def testdirect_check_agrees_with_python_chess() -> None:
             assert direct == by_mover
             checked += direct
     assert checked > 10
+
+
+def test_position_keys_tell_the_eighth_rank_from_the_first() -> None:
+    """CPython hashes ints modulo 2**61 - 1: a queen on f8 would share a key with one on a1."""
+    on_f8 = chess.Board("5Q2/7k/8/5K2/8/8/8/8 b - - 0 1")
+    on_a1 = chess.Board("8/7k/8/5K2/8/8/8/Q7 b - - 0 1")
+    assert hash(on_f8._transposition_key()) == hash(on_a1._transposition_key())
+    assert position_key(on_f8) != position_key(on_a1)
+    again = chess.Board("5Q2/7k/8/5K2/8/8/8/8 b - - 12 40")  # the clocks are not the position
+    assert position_key(again) == position_key(on_f8)
+    assert position_key(on_f8) != position_key(chess.Board("5Q2/7k/8/5K2/8/8/8/8 w - - 0 1"))
+
+
+def test_does_not_stalemate_a_lone_king() -> None:
+    board = chess.Board("8/7k/5Q2/5K2/8/8/8/8 w - - 0 1")  # Qf8 would stalemate
+    for depth in (1, 2, 3, 4, 5):
+        result = EngineSearcher().search(board, Limits(depth=depth))
+        assert result.move != chess.Move.from_uci("f6f8")
+        assert result.score > 800
