@@ -673,6 +673,7 @@ ENGINE_OVERHEAD = 0.06
 (a search gets a share of a core there; the clock is looked at every `CHECK_EVERY` nodes)."""
 ENGINE_MIN_TIME = 0.005
 DEFAULT_MOVES_TO_GO = 20
+LOW_CLOCK = 2.0
 """The moves a clock without ``movestogo`` is shared over (each move takes a 20th of what is
 left: the time falls geometrically, and the increment is mostly spent as it comes)."""
 
@@ -685,7 +686,8 @@ def allot_time(
 ) -> tuple[float, float]:
     """(optimum, hard limit) in seconds for one move on a clock with ``left`` seconds.
 
-    The optimum is a share of the time left plus most of the increment; a search past it
+    The optimum is a share of the time left plus most of the increment (less of it on a
+    clock under `LOW_CLOCK` seconds, so that the clock grows back); a search past it
     starts no new iteration. The hard limit (at most 4 optima) stops the search outright and
     never exceeds half of what is left after the overhead (all but a tenth of it on the last
     move before a time control), so a move is answered before the flag falls with a margin.
@@ -693,7 +695,9 @@ def allot_time(
     usable = max(left - overhead, 0.0)
     moves = max(min(movestogo or DEFAULT_MOVES_TO_GO, DEFAULT_MOVES_TO_GO * 2), 1)
     cap = usable * (0.9 if moves == 1 else 0.5)
-    optimum = usable / moves + 0.8 * increment
+    # Below LOW_CLOCK seconds less of the increment is spent, so a clock that ran low builds
+    # itself up again instead of living on the increment with a fraction of a second left.
+    optimum = usable / moves + 0.8 * increment * min(usable / LOW_CLOCK, 1.0)
     hard = min(cap, 4 * optimum)
     optimum = min(optimum, hard)
     return max(optimum, ENGINE_MIN_TIME), max(hard, ENGINE_MIN_TIME)

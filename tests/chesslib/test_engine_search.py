@@ -164,7 +164,7 @@ def test_allot_time_stays_inside_the_clock(
     usable = left - ENGINE_OVERHEAD
     assert ENGINE_MIN_TIME <= optimum <= hard
     assert hard <= max(usable * (0.9 if movestogo == 1 else 0.5), ENGINE_MIN_TIME)
-    if usable > 1:
+    if usable > 2:
         assert optimum >= usable / 50  # a real share, and most of the increment
         assert optimum >= min(0.8 * increment, hard)
 
@@ -172,8 +172,11 @@ def test_allot_time_stays_inside_the_clock(
 def test_allot_time_at_10_plus_0_1() -> None:
     optimum, hard = allot_time(10.0, 0.1)
     assert 0.55 < optimum < 0.6 and hard == pytest.approx(4 * optimum)
-    optimum, hard = allot_time(0.5, 0.1)  # late in a game: the increment carries it
-    assert optimum == pytest.approx(0.44 / 20 + 0.08) and hard <= 0.22
+    optimum, hard = allot_time(3.0, 0.1)  # the increment is mostly spent
+    assert optimum == pytest.approx(2.94 / 20 + 0.08)
+    optimum, hard = allot_time(0.3, 0.1)  # a low clock is built up again
+    assert optimum == pytest.approx(0.24 / 20 + 0.08 * 0.24 / 2) and hard <= 0.12
+    assert optimum < 0.1 / 2  # it aims to keep more than half of each increment
 
 
 def test_engine_limits_from_go() -> None:

@@ -1,4 +1,8 @@
-"""``hub engine``: the level-4 search as a UCI engine on standard input and output.
+"""``hub engine``: our chess search as a UCI engine on standard input and output.
+
+The search is `EngineSearcher` (level 4's tree with more pruning and a fuller evaluation;
+the console's level 4 itself is unchanged), budgeted on a game clock by `engine_limits`
+(`allot_time`: a share of the time left and of the increment, a hard stop behind it).
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen F [moves ...]``,
 ``go`` (``movetime``, ``depth``, ``nodes``, ``wtime``/``btime``/``winc``/``binc``/
@@ -51,7 +55,8 @@ from hub.core.usage import HelpRequested, Parser, UsageError, show_help
 BANNER = f"{NAME} (level-4 search, UCI) by {AUTHOR}"
 PROG = "hub engine"
 DESCRIPTION = (
-    "Our level-4 chess search as a UCI engine on standard input and output, for chess GUIs, "
+    "Our chess search (level 4's, strengthened) as a UCI engine on standard input and output, "
+    "for chess GUIs, "
     "cutechess-cli, fastchess or hub match (player hub-engine). Commands: uci, isready, "
     "ucinewgame, position startpos|fen F [moves ...], go (movetime, depth, nodes, wtime, btime, "
     "winc, binc, movestogo, infinite, perft N), stop, d, setoption and quit; the end of input "
