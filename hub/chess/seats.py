@@ -184,11 +184,18 @@ def level_seat(
     threaded: bool = True,
 ) -> ThreadSeat[ChessState, str]:
     """Level ``level`` as the core's one local-player seat (a `LevelAi` thinking in a worker
-    thread; ``threaded=False``: in the event loop's thread, for tests)."""
+    thread, with the seat's hard stop behind its budget: `any_move`; ``threaded=False``: in
+    the event loop's thread, for tests)."""
     ai = LevelAi(level, rng if rng is not None else random.Random())
     if player is None:
         player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity("chess", level))
-    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded)
+    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded, fallback=any_move)
+
+
+def any_move(state: ChessState) -> str:
+    """A level's answer at the seat's hard stop when its search has not answered (a busy
+    machine): the first legal move, at once (the seat is asked only when there is one)."""
+    return next(iter(state.board.legal_moves)).uci()
 
 
 # -- a UCI engine ---------------------------------------------------------------------------
