@@ -164,6 +164,9 @@ class LevelAi:
             return self.computer.choose(board).uci()
         go = turn_go_of(time, board.turn)
         limits = level_limits(go, board.turn, time.left, self.check_interval)
+        budget = time.budget()  # the core's rule: well before the seat's hard stop
+        if budget is not None and limits.movetime is not None:
+            limits = attrs.evolve(limits, movetime=max(MIN_BUDGET, min(limits.movetime, budget)))
         return self.search(board, limits, stop)
 
     def search(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:

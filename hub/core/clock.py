@@ -186,7 +186,7 @@ MOVES_TO_GO = 30
 """`think_budget`: with a game clock and no better estimate, the moves its time is shared over."""
 INCREMENT_SHARE = 0.75
 """`think_budget`: the share of the increment a move may spend besides its share of the clock."""
-HARD_SHARE, HARD_MIN, HARD_MAX = 0.2, 0.003, 0.050
+HARD_SHARE, HARD_MIN, HARD_MAX = 0.3, 0.003, 0.100
 """`hard_margin`: a seat's hard stop comes this share of the time left before the deadline,
 at least `HARD_MIN` and at most `HARD_MAX` seconds."""
 
@@ -219,7 +219,7 @@ def think_budget(
 
 def hard_margin(left: float) -> float:
     """Seconds before a turn's deadline at which a built-in player's seat answers without
-    its search if the search has not answered (a fifth of the ``left`` seconds, between
+    its search if the search has not answered (30% of the ``left`` seconds, between
     `HARD_MIN` and `HARD_MAX`): what a worker thread's own look at the clock cannot promise
     on a busy machine, where the thread may not get to run."""
     return min(HARD_MAX, max(HARD_MIN, left * HARD_SHARE))
