@@ -45,7 +45,7 @@ from hub.chess.engine_client import (
     EngineStartError,
 )
 from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
-from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
+from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher, level3
 from hub.chess.uci import Go, setoption_line
 from hub.core.clock import TimeControl
 from hub.core.identity import ai_identity, person_identity, with_options
@@ -162,6 +162,7 @@ class LevelAi:
         board = state.board.copy()
         if self.level < 4:
             return self.computer.choose(board).uci()
+        stop.offer(level3(board, random.Random(0)).uci())  # for the seat's hard stop
         go = turn_go_of(time, board.turn)
         limits = level_limits(go, board.turn, time.left, self.check_interval)
         budget = time.budget()  # the core's rule: well before the seat's hard stop

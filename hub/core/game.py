@@ -222,6 +222,9 @@ class Ai:
     move: AiMove
     default: int | None = None
     """The level of a bare ``ai`` (None: the middle of ``levels``)."""
+    prepare: Callable[[], None] | None = None
+    """Called when a seat is made, before any clock runs: what the AI's first move should
+    not pay for on its clock (a heavy import, a table built once)."""
 
     def level(self) -> int:
         """The level of a bare ``ai``."""

@@ -207,6 +207,8 @@ def ai_seat(
     ai = game.ai
     assert ai is not None  # `is_general` sends ``ai`` of a game without one to `general_seat`
     move = ai.move
+    if ai.prepare is not None:
+        ai.prepare()
     if game.hidden is None:
 
         def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
