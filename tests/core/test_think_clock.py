@@ -231,3 +231,26 @@ def test_connect_four_out_of_time_answers_its_first_depth() -> None:
     move = negamax(game, state, 8, 0.0, flag)
     assert flag.offered == move  # depth 1 only: the deeper ones ran out of time at once
     assert move in game.legal_moves(state)
+
+
+def test_a_declared_ai_is_prepared_when_its_seat_is_made() -> None:
+    prepared: list[int] = []
+
+    class Prepared(Nim):
+        ai = Ai(range(1, 2), lambda *_: 1, prepare=lambda: prepared.append(1))
+
+    ai_seat(Prepared(), 1, 0)
+    assert prepared == [1]
+
+
+def test_chess_level_4_offers_level_3s_move_and_keeps_to_its_seconds() -> None:
+    from hub.chess.game import chess_ai
+    from hub.games.chess.game import ChessGame
+
+    game = ChessGame()
+    state = game.start(random.Random(0))
+    flag = StopFlag()
+    move = chess_ai(game, state, 4, 0.001, flag)
+    legal = list(game.legal_moves(state))
+    assert flag.offered in legal
+    assert move in legal
