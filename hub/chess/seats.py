@@ -165,8 +165,9 @@ class LevelAi:
         stop.offer(level3(board, random.Random(0)).uci())  # for the seat's hard stop
         go = turn_go_of(time, board.turn)
         limits = level_limits(go, board.turn, time.left, self.check_interval)
-        budget = time.budget()  # the core's rule: well before the seat's hard stop
+        budget = time.budget()  # the core's rule, less a look at the clock: before the hard stop
         if budget is not None and limits.movetime is not None:
+            budget -= self.check_interval
             limits = attrs.evolve(limits, movetime=max(MIN_BUDGET, min(limits.movetime, budget)))
         return self.search(board, limits, stop)
 

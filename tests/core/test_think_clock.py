@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 import threading
 from typing import Any
 
@@ -17,7 +18,7 @@ import trio.testing
 
 from hub.core.clock import TimeControl, hard_margin, think_budget
 from hub.core.game import Ai
-from hub.core.local_seats import StopFlag, ThreadSeat, TurnTime, ask
+from hub.core.local_seats import SWITCH_INTERVAL, StopFlag, ThreadSeat, TurnTime, ask
 from hub.core.match import Match
 from hub.core.referee import Termination
 from hub.core.values import PlayerInfo
@@ -254,3 +255,16 @@ def test_chess_level_4_offers_level_3s_move_and_keeps_to_its_seconds() -> None:
     legal = list(game.legal_moves(state))
     assert flag.offered in legal
     assert move in legal
+
+
+async def test_a_seat_with_a_hard_stop_shortens_the_gil_switch_interval(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default
+    try:
+        seat: ThreadSeat[NimState, int] = ThreadSeat(lambda s, t, f: 2, fallback=lambda s: 1)
+        assert await ask(seat, NimState(10), PER_MOVE) == 2
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
+    finally:
+        sys.setswitchinterval(before)
