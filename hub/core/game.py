@@ -200,7 +200,8 @@ class Pictures:
 
 
 AiMove = Callable[["Game[Any, Any]", Any, int, float, "StopFlag"], Any]
-"""``move(game, seen, level, seconds, stop)``: the built-in AI's move (see `Ai`)."""
+"""``move(game, seen, level, seconds, stop)``: the built-in AI's move within ``seconds``
+(see `Ai`)."""
 
 
 @attrs.frozen
@@ -208,15 +209,22 @@ class Ai:
     """The `ai` facet: a game's built-in player, ``ai:N`` for N in ``levels``.
 
     ``move(game, seen, level, seconds, stop)`` returns a move; it runs in a worker thread
-    and should give up soon after ``stop.is_set()``; ``seconds`` is what is left on its
-    clock (``inf``: no limit) for an AI that budgets its time. ``seen`` is the state, or,
-    for a game that hides something (a `Hidden` facet), only its seat's VIEW
-    (``game.view(state, seat)``): an honest AI knows what its seat knows, no more."""
+    and should give up soon after ``stop.is_set()``; ``seconds`` is how long to think
+    (``inf``: no limit), the core's budget from the seat's clocks
+    (`hub.core.local_seats.TurnTime.budget`: per-move limit, game clock, increment, less a
+    margin). The seat has a hard stop behind it: an AI that has not answered shortly before
+    the deadline is answered for, with the move it last ``stop.offer``ed (its best so far),
+    else the first legal move; so an iterative search should offer each iteration's move.
+    ``seen`` is the state, or, for a game that hides something (a `Hidden` facet), only its
+    seat's VIEW (``game.view(state, seat)``): an honest AI knows what its seat knows, no more."""
 
     levels: range
     move: AiMove
     default: int | None = None
     """The level of a bare ``ai`` (None: the middle of ``levels``)."""
+    prepare: Callable[[], None] | None = None
+    """Called when a seat is made, before any clock runs: what the AI's first move should
+    not pay for on its clock (a heavy import, a table built once)."""
 
     def level(self) -> int:
         """The level of a bare ``ai``."""

@@ -5,7 +5,9 @@ declaration (docs/architecture.md, "Adding a game")."""
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,28 +35,50 @@ class Board:
     last: int = 0  # the column of the last move (0: none yet)
 
 
-def negamax(game: Game[Board, int], state: Board, level: int, _: float, stop: StopFlag) -> int:
-    """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
-    middle = (len(state.columns) + 1) / 2
+class _OutOfTime(Exception):
+    """The iteration under way ran out of time (its partial result is dropped)."""
 
-    def search(board: Board, depth: int, alpha: float, beta: float) -> float:
+
+def negamax(
+    game: Game[Board, int], state: Board, level: int, seconds: float, stop: StopFlag
+) -> int:
+    """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first, deepened
+    one ply at a time within ``seconds``: each finished depth's move is offered to the seat
+    (its hard stop plays it) and a depth that runs out of time is dropped for the last one.
+    Without a clock the move is the full depth's (the same as one search to ``level``)."""
+    middle = (len(state.columns) + 1) / 2
+    until = time.perf_counter() + seconds if math.isfinite(seconds) else math.inf
+
+    def search(board: Board, depth: int, top: int, alpha: float, beta: float) -> float:
         if board.winner is not None:
-            return -(WIN - (level - depth))  # the side to move has lost
+            return -(WIN - (top - depth))  # the side to move has lost
         moves = sorted(game.legal_moves(board), key=lambda m: abs(m - middle))
         if not moves:
             return 0
-        if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
+        if depth == 0:  # discs near the centre, for the side to move
             mine, cols = DISCS[board.mover], enumerate(board.columns, start=1)
             return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
+        if top > 1 and (stop.is_set() or time.perf_counter() >= until):
+            raise _OutOfTime
         for move in moves:
-            alpha = max(alpha, -search(game.apply(board, move), depth - 1, -beta, -alpha))
+            alpha = max(alpha, -search(game.apply(board, move), depth - 1, top, -beta, -alpha))
             if alpha >= beta:
                 break
         return alpha
 
     moves = sorted(game.legal_moves(state), key=lambda m: abs(m - middle))
-    scores = [-search(game.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
-    return moves[scores.index(max(scores))]
+    best = moves[0]
+    for depth in range(1, level + 1):
+        try:
+            scores = [-search(game.apply(state, m), depth - 1, depth, -WIN * 2, WIN * 2)
+                      for m in moves]  # fmt: skip
+        except _OutOfTime:
+            break
+        best = moves[scores.index(max(scores))]
+        stop.offer(best)
+        if max(scores) >= WIN - depth:  # a forced win found: no deeper search plays better
+            break
+    return best
 
 
 class ConnectFourPictures(Pictures):
