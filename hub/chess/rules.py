@@ -59,6 +59,10 @@ class Draws(enum.Enum):
     """The draws an arbiter declares in engine matches (insufficient material, the
     fifty-move rule, threefold repetition), as cutechess and fastchess do."""
 
+    # `outcome` keys its cache by (policy, ply cap) several times a move: the identity hash
+    # in C, not `enum.Enum.__hash__`, a Python call (members compare by identity anyway)
+    __hash__ = object.__hash__
+
 
 @attrs.define(eq=False)
 class _Lazy:
