@@ -24,9 +24,14 @@ the machine's load falls on both):
 ``--instructions`` counts instead, with valgrind (Debian's package of that name), the
 instructions each server executes per move: the difference between a run of 20 and one of
 120 games (10 and 60 for UQChess) over the difference in moves, so that start-up cancels
-out. The count is the same whatever the machine's load (it leaves out the kernel's work and
-what waiting costs); bench/instructions.py counts ``clubhub``'s and ``clubber``'s the same
-way. It takes about 4 minutes.
+out. That holds only if both runs start alike: a first, uncounted run of each server on each
+tree writes the bytecode caches (bench/shared.py's ``PYCACHE``) that both counted runs then
+read (without it, the short run, which comes first, also compiled every module it imported:
+hundreds of millions of instructions that came off the difference and made a count per move
+too small, even negative); and ``PYTHONHASHSEED`` is fixed, so that set orders repeat. The
+count is the same whatever the machine's load (it leaves out the kernel's work and what
+waiting costs); bench/instructions.py counts ``clubhub``'s and ``clubber``'s the same way.
+It takes about 4 minutes on a quiet machine, 7 under a load of 8.
 
 Every figure is a cost (a rate is turned into time per move), and each round gives a paired
 ratio generic/hand-written for it; printed: the median of each tree's figures, the median of
@@ -42,6 +47,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
 import re
 import statistics
 import subprocess
@@ -145,6 +151,12 @@ def instructions(trees: dict[str, Path]) -> None:
             tree, games // 2, under
         ),
     }
+    # The same string hashes in every run (set and dict orders, hence the work, repeat);
+    # tree_env copies this process's environment into every server's.
+    os.environ["PYTHONHASHSEED"] = "0"
+    for tree in trees.values():  # warm-up, not counted: see the docstring
+        for server in servers.values():
+            server(tree, 2, [])
     print(f"{machine()}; load average {load()}; thousands of instructions per move (valgrind)\n")
     print("| server | " + " | ".join(trees) + " | generic/hand-written |")
     print("|---|---:|---:|---:|")

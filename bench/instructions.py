@@ -24,6 +24,7 @@ fails.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -108,6 +109,7 @@ def main() -> None:
     trees = {"after": ROOT}
     if options.before is not None:
         trees = {"before": options.before.resolve(), "after": ROOT}
+    os.environ["PYTHONHASHSEED"] = "0"  # set orders repeat from run to run (tree_env copies it)
     figures = {name: measure(tree) for name, tree in trees.items()}
     names = list(trees)
     print(f"Python {sys.version.split()[0]}; millions of instructions (valgrind)\n")

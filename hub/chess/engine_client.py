@@ -190,6 +190,9 @@ class EngineClient:
     """Time spent on urgent jobs since the last search (see `_JobQueue._pick`)."""
     id_name: str = ""
     """What the engine said in ``id name`` during the handshake ("" if nothing)."""
+    last_score: int | None = None
+    """The score of the last `search`'s last ``info ... score`` line, in centipawns from the
+    mover's view (`hub.chess.uci.parse_score`); None if it reported none."""
 
     @classmethod
     async def start(
@@ -277,18 +280,23 @@ class EngineClient:
     async def search(self, position: str, go: str) -> str | None:
         """Send ``position`` and ``go``; the move of the ``bestmove`` line (None for
         ``bestmove (none)``). Bounded by the caller (the player's clock); raises like `_read`,
-        and leaves the engine running whatever happens (its owner stops it)."""
+        and leaves the engine running whatever happens (its owner stops it). The score it
+        reported for the move is kept in `last_score`."""
         lines = self.child.lines
         lines.queue_line(position)
         lines.queue_line(go)
+        reader = BestMoveReader()
+        self.last_score = None
         if TIMER is None:
             await lines.flush()
-            return await self._read(BestMoveReader())
-        TIMER.write()
-        await lines.flush()
-        TIMER.go()
-        move = await self._read(BestMoveReader())
-        TIMER.bestmove()
+            move = await self._read(reader)
+        else:
+            TIMER.write()
+            await lines.flush()
+            TIMER.go()
+            move = await self._read(reader)
+            TIMER.bestmove()
+        self.last_score = reader.score
         return move
 
     async def execute(self, game: Hashable, position: str, kind: JobKind) -> object:

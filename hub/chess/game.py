@@ -115,15 +115,26 @@ def console_score(settings: Mapping[str, Any]) -> list[float] | None:
     return [float(score.get(name.lower(), 0)) for name in ChessGame.seat_names]
 
 
+def prepare_ai() -> None:
+    """Import the search before the clocks run (its first move would pay for it)."""
+    import hub.chess.search  # noqa: F401
+
+
 def chess_ai(
     game: Game[Any, Any], state: ChessState, level: int, seconds: float, stop: StopFlag
 ) -> str:
-    """Level ``level`` of `hub.chess.search` (level 4 thinks `AI_SECONDS`); the choices of
-    levels 1-3 are seeded by the game so far, so that their games replay exactly."""
+    """Level ``level`` of `hub.chess.search` (level 4 thinks ``seconds``, the core's budget
+    from its clocks, at most `AI_SECONDS`); the choices of levels 1-3 are seeded by the game
+    so far, so that their games replay exactly. Level 4 first offers level 3's move, which
+    the seat's hard stop plays if the search has not answered in time."""
     from hub.chess.search import ComputerPlayer, Limits
 
     rng = random.Random(" ".join((state.start_fen, *state.moves)))
-    player = ComputerPlayer(level, rng, Limits(movetime=AI_SECONDS))
+    if level == 4:  # for the seat's hard stop: level 3's move (a few ms), its own generator
+        from hub.chess.search import level3
+
+        stop.offer(level3(state.board, random.Random(0)).uci())
+    player = ComputerPlayer(level, rng, Limits(movetime=max(0.001, min(AI_SECONDS, seconds))))
     return player.choose(state.board.copy(), should_stop=stop.is_set).uci()
 
 
@@ -153,7 +164,7 @@ class ChessGame(Game["ChessState", str]):
     seat_names = ("White", "Black")
     exports: ClassVar[Mapping[str, Exporter]] = {"pgn": pgn_export}
     pictures = ChessPictures()
-    ai = Ai(range(1, 5), chess_ai)
+    ai = Ai(range(1, 5), chess_ai, prepare=prepare_ai)
     series = Series("console", console_score)
     """The console's games: the web view's ``/console`` page follows the latest."""
     agreed_draws = AgreedDraws(agreed_draw, accepts_draw)

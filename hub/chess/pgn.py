@@ -5,7 +5,8 @@ PGN tags: the Seven Tag Roster from the record (Event ``hub chess``, or ``hub ma
 match's game; Site ``hub``; the local date the game started; Round, the game's number in its
 match counting from 1; White = seat 0, Black = seat 1; Result), ``SetUp``/``FEN`` when the
 game did not start from the initial position, ``Termination`` in PGN's words (``normal``,
-``time forfeit``, ``rules infraction``, ``abandoned``), ``WhiteType``/``BlackType``
+``time forfeit``, ``rules infraction``, ``abandoned``; ``adjudication`` as cutechess writes
+it for a game an arbiter decided: a ply cap, ``--resign``, ``--draw``), ``WhiteType``/``BlackType``
 (``human`` for a person, ``program`` otherwise), ``TimeControl`` when both seats had the
 same ``base+increment`` clock, and hub's own tags: ``HubGameId``, ``HubMatchId``,
 ``HubTermination`` (the hub's word), ``HubDetail`` (how it ended, or the fault's details)
@@ -19,7 +20,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hub.core.model.events import GameRecord
-from hub.core.model.referee import Termination
+from hub.core.model.referee import Termination, adjudicated
 
 if TYPE_CHECKING:
     import chess.pgn
@@ -60,7 +61,9 @@ def pgn_game(
     headers["Round"] = "-" if index is None else str(index + 1)
     headers["White"], headers["Black"] = names[0], names[1]
     headers["Result"] = record.result_text()
-    headers["Termination"] = PGN_TERMINATION[record.termination]
+    headers["Termination"] = (
+        "adjudication" if adjudicated(record.detail) else PGN_TERMINATION[record.termination]
+    )
     headers["WhiteType"], headers["BlackType"] = (
         "human" if kind == "person" else "program" for kind in kinds[:2]
     )

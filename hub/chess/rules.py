@@ -28,7 +28,7 @@ import attrs
 import chess
 
 from hub.chess.board_art import board_lines
-from hub.core.model.referee import IllegalMove, Outcome
+from hub.core.model.referee import ADJUDICATED, IllegalMove, Outcome
 
 WHITE_SEAT = 0
 BLACK_SEAT = 1
@@ -58,6 +58,10 @@ class Draws(enum.Enum):
     ARBITER = "arbiter"
     """The draws an arbiter declares in engine matches (insufficient material, the
     fifty-move rule, threefold repetition), as cutechess and fastchess do."""
+
+    # `outcome` keys its cache by (policy, ply cap) several times a move: the identity hash
+    # in C, not `enum.Enum.__hash__`, a Python call (members compare by identity anyway)
+    __hash__ = object.__hash__
 
 
 @attrs.define(eq=False)
@@ -164,7 +168,7 @@ def _outcome(state: ChessState, draws: Draws, max_plies: int) -> Outcome | None:
         if board.is_repetition(3):
             return _draw("threefold repetition")
     if max_plies and len(state.moves) >= max_plies:
-        return _draw(f"adjudicated: {max_plies} plies")
+        return _draw(f"{ADJUDICATED}{max_plies} plies")
     return None
 
 

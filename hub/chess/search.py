@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 import chess
@@ -166,10 +166,13 @@ class Limits:
     """Seconds for this move."""
     depth: int | None = None
     nodes: int | None = None
+    maxtime: float | None = None
+    """A hard stop in seconds (`EngineSearcher`): ``movetime`` is then the time it aims at,
+    and a search past it starts no new iteration; None: ``movetime`` is the hard stop."""
 
     @property
     def reproducible(self) -> bool:
-        return self.movetime is None
+        return self.movetime is None and self.maxtime is None
 
 
 @attrs.frozen
@@ -233,6 +236,12 @@ def evaluate(board: chess.Board) -> int:
 def _blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
     phase = min(phase, PHASE_TOTAL)
     score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
+    score = _mop_up(board, score, phase)
+    return score if board.turn == chess.WHITE else -score
+
+
+def _mop_up(board: chess.Board, score: int, phase: int) -> int:
+    """``score`` (white's side) with the mop-up term of a won ending added."""
     if phase <= 8 and (score > 250 or score < -250):
         # Mop-up: the side ahead wants the other king on the edge and its own king close.
         winner = chess.WHITE if score > 0 else chess.BLACK
@@ -242,7 +251,7 @@ def _blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
                 14 - chess.square_manhattan_distance(strong, weak)
             )
             score += bonus if winner == chess.WHITE else -bonus
-    return score if board.turn == chess.WHITE else -score
+    return score
 
 
 def _delta(board: chess.Board, move: chess.Move) -> tuple[int, int, int]:
@@ -655,6 +664,761 @@ def _from_tt(score: int, ply: int) -> int:
     if score <= -MATE_BOUND:
         return score + ply
     return score
+
+
+# -- hub engine's search ----------------------------------------------------------------
+
+ENGINE_OVERHEAD = 0.06
+"""Seconds `allot_time` keeps back from a clock for the pipes, the GUI and a busy machine
+(a search gets a share of a core there; the clock is looked at every `CHECK_EVERY` nodes)."""
+ENGINE_MIN_TIME = 0.005
+DEFAULT_MOVES_TO_GO = 20
+LOW_CLOCK = 2.0
+"""The moves a clock without ``movestogo`` is shared over (each move takes a 20th of what is
+left: the time falls geometrically, and the increment is mostly spent as it comes)."""
+
+
+def allot_time(
+    left: float,
+    increment: float = 0.0,
+    movestogo: int | None = None,
+    overhead: float = ENGINE_OVERHEAD,
+) -> tuple[float, float]:
+    """(optimum, hard limit) in seconds for one move on a clock with ``left`` seconds.
+
+    The optimum is a share of the time left plus most of the increment (less of it on a
+    clock under `LOW_CLOCK` seconds, so that the clock grows back); a search past it
+    starts no new iteration. The hard limit (at most 4 optima) stops the search outright and
+    never exceeds half of what is left after the overhead (all but a tenth of it on the last
+    move before a time control), so a move is answered before the flag falls with a margin.
+    """
+    usable = max(left - overhead, 0.0)
+    moves = max(min(movestogo or DEFAULT_MOVES_TO_GO, DEFAULT_MOVES_TO_GO * 2), 1)
+    cap = usable * (0.9 if moves == 1 else 0.5)
+    # Below LOW_CLOCK seconds less of the increment is spent, so a clock that ran low builds
+    # itself up again instead of living on the increment with a fraction of a second left.
+    optimum = usable / moves + 0.8 * increment * min(usable / LOW_CLOCK, 1.0)
+    hard = min(cap, 4 * optimum)
+    optimum = min(optimum, hard)
+    return max(optimum, ENGINE_MIN_TIME), max(hard, ENGINE_MIN_TIME)
+
+
+def _lmr_table() -> list[list[int]]:
+    import math
+
+    table = [[0] * 64 for _ in range(64)]
+    for depth in range(1, 64):
+        for index in range(1, 64):
+            table[depth][index] = int(0.5 + math.log(depth) * math.log(index) / 2.25)
+    return table
+
+
+_LMR = _lmr_table()
+_LMP = (0, 6, 10, 16)
+"""Quiet moves tried at depth 1..3 before the rest are pruned (late-move pruning)."""
+_RFP_MARGIN = 85
+_LAZY_MARGIN = 150
+"""Centipawns beyond which the mobility and rook terms are not computed (`_eval`)."""
+_FUTILITY = (0, 150, 260, 380)
+_PASSED_MG = (0, 0, 5, 10, 20, 35, 55, 0)
+_PASSED_EG = (0, 10, 15, 25, 45, 75, 120, 0)
+"""Bonus of a passed pawn by its rank from its own side (1 .. 8), on top of the tables."""
+_FILE_MASKS = [chess.BB_FILES[file] for file in range(8)]
+_ADJACENT = [
+    (_FILE_MASKS[file - 1] if file > 0 else 0) | (_FILE_MASKS[file + 1] if file < 7 else 0)
+    for file in range(8)
+]
+
+
+def _front_spans() -> tuple[list[int], list[int]]:
+    """Squares ahead of a pawn on its file and the two beside, for each colour."""
+    white, black = [0] * 64, [0] * 64
+    for square in range(64):
+        file, rank = chess.square_file(square), chess.square_rank(square)
+        files = _FILE_MASKS[file] | _ADJACENT[file]
+        ahead_w = 0
+        for r in range(rank + 1, 8):
+            ahead_w |= chess.BB_RANKS[r]
+        ahead_b = 0
+        for r in range(0, rank):
+            ahead_b |= chess.BB_RANKS[r]
+        white[square] = files & ahead_w
+        black[square] = files & ahead_b
+    return white, black
+
+
+_PASSED_SPAN = _front_spans()
+_SHIELD = [
+    [
+        (_FILE_MASKS[chess.square_file(k)] | _ADJACENT[chess.square_file(k)])
+        & (
+            chess.BB_RANKS[min(chess.square_rank(k) + 1, 7)]
+            | chess.BB_RANKS[min(chess.square_rank(k) + 2, 7)]
+            if colour
+            else chess.BB_RANKS[max(chess.square_rank(k) - 1, 0)]
+            | chess.BB_RANKS[max(chess.square_rank(k) - 2, 0)]
+        )
+        for k in range(64)
+    ]
+    for colour in (chess.BLACK, chess.WHITE)
+]
+"""The squares of a king's pawn shield (its file and the two beside, two ranks ahead)."""
+
+
+def structure_terms(
+    white_pawns: int, black_pawns: int, white_king: int, black_king: int
+) -> tuple[int, int]:
+    """(middle-game, end-game) score from white's side of the pawns and the kings' shelter:
+    passed pawns by rank, doubled and isolated pawns, and, in the middle game, a king's
+    shield of pawns and the open files beside it."""
+    mg = eg = 0
+    for colour, own, other, king, sign in (
+        (chess.WHITE, white_pawns, black_pawns, white_king, 1),
+        (chess.BLACK, black_pawns, white_pawns, black_king, -1),
+    ):
+        span = _PASSED_SPAN[0] if colour == chess.WHITE else _PASSED_SPAN[1]
+        c_mg = c_eg = 0
+        for square in chess.scan_forward(own):
+            file = square & 7
+            rank = square >> 3 if colour == chess.WHITE else 7 - (square >> 3)
+            if not span[square] & other:
+                c_mg += _PASSED_MG[rank]
+                c_eg += _PASSED_EG[rank]
+            if not own & _ADJACENT[file]:
+                c_mg -= 12
+                c_eg -= 15
+        for file in range(8):
+            count = chess.popcount(own & _FILE_MASKS[file])
+            if count > 1:
+                c_mg -= 12 * (count - 1)
+                c_eg -= 20 * (count - 1)
+        if king is not None:
+            king_rank = king >> 3 if colour == chess.WHITE else 7 - (king >> 3)
+            if king_rank <= 1:
+                shield = chess.popcount(own & _SHIELD[colour][king])
+                c_mg += 12 * min(shield, 3)
+                kf = king & 7
+                for file in (kf - 1, kf, kf + 1):
+                    if 0 <= file < 8 and not own & _FILE_MASKS[file]:
+                        c_mg -= 18 if not other & _FILE_MASKS[file] else 10
+        mg += sign * c_mg
+        eg += sign * c_eg
+    return mg, eg
+
+
+def position_key(board: chess.Board) -> int:
+    """A 64-bit key of the position (pieces, side, castling, en passant square).
+
+    Not ``hash(board._transposition_key())``: CPython hashes an int modulo 2**61 - 1, so a
+    piece on f8, g8 or h8 (bits 61-63) hashes as one on a1, b1 or c1, and such positions
+    share a key (a queen on f8 and one on a1: a stalemate taken for a mate). The bits 61-63
+    of every piece set are added as one more number, which keeps the key a plain tuple hash.
+    """
+    knights, bishops, rooks = board.knights, board.bishops, board.rooks
+    queens, kings, white = board.queens, board.kings, board.occupied_co[chess.WHITE]
+    top = (
+        knights >> 61
+        | (bishops >> 61) << 3
+        | (rooks >> 61) << 6
+        | (queens >> 61) << 9
+        | (kings >> 61) << 12
+        | (white >> 61) << 15
+    )
+    return hash(
+        (
+            board.pawns,
+            knights,
+            bishops,
+            rooks,
+            queens,
+            kings,
+            white,
+            top,
+            board.turn,
+            board.castling_rights,
+            board.ep_square,
+        )
+    )
+
+
+def _position_keys(board: chess.Board) -> dict[int, int]:
+    """`position_key` of the positions before ``board`` since the last zeroing move."""
+    keys: dict[int, int] = {}
+    work = board.copy()
+    for _ in range(min(board.halfmove_clock, len(board.move_stack))):
+        work.pop()
+        key = position_key(work)
+        keys[key] = keys.get(key, 0) + 1
+    return keys
+
+
+def direct_check(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` (a quiet one) checks with the piece moved: a few table lookups,
+    where python-chess's ``gives_check`` pushes the move (discovered checks are missed)."""
+    king = board.kings & board.occupied_co[not board.turn]
+    to = move.to_square
+    piece = move.promotion or board.piece_type_at(move.from_square)
+    if piece == chess.KNIGHT:
+        return bool(chess.BB_KNIGHT_ATTACKS[to] & king)
+    if piece == chess.PAWN:
+        return bool(chess.BB_PAWN_ATTACKS[board.turn][to] & king)
+    if piece is None or piece == chess.KING:
+        return False
+    occupied = (board.occupied & ~chess.BB_SQUARES[move.from_square]) | chess.BB_SQUARES[to]
+    attacks = 0
+    if piece in (chess.BISHOP, chess.QUEEN):
+        attacks |= chess.BB_DIAG_ATTACKS[to][chess.BB_DIAG_MASKS[to] & occupied]
+    if piece in (chess.ROOK, chess.QUEEN):
+        attacks |= chess.BB_RANK_ATTACKS[to][chess.BB_RANK_MASKS[to] & occupied]
+        attacks |= chess.BB_FILE_ATTACKS[to][chess.BB_FILE_MASKS[to] & occupied]
+    return bool(attacks & king)
+
+
+class EngineSearcher(Searcher):
+    """`hub engine`'s search: `Searcher`'s tree with more pruning and a fuller evaluation.
+
+    Over the console's level 4 (which stays as it is: its seeded games are part of the
+    console's byte-exact contract) it adds aspiration windows at the root, a hash move tried
+    before the moves are generated, reverse futility pruning, razoring, a deeper null move,
+    futility and late-move pruning of quiet moves, logarithmic late-move reductions, a
+    quiescence search that skips losing captures of defended pieces, and an evaluation with
+    pawn structure (passed, doubled and isolated pawns, cached by pawn position), the king's
+    pawn shelter, the bishop pair and a tempo. `Limits.maxtime` is honoured as a hard stop
+    (with ``movetime`` the time aimed at), read from ``clock`` (a fake one in tests).
+    """
+
+    def __init__(
+        self, rng: random.Random | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__(rng)
+        self.clock = clock
+        self.pawn_cache: dict[tuple[int, int, int | None, int | None], tuple[int, int]] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.pawn_cache.clear()
+
+    # -- evaluation -----------------------------------------------------------------------
+
+    def _eval(
+        self,
+        board: chess.Board,
+        mg: int,
+        eg: int,
+        phase: int,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """The evaluation from the side to move. Given a window, a score far outside it
+        after the cheap terms (material, tables, pawns, bishops) skips the dear ones
+        (mobility, rooks' files): they could not bring it back (a lazy evaluation)."""
+        white = board.occupied_co[chess.WHITE]
+        black = board.occupied_co[chess.BLACK]
+        pawns = board.pawns
+        kings = board.kings
+        wk = (kings & white).bit_length() - 1
+        bk = (kings & black).bit_length() - 1
+        key = (pawns & white, pawns & black, wk, bk)
+        cached = self.pawn_cache.get(key)
+        if cached is None:
+            if len(self.pawn_cache) > 200_000:
+                self.pawn_cache.clear()
+            cached = self.pawn_cache[key] = structure_terms(key[0], key[1], wk, bk)
+        mg += cached[0]
+        eg += cached[1]
+        bishops = board.bishops
+        if (bishops & white).bit_count() >= 2:
+            mg += 30
+            eg += 45
+        if (bishops & black).bit_count() >= 2:
+            mg -= 30
+            eg -= 45
+        phase = min(phase, PHASE_TOTAL)
+        white_to_move = board.turn == chess.WHITE
+        if alpha > -INFINITY or beta < INFINITY:
+            rough = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
+            rough = rough if white_to_move else -rough
+            if rough - _LAZY_MARGIN >= beta or rough + _LAZY_MARGIN <= alpha:
+                return rough + 10
+        # Mobility: the squares each minor and major piece attacks that are not its own
+        # side's, around a typical count (table lookups, no move generation); a rook on a
+        # file without pawns, or without its own.
+        occupied = board.occupied
+        diag, diag_masks = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+        rank, rank_masks = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
+        file_, file_masks = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+        knight_attacks = chess.BB_KNIGHT_ATTACKS
+        knights, rooks, queens = board.knights, board.rooks, board.queens
+        for own, sign in ((white, 1), (black, -1)):
+            free = ~own
+            m_mg = m_eg = 0
+            bb = knights & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
+                count = (knight_attacks[square] & free).bit_count() - 4
+                m_mg += 4 * count
+                m_eg += 4 * count
+            bb = bishops & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
+                count = (diag[square][diag_masks[square] & occupied] & free).bit_count() - 6
+                m_mg += 5 * count
+                m_eg += 5 * count
+            bb = rooks & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
+                attacks = (
+                    rank[square][rank_masks[square] & occupied]
+                    | file_[square][file_masks[square] & occupied]
+                )
+                count = (attacks & free).bit_count() - 7
+                m_mg += 2 * count
+                m_eg += 4 * count
+                file = _FILE_MASKS[square & 7]
+                if not pawns & file:
+                    m_mg += 25  # an open file
+                elif not pawns & file & own:
+                    m_mg += 12  # half-open: none of its own pawns
+            bb = queens & own
+            while bb:
+                square = (bb & -bb).bit_length() - 1
+                bb &= bb - 1
+                attacks = (
+                    rank[square][rank_masks[square] & occupied]
+                    | file_[square][file_masks[square] & occupied]
+                    | diag[square][diag_masks[square] & occupied]
+                )
+                count = (attacks & free).bit_count() - 13
+                m_mg += count
+                m_eg += 2 * count
+            mg += sign * m_mg
+            eg += sign * m_eg
+        total = mg * phase + eg * (PHASE_TOTAL - phase)
+        # Rounded towards zero, so that a position and its mirror image score the same.
+        score = total // PHASE_TOTAL if total >= 0 else -(-total // PHASE_TOTAL)
+        score = _mop_up(board, score, phase)
+        return (score if white_to_move else -score) + 10
+
+    # -- the driver -----------------------------------------------------------------------
+
+    def search(
+        self,
+        board: chess.Board,
+        limits: Limits,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> SearchResult:
+        """The best move within ``limits``; ``board`` is left as it was."""
+        clock = self.clock
+        start = clock()
+        self._should_stop = should_stop
+        self.nodes = 0
+        self.seldepth = 0
+        hard = limits.maxtime if limits.maxtime is not None else limits.movetime
+        self._deadline = start + hard if hard is not None else None
+        soft_deadline: float | None = None
+        if limits.movetime is not None:
+            share = 0.7 if limits.maxtime is not None else 0.55
+            soft_deadline = start + limits.movetime * share
+        self._node_limit = limits.nodes
+        if len(self.tt) > TT_MAX_ENTRIES:
+            self.tt.clear()
+        self.history = {move: score // 8 for move, score in self.history.items() if score >= 8}
+        self.killers = [[None, None] for _ in range(MAX_PLY + 2)]
+        work = board.copy()
+        self._repetitions = _position_keys(work)
+        moves = list(work.generate_legal_moves())
+        if not moves:
+            score = -MATE if work.is_check() else 0
+            return SearchResult(None, score, 0, 0, clock() - start, ())
+        if self.rng is not None:
+            self.rng.shuffle(moves)
+        tt_entry = self.tt.get(position_key(work))
+        moves = self._order(work, moves, tt_entry[3] if tt_entry else None, 0)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        terms = eval_terms(work)
+        best: chess.Move = moves[0]
+        best_score = 0
+        completed = 0
+        pv: tuple[chess.Move, ...] = (best,)
+        timed = hard is not None
+        for depth in range(1, max_depth + 1):
+            try:
+                score, move = self._aspirate(work, moves, depth, terms, best_score)
+            except SearchAborted:
+                if self._root_best is not None:
+                    best, best_score = self._root_best
+                    if pv[0] != best:
+                        pv = (best,)
+                break
+            best, best_score, completed = move, score, depth
+            moves.remove(move)
+            moves.insert(0, move)
+            pv = self._principal_variation(work, move, depth)
+            elapsed = clock() - start
+            if on_info is not None:
+                on_info(
+                    SearchInfo(depth, max(self.seldepth, depth), score, self.nodes, elapsed, pv)
+                )
+            if abs(score) >= MATE_BOUND and depth >= MATE - abs(score):
+                break  # a mate found at full width cannot improve with depth
+            if len(moves) == 1 and timed:
+                break
+            if soft_deadline is not None and clock() > soft_deadline:
+                break  # the next iteration would not finish in time
+        return SearchResult(best, best_score, completed, self.nodes, clock() - start, pv)
+
+    def _check_limits(self) -> None:
+        if self._should_stop is not None and self._should_stop():
+            raise SearchAborted
+        if (
+            self._node_limit is not None
+            and self.nodes >= self._node_limit
+            and self.nodes % NODE_CHECK_EVERY == 0
+        ):
+            raise SearchAborted
+        if self._deadline is not None and self.clock() >= self._deadline:
+            raise SearchAborted
+
+    def _aspirate(
+        self,
+        board: chess.Board,
+        moves: list[chess.Move],
+        depth: int,
+        terms: tuple[int, int, int],
+        previous: int,
+    ) -> tuple[int, chess.Move]:
+        """One iteration in a window around the last score, widened on a fail."""
+        if depth < 4 or abs(previous) >= MATE_BOUND:
+            return self._root_window(board, moves, depth, terms, -INFINITY, INFINITY)
+        window = 35
+        alpha, beta = previous - window, previous + window
+        while True:
+            score, move = self._root_window(board, moves, depth, terms, alpha, beta)
+            if score <= alpha:
+                alpha = max(score - window, -INFINITY)
+            elif score >= beta:
+                beta = min(score + window, INFINITY)
+                moves.remove(move)
+                moves.insert(0, move)
+            else:
+                return score, move
+            window *= 3
+            if window > 1000:
+                alpha, beta = -INFINITY, INFINITY
+
+    def _root_window(
+        self,
+        board: chess.Board,
+        moves: list[chess.Move],
+        depth: int,
+        terms: tuple[int, int, int],
+        alpha: int,
+        beta: int,
+    ) -> tuple[int, chess.Move]:
+        """The root's moves in (alpha, beta): fail-soft, the best score and its move."""
+        self._root_best = None
+        mg, eg, phase = terms
+        key = position_key(board)
+        self._repetitions[key] = self._repetitions.get(key, 0) + 1
+        original_alpha = alpha
+        try:
+            best_move, best_score = moves[0], -INFINITY
+            for index, move in enumerate(moves):
+                dmg, deg, dphase = _delta(board, move)
+                board.push(move)
+                try:
+                    args = (mg + dmg, eg + deg, phase + dphase)
+                    if index == 0:
+                        score = -self._negamax(board, depth - 1, -beta, -alpha, 1, *args, True)
+                    else:
+                        score = -self._negamax(board, depth - 1, -alpha - 1, -alpha, 1, *args, True)
+                        if alpha < score < beta:
+                            score = -self._negamax(board, depth - 1, -beta, -alpha, 1, *args, True)
+                finally:
+                    board.pop()
+                if score > best_score:
+                    best_score = score
+                    if score > alpha:
+                        alpha, best_move = score, move
+                        self._root_best = (move, score)
+                        if score >= beta:
+                            break
+            if original_alpha < best_score < beta:
+                self.tt[key] = (depth, _EXACT, best_score, best_move)
+            return best_score, best_move
+        finally:
+            self._repetitions[key] -= 1
+
+    # -- the tree -------------------------------------------------------------------------
+
+    def _negamax(
+        self,
+        board: chess.Board,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        mg: int,
+        eg: int,
+        phase: int,
+        null_ok: bool,
+    ) -> int:
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self._check_limits()
+        key = position_key(board)
+        if self._repetitions.get(key, 0) or board.halfmove_clock >= 100:
+            return 0
+        in_check = board.is_check()
+        if in_check:
+            depth += 1
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._quiesce(board, alpha, beta, ply, mg, eg, phase)
+        pv_node = beta - alpha > 1
+        entry = self.tt.get(key)
+        tt_move = None
+        if entry is not None:
+            e_depth, e_flag, e_score, tt_move = entry
+            if e_depth >= depth and not pv_node:
+                score = _from_tt(e_score, ply)
+                if (
+                    e_flag == _EXACT
+                    or (e_flag == _LOWER and score >= beta)
+                    or (e_flag == _UPPER and score <= alpha)
+                ):
+                    return score
+        us = board.turn
+        static = -INFINITY
+        if not in_check:
+            static = self._eval(board, mg, eg, phase)
+            if not pv_node and abs(beta) < MATE_BOUND:
+                if depth <= 6 and static - _RFP_MARGIN * depth >= beta:
+                    return static  # reverse futility: far above beta, a quiet move keeps it
+                if depth <= 2 and static + 200 + 150 * depth < alpha:
+                    score = self._quiesce(board, alpha, beta, ply, mg, eg, phase)
+                    if score < beta:
+                        return score  # razoring: nothing but captures can save this
+                if (
+                    null_ok
+                    and depth >= 3
+                    and static >= beta
+                    and board.occupied_co[us] & ~(board.pawns | board.kings)
+                ):
+                    board.push(chess.Move.null())
+                    try:
+                        score = -self._negamax(
+                            board, depth - 3 - depth // 4, -beta, -beta + 1, ply + 1,
+                            mg, eg, phase, False,
+                        )  # fmt: skip
+                    finally:
+                        board.pop()
+                    if score >= beta:
+                        return beta
+        futile = (
+            not pv_node
+            and not in_check
+            and depth <= 3
+            and abs(alpha) < MATE_BOUND
+            and static + _FUTILITY[depth] <= alpha
+        )
+        # The hash move needs no legality test: the key is the whole position (pieces, side,
+        # castling, en passant), so the move was legal where it was stored.
+        original_alpha = alpha
+        best_score, best_move = -INFINITY, None
+        searched = quiets = tried = 0
+        killers = self.killers[ply]
+        repetitions = self._repetitions
+        repetitions[key] = repetitions.get(key, 0) + 1
+        try:
+            for move in self._staged(board, tt_move, ply):
+                tried += 1
+                quiet = not move.promotion and not board.is_capture(move)
+                late = False
+                if quiet:
+                    quiets += 1
+                    late = (
+                        searched > 0
+                        and not in_check
+                        and not pv_node
+                        and move != tt_move
+                        and move not in killers
+                        and (futile or (depth <= 3 and quiets > _LMP[depth]))
+                    )
+                if late and not direct_check(board, move):
+                    continue  # futility and late-move pruning (never of a direct check)
+                dmg, deg, dphase = _delta(board, move)
+                board.push(move)
+                try:
+                    gives_check = board.is_check()
+                    args = (mg + dmg, eg + deg, phase + dphase)
+                    if searched == 0:
+                        score = -self._negamax(
+                            board, depth - 1, -beta, -alpha, ply + 1, *args, True
+                        )
+                    else:
+                        reduce = 0
+                        if depth >= 3 and quiet and not in_check and not gives_check:
+                            reduce = _LMR[min(depth, 63)][min(searched, 63)]
+                            if pv_node or move in killers:
+                                reduce -= 1
+                            reduce = max(0, min(reduce, depth - 2))
+                        score = -self._negamax(
+                            board, depth - 1 - reduce, -alpha - 1, -alpha, ply + 1, *args, True
+                        )
+                        if score > alpha and reduce:
+                            score = -self._negamax(
+                                board, depth - 1, -alpha - 1, -alpha, ply + 1, *args, True
+                            )
+                        if alpha < score < beta:
+                            score = -self._negamax(
+                                board, depth - 1, -beta, -alpha, ply + 1, *args, True
+                            )
+                finally:
+                    board.pop()
+                searched += 1
+                if score > best_score:
+                    best_score, best_move = score, move
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            if quiet:
+                                self._remember_quiet(move, ply, depth)
+                            break
+        finally:
+            repetitions[key] -= 1
+        if tried == 0:
+            return -MATE + ply if in_check else 0
+        if searched == 0:
+            return alpha  # every move pruned (cannot happen: the first is never pruned)
+        flag = _LOWER if best_score >= beta else _EXACT if best_score > original_alpha else _UPPER
+        self.tt[key] = (depth, flag, _to_tt(best_score, ply), best_move)
+        return best_score
+
+    def _principal_variation(
+        self, board: chess.Board, first: chess.Move, depth: int
+    ) -> tuple[chess.Move, ...]:
+        pv = [first]
+        work = board.copy(stack=False)
+        work.push(first)
+        seen = {position_key(work)}
+        while len(pv) < depth:
+            entry = self.tt.get(position_key(work))
+            if entry is None or entry[3] is None or not work.is_legal(entry[3]):
+                break
+            work.push(entry[3])
+            key = position_key(work)
+            if key in seen:
+                break
+            seen.add(key)
+            pv.append(entry[3])
+        return tuple(pv)
+
+    def _staged(
+        self, board: chess.Board, tt_move: chess.Move | None, ply: int
+    ) -> Iterator[chess.Move]:
+        """The legal moves in the order to try them, each stage generated only when the one
+        before it did not cut off: the hash move, captures (most valuable victim, least
+        valuable attacker), the killers, then the quiet moves (promotions, then history)."""
+        if tt_move is not None:
+            yield tt_move
+        captures = [move for move in board.generate_legal_captures() if move != tt_move]
+        if captures:
+            captures.sort(key=lambda move: _capture_order(board, move), reverse=True)
+            yield from captures
+        tried = [tt_move]
+        for killer in self.killers[ply]:
+            if (
+                killer is not None
+                and killer not in tried
+                and not board.is_capture(killer)
+                and board.is_legal(killer)
+            ):
+                tried.append(killer)
+                yield killer
+        history = self.history
+        quiet = [
+            move
+            for move in board.generate_legal_moves(
+                chess.BB_ALL, ~board.occupied_co[not board.turn] & chess.BB_ALL
+            )
+            if move not in tried and not board.is_en_passant(move)
+        ]
+        quiet.sort(
+            key=lambda move: (
+                (move.promotion or 0) * 100_000_000
+                + history.get((move.from_square, move.to_square), 0)
+            ),
+            reverse=True,
+        )
+        yield from quiet
+
+    def _quiesce(
+        self, board: chess.Board, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int
+    ) -> int:
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self._check_limits()
+        self.seldepth = max(self.seldepth, ply)
+        if ply >= MAX_PLY:
+            return self._eval(board, mg, eg, phase)
+        in_check = board.is_check()
+        them = not board.turn
+        if in_check:
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                return -MATE + ply
+            best = stand = -INFINITY
+        else:
+            us = board.occupied_co[board.turn]
+            if not us & ~(board.kings | board.pawns) and not any(board.generate_legal_moves()):
+                return 0  # stalemate: with king and pawns alone it is not rare
+            stand = self._eval(board, mg, eg, phase, alpha, beta)
+            if stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+            best = stand
+            moves = list(board.generate_legal_captures())
+            promoting = (
+                board.pawns
+                & board.occupied_co[board.turn]
+                & (chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2)
+            )
+            if promoting:
+                moves += [
+                    move
+                    for move in board.generate_legal_moves(
+                        promoting, ~board.occupied & chess.BB_ALL
+                    )
+                    if move.promotion == chess.QUEEN
+                ]
+        moves.sort(key=lambda move: _capture_order(board, move), reverse=True)
+        for move in moves:
+            if not in_check and not move.promotion:
+                victim = VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
+                if stand + victim + 200 < alpha:
+                    continue  # delta pruning: even winning this cannot raise alpha
+                attacker = VALUES[board.piece_type_at(move.from_square) or chess.PAWN]
+                if attacker > victim + 50 and board.is_attacked_by(them, move.to_square):
+                    continue  # a bigger piece takes a defended smaller one: likely a loss
+            dmg, deg, dphase = _delta(board, move)
+            board.push(move)
+            try:
+                score = -self._quiesce(
+                    board, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dphase
+                )
+            finally:
+                board.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
 
 
 # -- levels 1 to 3 ---------------------------------------------------------------------

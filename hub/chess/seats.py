@@ -45,7 +45,7 @@ from hub.chess.engine_client import (
     EngineStartError,
 )
 from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
-from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher
+from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher, level3
 from hub.chess.uci import Go, setoption_line
 from hub.core.io.output import LinesOutput
 from hub.core.io.process import SpawnFailed
@@ -162,8 +162,13 @@ class LevelAi:
         board = state.board.copy()
         if self.level < 4:
             return self.computer.choose(board).uci()
+        stop.offer(level3(board, random.Random(0)).uci())  # for the seat's hard stop
         go = turn_go_of(time, board.turn)
         limits = level_limits(go, board.turn, time.left, self.check_interval)
+        budget = time.budget()  # the core's rule, less a look at the clock: before the hard stop
+        if budget is not None and limits.movetime is not None:
+            budget -= self.check_interval
+            limits = attrs.evolve(limits, movetime=max(MIN_BUDGET, min(limits.movetime, budget)))
         return self.search(board, limits, stop)
 
     def search(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
@@ -184,11 +189,18 @@ def level_seat(
     threaded: bool = True,
 ) -> ThreadSeat[ChessState, str]:
     """Level ``level`` as the core's one local-player seat (a `LevelAi` thinking in a worker
-    thread; ``threaded=False``: in the event loop's thread, for tests)."""
+    thread, with the seat's hard stop behind its budget: `any_move`; ``threaded=False``: in
+    the event loop's thread, for tests)."""
     ai = LevelAi(level, rng if rng is not None else random.Random())
     if player is None:
         player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity("chess", level))
-    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded)
+    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded, fallback=any_move)
+
+
+def any_move(state: ChessState) -> str:
+    """A level's answer at the seat's hard stop when its search has not answered (a busy
+    machine): the first legal move, at once (the seat is asked only when there is one)."""
+    return next(iter(state.board.legal_moves)).uci()
 
 
 # -- a UCI engine ---------------------------------------------------------------------------
@@ -223,6 +235,10 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
     and `aclose` puts a healthy, idle engine back instead of stopping it."""
     idle: bool = True
     """False from a ``go`` until its ``bestmove`` (an engine still searching is not reused)."""
+    last_score: int | None = None
+    """The score the engine reported for its last move of this game, in centipawns from its
+    own side (a mate: ``hub.chess.uci.MATE_SCORE`` less the distance); None before its first
+    move or when it reported none. What adjudication reads (`hub.declared.adjudication`)."""
 
     @property
     def shelf_key(self) -> tuple[object, ...]:
@@ -301,6 +317,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         await self.launch()
         if self.failure is not None:
             raise self.failure
+        self.last_score = None
         await self._setup(["ucinewgame"], "ucinewgame")
 
     async def choose(self, turn: Turn[ChessState]) -> str:
@@ -315,6 +332,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
                 self.idle = False
                 move = await engine.search(position_command(turn.state), go.command())
                 self.idle = True
+                self.last_score = engine.last_score
             except EngineError as exc:
                 raise await self._failure(exc, "searching") from exc
             if move is None:

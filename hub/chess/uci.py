@@ -97,13 +97,46 @@ class ReadyReader(Reader[None]):
         return line.strip() == "readyok"
 
 
+MATE_SCORE = 100_000
+"""The score of a mate, in centipawns (`parse_score`): ``mate N`` is ``±(MATE_SCORE - N)``."""
+
+
+def parse_score(line: str) -> int | None:
+    """The score of an ``info ... score cp X|mate N ...`` line in centipawns from the side to
+    move's view (a mate in N: ``MATE_SCORE - N``; being mated in N: ``-(MATE_SCORE - N)``),
+    or None when the line has no readable score. Pure; never raises."""
+    words = line.split()
+    try:
+        at = words.index("score")
+        kind, value = words[at + 1], int(words[at + 2])
+    except (ValueError, IndexError):
+        return None
+    if kind == "cp":
+        return max(-MATE_SCORE, min(MATE_SCORE, value))
+    if kind == "mate":
+        distance = min(abs(value), MATE_SCORE)
+        return MATE_SCORE - distance if value > 0 else -(MATE_SCORE - distance)
+    return None
+
+
 @attrs.define
 class BestMoveReader(Reader["str | None"]):
-    """``bestmove X`` or ``bestmove X ponder Y``: X, or None for ``bestmove (none)``."""
+    """``bestmove X`` or ``bestmove X ponder Y``: X, or None for ``bestmove (none)``. The
+    last ``info`` line with a score before it is kept (`scored`), and read once at the end
+    (`score`): the engine's verdict on its move, for adjudication."""
 
     result: str | None = None
+    scored: str = ""
+
+    @property
+    def score(self) -> int | None:
+        """The last reported score (`parse_score`), None if the engine reported none."""
+        return parse_score(self.scored) if self.scored else None
 
     def feed(self, line: str) -> bool:
+        if line.startswith("info") and " score " in line:
+            self.scored = line
+            return False
         words = line.split()
         if not words or words[0] != "bestmove":
             return False

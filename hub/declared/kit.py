@@ -12,6 +12,8 @@ Everything a game does differently in a match is its declaration's `setup` facet
 * one game: `MatchSetup.plan` returns its `hub.core.play.game.MatchPlan`, a value: the game that
   referees it (chess: with an arbiter's draws and a ply cap), its clocks, its first state
   and what the game's own seats are told; a fault scores `Game.forfeit`;
+* adjudication: ``--resign``, ``--draw`` and ``--max-plies`` (`hub.declared.adjudication`),
+  recorded in the settings, give each game an adjudicator the match loop asks after each move;
 * players: the seat specs of `hub.declared.seats` that need no person (``ai:N``,
   ``random``, a program), plus ``human`` (the person at this terminal, or the game's own,
   `Programs.person`) when the kit is run at one. A bare program spec is a seat of the
@@ -35,7 +37,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.core.play.game import Game, Option, SettingsError, Value
-from hub.core.play.kit import GameSpec
+from hub.core.play.kit import RECORD_SEEDS, GameSpec
 from hub.declared.options import option_help
 from hub.declared.seats import SeatFactory, SeatMaker, SeatSpec, SeatSpecError, parse_seat
 
@@ -130,6 +132,15 @@ class DeclaredKit:
     def openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
         return self.game.setup.openings(self.game, settings, count, seed)
 
+    def fixed_openings(self, settings: Mapping[str, Any], count: int, seed: int) -> list[Any]:
+        """``--openings fixed`` (`hub.core.play.game.MatchSetup.fixed_openings`): none, or deals."""
+        return self.game.setup.fixed_openings(self.game, settings, count, seed)
+
+    def deals(self) -> bool:
+        """Whether an opening is a deal (`hub.core.play.game.MatchSetup.deals`): each game is
+        then dealt its own unless ``--duplicate``."""
+        return self.game.setup.deals(self.game)
+
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Session]:
         """Games played inside may keep what their seats started (a chess engine) for the
@@ -141,6 +152,7 @@ class DeclaredKit:
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         from hub.core.play.match import Match
+        from hub.declared.adjudication import adjudicator_of
 
         try:
             plan = self.game.setup.plan(
@@ -150,24 +162,42 @@ class DeclaredKit:
         except (SettingsError, SeatSpecError) as exc:
             raise ValueError(str(exc)) from None
         game = plan.game
-        seed = random.Random(spec.game_id).randrange(2**31)
+        setup = self.game.setup
+        seed = spec.seed if spec.seed is not None else random.Random(spec.game_id).randrange(2**31)
         async with contextlib.AsyncExitStack() as stack:
             extra: dict[str, SeatFactory] = {}
             if any(parsed.kind == HUMAN for parsed in specs):
                 extra[HUMAN] = await stack.enter_async_context(_person(game, spec, events))
             maker = SeatMaker(game, seed, extra, plan.detail)
             seats = await stack.enter_async_context(maker.seats(specs))
+            adjudicate = adjudicator_of(spec.settings, game, seats)
             match = Match(
                 game,
                 plan.state,
                 seats,
                 events=events,
                 time_control=plan.clock,
-                settings={**spec.settings, "opening": spec.opening},
+                settings={
+                    **spec.settings,
+                    "opening": setup.public_opening(self.game, spec.opening),
+                },
+                record_settings=secret_settings(spec),
                 game_id=spec.game_id,
+                adjudicate=adjudicate,
             )
+            if spec.chance_seed is not None:
+                match.chance_rng = random.Random(spec.chance_seed)
             result = await match.run()
         return result.record
+
+
+def secret_settings(spec: GameSpec) -> dict[str, Any]:
+    """What reproduces a game and stays out of every event until it is over (the finished
+    record's settings): the whole opening (a deal) and the seeds of its players and its
+    chance."""
+    seeds = {"players": spec.seed, "chance": spec.chance_seed}
+    known = {key: value for key, value in seeds.items() if value is not None}
+    return {"opening": spec.opening, **({RECORD_SEEDS: known} if known else {})}
 
 
 @contextlib.asynccontextmanager

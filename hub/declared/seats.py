@@ -21,6 +21,7 @@ reaped, connections closed, when its block ends).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 import shlex
@@ -185,9 +186,7 @@ def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[
     hidden = samples(type(game))
 
     def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
-        seconds = mcts.think_seconds(time.left, time.game_left, time.control.increment)
-        if seconds is not None:  # less what starting the worker thread took
-            seconds = max(0.0, seconds - time.since_asked())
+        seconds = time.budget()  # from both clocks, less what starting the thread took
         seat = game.to_move(state)
         assert seat is not None
         seen = game.view(state, seat) if hidden else state
@@ -195,29 +194,49 @@ def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[
 
     word = spec.text.strip().partition(":")[0]
     player = PlayerInfo(f"{word}:{level}", "ai", spec.text, f"{game.name}/mcts:{level}")
-    return ThreadSeat(think, player)
+    return ThreadSeat(think, player, fallback=any_move(game))
+
+
+def any_move(game: Game[Any, Any]) -> Callable[[Any], Any]:
+    """A seat's answer at its hard stop when its search offered nothing: the first legal
+    move (at once; the seat is the mover, so its legal moves are its own to know)."""
+
+    def first(state: Any) -> Any:
+        return next(iter(game.legal_moves(state)))
+
+    return first
 
 
 def ai_seat(
     game: Game[Any, Any], level: int, seat: int, *, threaded: bool = True
 ) -> ThreadSeat[Any, Any]:
     """The game's built-in AI (`hub.core.play.game.Ai`) at ``level`` in seat number ``seat``:
-    given the state, or, for a game that hides something, only its seat's view."""
+    given the state, or, for a game that hides something, only its seat's view, and the
+    seconds to spend (`seconds`); behind it the seat's hard stop (`any_move`)."""
     ai = game.ai
     assert ai is not None  # `is_general` sends ``ai`` of a game without one to `general_seat`
     move = ai.move
+    if ai.prepare is not None:
+        ai.prepare()
     if game.hidden is None:
 
         def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
-            return move(game, state, level, time.left, stop)
+            return move(game, state, level, seconds(time), stop)
     else:
         view = game.view
 
         def think(state: Any, time: TurnTime, stop: StopFlag) -> Any:
-            return move(game, view(state, seat), level, time.left, stop)
+            return move(game, view(state, seat), level, seconds(time), stop)
 
     player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
-    return ThreadSeat(think, player, threaded=threaded)
+    return ThreadSeat(think, player, threaded=threaded, fallback=any_move(game))
+
+
+def seconds(time: TurnTime) -> float:
+    """What a game's `hub.core.play.game.Ai` is told to spend: `TurnTime.budget` (``inf``: no
+    limit)."""
+    budget = time.budget()
+    return math.inf if budget is None else budget
 
 
 async def handshake(lines: LineStream, game: str, *, welcome: bool = True) -> Hello:

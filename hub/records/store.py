@@ -176,7 +176,26 @@ def _add_identities(db: sqlite3.Connection) -> None:
         )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_create_games, _create_players, _add_identities)
+def _create_matches(db: sqlite3.Connection) -> None:
+    """Version 4: each ``hub match``'s seed (`RecordStore.keep_match_seed`), which stays in
+    the database: a game's record shows only its own seeds, from which no other game's
+    deal follows, and ``--resume`` reads the match's seed here."""
+    db.execute(
+        """
+        CREATE TABLE matches (
+            match_id TEXT PRIMARY KEY,
+            seed     TEXT NOT NULL  -- (any size of integer, as text)
+        ) WITHOUT ROWID
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _create_games,
+    _create_players,
+    _add_identities,
+    _create_matches,
+)
 """Migration N (from 0) takes a database from version N to N + 1; only ever append."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -393,6 +412,23 @@ class RecordStore:
             for row in rows:
                 self._db.execute(_INSERT_GAME, row.game)
                 self._db.executemany(_INSERT_PLAYER, row.players)
+
+    def keep_match_seed(self, match_id: str, seed: int) -> None:
+        """Keep ``hub match``'s seed of ``match_id`` (the first one kept stays): secret while
+        the match runs (every game's opening and seeds follow from it), read by
+        ``--resume`` (`match_seed`)."""
+        with _transaction(self._db):
+            self._db.execute(
+                "INSERT OR IGNORE INTO matches (match_id, seed) VALUES (?, ?)",
+                (match_id, str(seed)),
+            )
+
+    def match_seed(self, match_id: str) -> int | None:
+        """The seed kept for ``match_id`` (None: none was, as for a match recorded before
+        seeds were kept)."""
+        row = self._db.execute("SELECT seed FROM matches WHERE match_id = ?", (match_id,))
+        found = row.fetchone()
+        return None if found is None else int(found[0])
 
     # -- reading ---------------------------------------------------------------------------
 

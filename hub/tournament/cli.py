@@ -9,12 +9,14 @@ are printed in every case where games were played.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,7 +27,9 @@ from hub.core.commands.running import interrupted_status
 from hub.core.io.output import Output
 from hub.core.model.bus import EventBus
 from hub.core.model.events import GameEnded, GameRecord
-from hub.core.play.kit import TournamentKit
+from hub.core.play.kit import RECORD_SEEDS, TournamentKit
+from hub.declared.adjudication import SETTING as ADJUDICATION
+from hub.declared.adjudication import add_adjudication_options, adjudication_of
 from hub.tournament.elo import Sprt, parse_sprt
 from hub.tournament.formats import FORMATS, GAUNTLET, KNOCKOUT, ROUND_ROBIN, SWISS, TABLES, Plan
 from hub.tournament.progress import (
@@ -187,7 +191,14 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
         "--seed",
         type=whole,
         metavar="S",
-        help="seed of the openings (default: taken from the match id, so --resume replays them)",
+        help="seed of the openings and of every game's built-in players and chance, so a "
+        "match replays (default: a secret one, kept in the database for --resume)",
+    )
+    group.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="deal the two games of a pair alike (duplicate bridge) in a game of hidden "
+        "cards or chance (default: every game is dealt afresh)",
     )
     group.add_argument(
         "--openings",
@@ -227,7 +238,35 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
     add_record_options(parser)
     if kit is not None:
         kit.add_options(parser)
+    add_adjudication_options(parser)
     return parser
+
+
+def kept_seed(path: Path | None, match_id: str) -> int:
+    """The seed of the match ``--resume`` continues: the one kept in the database, or for
+    a match recorded before seeds were kept (or a database that cannot be read now: opening
+    it again says why), the seed such a match took from its id (`seed_of`)."""
+    if path is not None and path.exists():
+        from hub.records import RecordStore
+
+        with contextlib.suppress(Exception), RecordStore.open(path) as store:
+            kept = store.match_seed(match_id)
+            if kept is not None:
+                return kept
+    return seed_of(match_id)
+
+
+def draw_openings(
+    kit: TournamentKit, settings: Mapping[str, Any], chosen: int | str | None, count: int,
+    seed: int,
+) -> list[Any]:  # fmt: skip
+    """The openings of a match: ``count`` of them (``--openings N``: N, reused in turn);
+    ``--openings fixed``: none, or a game's deals without opening plies (a kit's
+    ``fixed_openings``, so a card game is not dealt alike every game)."""
+    if chosen == FIXED:
+        fixed = getattr(kit, "fixed_openings", None)
+        return [] if fixed is None else list(fixed(settings, count, seed))
+    return kit.openings(settings, int(chosen or count), seed)
 
 
 class Setup:
@@ -242,8 +281,11 @@ class Setup:
         self.plan = plan_of(options, kit.seats)
         try:
             self.settings: dict[str, Any] = kit.settings(options)
+            adjudication = adjudication_of(options)
         except ValueError as exc:
             raise MatchUsageError(str(exc)) from None
+        if adjudication.active:
+            self.settings[ADJUDICATION] = adjudication.to_json()
         for player in players:
             problem = kit.check_player(player, self.settings)
             if problem is not None:
@@ -270,14 +312,20 @@ class Setup:
         if options.resume is not None and self.path is None:
             raise MatchUsageError("--resume needs the database (drop --no-record)")
         self.match_id: str = options.resume or new_match_id()
-        seed = options.seed if options.seed is not None else seed_of(self.match_id)
+        if options.seed is not None:
+            seed = options.seed
+        elif options.resume is not None:
+            seed = kept_seed(self.path, self.match_id)
+        else:  # secret: not from the match id, which every game id shows
+            seed = secrets.randbelow(2**31)
+        self.seed: int = seed
         self.crosstable = Crosstable(display_names(players))
         self.points: dict[int, dict[int, float]] = {}
+        deals = getattr(kit, "deals", None)
+        deal = bool(deals is not None and deals()) and not options.duplicate
         if self.plan is not None:
-            openings: list[Any] = []
-            if options.openings != FIXED:
-                count = options.openings or self.plan.most_tables()
-                openings = kit.openings(self.settings, count, seed)
+            most = self.plan.most_tables() * (max(kit.seats) if deal else 1)
+            openings = draw_openings(kit, self.settings, options.openings, most, seed)
             self.field: Field | None = Field(
                 attrs.evolve(self.plan, seed=seed),
                 self.match_id,
@@ -286,15 +334,15 @@ class Setup:
                 self.settings,
                 seed,
                 tuple(openings),
+                deal,
             )
             self.schedule: Schedule = self.field.schedule({})
         else:
             self.field = None
             games = options.games or len(players)
             rounds = rounds_for(games, len(players))
-            openings = []
-            if options.openings != FIXED:
-                openings = kit.openings(self.settings, options.openings or rounds, seed)
+            count = games if deal else rounds
+            openings = draw_openings(kit, self.settings, options.openings, count, seed)
             self.schedule = make_schedule(
                 match_id=self.match_id,
                 game=options.game,
@@ -303,6 +351,7 @@ class Setup:
                 games=games,
                 seed=seed,
                 openings=openings,
+                deal=deal,
             )
         self.tally = Tally(display_names(players))
         self.skip: set[int] = set()
@@ -315,6 +364,7 @@ class Setup:
 
         try:
             self.store = RecordStore.open(self.path)
+            self.store.keep_match_seed(self.match_id, self.seed)
         except Exception as exc:
             raise Failure(f"cannot open the database {self.path}: {exc}") from exc
         if self.options.resume is None:
@@ -450,7 +500,9 @@ def resume_difference(scheduled: Scheduled, record: GameRecord) -> str | None:
     schedule in its place (settings, players, opening), or None if nothing does."""
     index = scheduled.index
     spec = scheduled.spec
-    recorded = {key: value for key, value in record.settings.items() if key != "opening"}
+    recorded = {
+        key: value for key, value in record.settings.items() if key not in ("opening", RECORD_SEEDS)
+    }
     wanted = _plain(spec.settings)
     recorded = _plain(recorded)
     changed = [
@@ -579,8 +631,12 @@ class WebView:
         if self.report is None:
             return {}
         report = self.report()
+        data = report_json(report)
+        if report.finished_at is None:
+            # the match's seed gives every opening (a deal) and seed of the games to come
+            data.pop("seed", None)
         return {
-            **report_json(report),
+            **data,
             **history_json(report),
             "summary": summary_line(report, running=report.finished_at is None),
             "notes": notes(report),

@@ -154,6 +154,16 @@ SCORE_WIDTH = 20
 FAULT_COLUMNS = (("timeouts", "timeouts"), ("illegal", "illegal"), ("crashes", "crashes"),
                  ("aborted", "aborted"))  # fmt: skip
 """The per-player columns after the score: (header, `Standing` attribute)."""
+ADJUDICATED_COLUMN = ("adjud.", "adjudicated")
+"""The column of games decided by adjudication, shown after those when a game was."""
+
+
+def _columns(tally: Tally) -> tuple[tuple[str, str], ...]:
+    """The columns after the score for this tally: the faults', and adjudicated games' when
+    there are any (a match without adjudication keeps its table as it was)."""
+    if tally.adjudications:
+        return (*FAULT_COLUMNS, ADJUDICATED_COLUMN)
+    return FAULT_COLUMNS
 
 
 def elo_text(elo: EloEstimate) -> str:
@@ -203,6 +213,13 @@ def pairs_text(tally: Tally) -> str:
     return text
 
 
+def adjudicated_text(tally: Tally) -> str:
+    """``Adjudicated: 3 of 10 games (resign score: 2, draw score: 1)``."""
+    count = sum(tally.adjudications.values())
+    how = ", ".join(f"{kind}: {n}" for kind, n in tally.adjudications.items())
+    return f"Adjudicated: {count} of {tally.games} games ({how})"
+
+
 def repeated_warning(tally: Tally) -> str | None:
     """The warning when some games were the same game again, None when all were distinct."""
     repeats = tally.compared - tally.distinct
@@ -236,6 +253,8 @@ def notes(report: MatchReport) -> list[str]:
             f"({state.lower:.2f}, {state.upper:.2f}): {verdict[state.verdict]} "
             f"({'game pairs' if state.model == 'pentanomial' else 'games'})"
         )
+    if tally.adjudications:
+        lines.append(adjudicated_text(tally))
     if tally.compared:
         lines.append(f"Distinct games: {tally.distinct} of {tally.compared}")
     warning = repeated_warning(tally)
@@ -273,7 +292,8 @@ def format_table(report: MatchReport) -> str:
         header += f"  {'game score':>10}"
     if ratings is not None:
         header += f"  {'Elo':>14}"
-    header += "".join(f"  {title:>8}" for title, _ in FAULT_COLUMNS)
+    columns = _columns(tally)
+    header += "".join(f"  {title:>8}" for title, _ in columns)
     lines.append(header.rstrip())
     for line in tally.standings():
         row = (
@@ -285,7 +305,7 @@ def format_table(report: MatchReport) -> str:
             row += f"  {line.game_score:>10g}"
         if ratings is not None:
             row += f"  {rating_text(ratings[line.player]):>14}"
-        row += "".join(f"  {getattr(line, name):>8}" for _, name in FAULT_COLUMNS)
+        row += "".join(f"  {getattr(line, name):>8}" for _, name in columns)
         lines.append(row.rstrip())
     if cross is not None:
         lines.extend(crosstable_lines(cross, report))
@@ -478,9 +498,11 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "illegal": line.illegal,
                 "crashes": line.crashes,
                 "aborted": line.aborted,
+                "adjudicated": line.adjudicated,
             }
             for line in tally.standings()
         ],
+        "adjudicated": dict(tally.adjudications),
         "elo": None,
         "pairs": None,
         "sprt": None,

@@ -36,7 +36,7 @@ from hub.core.io.lines import LineError
 from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.model.bus import EventBus
 from hub.core.model.events import GameRecord, record_from_json
-from hub.core.model.referee import Termination
+from hub.core.model.referee import ADJUDICATED, Termination, adjudicated
 from hub.core.play.kit import GameSpec, TournamentKit, kit_session
 from hub.tournament.elo import Sprt, SprtState
 from hub.tournament.formats import PairingError
@@ -216,6 +216,9 @@ class Finished:
             fault_seat=None if fault is None else fault.seat,
             fault=None if fault is None else fault.termination.value,
             fingerprint=fingerprint(record),
+            adjudicated=record.detail.removeprefix(ADJUDICATED)
+            if adjudicated(record.detail)
+            else None,
         )
 
     def reason(self) -> str:

@@ -8,13 +8,24 @@ first move) are swapped; with three or four (clubs) everyone leads from every se
 ``i // n``; with ``--games`` a multiple of ``n`` every player has every seat equally often.
 
 A match has an id (`new_match_id`), each game the id ``MATCH-INDEX`` (`game_id`), so a
-resumed match plays the missing games under the same ids; without ``--seed`` the openings'
-seed is derived from the match id (`seed_of`), so ``--resume`` replays the same openings.
+resumed match plays the missing games under the same ids. Without ``--seed`` a match's seed
+is a secret one, kept in the records database for ``--resume`` (not derived from the match
+id, which every game id shows: from it every deal would follow); a match recorded before
+seeds were kept took it from its id (`seed_of`), which ``--resume`` still does for it.
+
+Each game also gets seeds of its own (`game_seed`), from the match's seed and its index:
+its built-in players' (``random``, ``ai:N``, ``mcts:N``; `GameSpec.seed`) and its chance's
+(`GameSpec.chance_seed`), so the same ``--seed`` replays a match of deterministic programs
+move for move. A game whose opening is a deal (``deal``: `hub.core.play.game.MatchSetup.deals`)
+gets an opening and a chance seed of its own too, so the two games of a pair are dealt
+differently (a program that remembers one game learns nothing of the next); ``--duplicate``
+(``deal`` False) deals the games of a pair alike, as duplicate bridge does.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,9 +42,43 @@ def new_match_id() -> str:
 
 
 def seed_of(match_id: str) -> int:
-    """The default seed of a match: a number taken from its id (stable across a resume)."""
+    """The seed a match recorded before seeds were kept took from its id (``--resume`` of
+    such a match)."""
     digits = "".join(c for c in match_id.lower() if c in "0123456789abcdef")[:8]
     return int(digits or "0", 16)
+
+
+def game_seed(seed: int, purpose: str, number: int) -> int:
+    """The seed of game (or game pair) ``number``'s ``purpose`` (``players``, ``chance``),
+    from the match's ``seed``: a hash, so one game's seed tells nothing of another's (or of
+    the match's) and a finished record may show it."""
+    return random.Random(f"{seed}:{purpose}:{number}").randrange(2**63)
+
+
+def game_spec(
+    *,
+    match_id: str,
+    index: int,
+    settings: Mapping[str, Any],
+    players: Sequence[str],
+    seed: int,
+    openings: Sequence[Any],
+    pair: int,
+    deal: bool,
+) -> GameSpec:
+    """Game ``index`` of a match, of game pair (or table) ``pair``: with ``deal`` its
+    opening and its chance are its own, else its pair's."""
+    number = index if deal else pair
+    chosen = list(openings) or [None]
+    return GameSpec(
+        game_id=game_id(match_id, index),
+        settings=dict(settings),
+        players=tuple(players),
+        opening=chosen[number % len(chosen)],
+        index=index,
+        seed=game_seed(seed, "players", index),
+        chance_seed=game_seed(seed, "chance", number),
+    )
 
 
 def game_id(match_id: str, index: int) -> str:
@@ -90,25 +135,28 @@ def make_schedule(
     games: int,
     seed: int,
     openings: Sequence[Any],
+    deal: bool = False,
 ) -> Schedule:
     """The schedule of ``games`` games; ``openings`` come from the kit (`TournamentKit.openings`);
-    an empty list means every game starts from the usual position (None)."""
+    an empty list means every game starts from the usual position (None). Round ``r``
+    plays opening ``r``; with ``deal`` game ``i`` plays opening ``i`` (`game_spec`)."""
     if len(players) < 1:
         raise ValueError("a match needs players")
     if games < 0:
         raise ValueError("the number of games cannot be negative")
     count = len(players)
-    chosen = list(openings) or [None]
     scheduled = []
     for index in range(games):
         order = seating(index, count)
-        opening = chosen[(index // count) % len(chosen)]
-        spec = GameSpec(
-            game_id=game_id(match_id, index),
-            settings=dict(settings),
-            players=tuple(players[player] for player in order),
-            opening=opening,
+        spec = game_spec(
+            match_id=match_id,
             index=index,
+            settings=settings,
+            players=[players[player] for player in order],
+            seed=seed,
+            openings=openings,
+            pair=index // count,
+            deal=deal,
         )
         scheduled.append(Scheduled(spec, order))
     return Schedule(match_id, game, tuple(players), dict(settings), seed, tuple(scheduled))
@@ -140,6 +188,8 @@ class Field:
     settings: Mapping[str, Any]
     seed: int
     openings: tuple[Any, ...] = ()
+    deal: bool = False
+    """Each game its own opening and chance (`game_spec`), not its table's."""
     _stages: dict[tuple[Any, ...], Stage | None] = attrs.field(
         factory=dict, eq=False, repr=False, init=False
     )
@@ -228,7 +278,6 @@ class Field:
 
     def games(self, points: Mapping[int, Mapping[int, float]]) -> list[Scheduled]:
         """Every game of the stages so far (`stages`), in order."""
-        chosen = list(self.openings) or [None]
         scheduled: list[Scheduled] = []
         number = 0
         for stage in self.stages(points):
@@ -237,12 +286,15 @@ class Field:
                 for game in range(size):
                     order = tuple(table.players[(seat + game) % size] for seat in range(size))
                     index = len(scheduled)
-                    spec = GameSpec(
-                        game_id=game_id(self.match_id, index),
-                        settings=dict(self.settings),
-                        players=tuple(self.players[player] for player in order),
-                        opening=chosen[number % len(chosen)],
+                    spec = game_spec(
+                        match_id=self.match_id,
                         index=index,
+                        settings=self.settings,
+                        players=[self.players[player] for player in order],
+                        seed=self.seed,
+                        openings=self.openings,
+                        pair=number,
+                        deal=self.deal,
                     )
                     scheduled.append(Scheduled(spec, order))
                 number += 1

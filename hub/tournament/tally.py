@@ -1,7 +1,8 @@
 """The bookkeeping of a match's results (pure): who played whom, with what result and fault.
 
 `Tally` adds up `GameOutcome` s as they come in: each player's wins, draws, losses and points,
-its faults, the game pairs of two players (their pentanomial class), and the distinct games;
+its faults, the games decided by adjudication, the game pairs of two players (their
+pentanomial class), and the distinct games;
 `hub.tournament.elo` does the arithmetic on those counts (Elo, intervals, SPRT).
 
 Any number of players: each game gives one point, shared by its winners (nobody won: shared
@@ -65,6 +66,10 @@ class GameOutcome:
     fingerprint: str | None = None
     """What makes the game the game it was (players by seat, start, moves), to count
     repeated games; None if unknown."""
+    adjudicated: str | None = None
+    """How an arbiter decided the game (``resign score``, ``draw score``, ``300 plies``:
+    the record's detail after `hub.core.model.referee.ADJUDICATED`); None: the game was played
+    out."""
 
     def points(self) -> dict[int, float]:
         """Each player's share of the game's one point."""
@@ -94,6 +99,8 @@ class PlayerTally:
     """Games lost by crashing or disconnecting (or not starting)."""
     aborted: int = 0
     """Games of this player that were aborted (no result)."""
+    adjudicated: int = 0
+    """Games of this player decided by adjudication (``--resign``, ``--draw``, a ply cap)."""
 
     @property
     def games(self) -> int:
@@ -117,6 +124,7 @@ class Standing:
     illegal: int = 0
     crashes: int = 0
     aborted: int = 0
+    adjudicated: int = 0
 
 
 @attrs.define
@@ -134,6 +142,8 @@ class Tally:
     """The first player's points in the one game with a result of each incomplete pair."""
     fingerprints: dict[str, int] = attrs.Factory(dict)
     """How often each distinct game was played (games with a fingerprint)."""
+    adjudications: dict[str, int] = attrs.Factory(dict)
+    """Adjudicated games by how (`GameOutcome.adjudicated`), in the order first seen."""
 
     @players.default
     def _players(self) -> list[PlayerTally]:
@@ -159,6 +169,11 @@ class Tally:
                 tally.losses += 1
             tally.points += share
             tally.squares += share * share
+            if outcome.adjudicated is not None:
+                tally.adjudicated += 1
+        if outcome.adjudicated is not None:
+            how = outcome.adjudicated
+            self.adjudications[how] = self.adjudications.get(how, 0) + 1
         for seat, score in enumerate(outcome.scores):
             if seat < len(outcome.seating):
                 self.players[outcome.seating[seat]].game_score += score
@@ -236,6 +251,7 @@ class Tally:
                     tally.illegal,
                     tally.crashes,
                     tally.aborted,
+                    tally.adjudicated,
                 )
             )
         return result

@@ -78,6 +78,8 @@ def spec_from_json(data: Mapping[str, Any]) -> GameSpec:
         players=tuple(str(player) for player in data["players"]),
         opening=data.get("opening"),
         index=int(data.get("index", 0)),
+        seed=None if data.get("seed") is None else int(data["seed"]),
+        chance_seed=None if data.get("chance_seed") is None else int(data["chance_seed"]),
     )
 
 

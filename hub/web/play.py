@@ -112,7 +112,7 @@ class SeatFrames:
     under its own seat only (a seat's snapshot shows its hidden hand): no other seat's page,
     and no spectator's, is ever given it. A frame with a running clock (``left_ms``) is
     reused for `FRESH` seconds only, so that a page opened later in the turn is not shown
-    the time that was left when the turn began."""
+    the time that was left when the turn began (nor, with ``counting``, the time used)."""
 
     FRESH = 0.1
 
@@ -133,7 +133,8 @@ class SeatFrames:
         snapshot = seat.snapshot()
         data = f"data: {json.dumps(snapshot)}\n\n".encode()
         self.built += 1
-        fresh_until = math.inf if snapshot.get("left_ms") is None else now + self.FRESH
+        counting = snapshot.get("left_ms") is not None or snapshot.get("counting")
+        fresh_until = now + self.FRESH if counting else math.inf
         self._frames[seat] = (version, data, fresh_until)
         return version, data
 
@@ -247,6 +248,8 @@ def seat_body(snapshot: dict[str, Any]) -> str:
         '<button id="back" type="button">Back to the game</button></p>'
         f'<div id="position">{snapshot["html"]}</div>'
         '<ul id="status" class="status"></ul>'
+        f'<p id="score" class="score"{"" if snapshot.get("score") else " hidden"}>'
+        f"{escape(str(snapshot.get('score') or ''))}</p>"
         f'<p id="turn" class="status">{escape(turn_words(snapshot))}</p>'
         '<p id="error" class="error"></p>'
         '<div id="legal" class="legal-moves"></div>'
@@ -270,7 +273,10 @@ def seat_body(snapshot: dict[str, Any]) -> str:
 
 
 def page_title(snapshot: dict[str, Any]) -> str:
-    """The seat page's heading: the game and the viewer's seat (once it is known)."""
+    """The seat page's heading: the game and the viewer's seat (once it is known), or the
+    snapshot's own ``title`` (the chess console's page)."""
+    if snapshot.get("title"):
+        return str(snapshot["title"])
     if snapshot["seat_name"]:
         return f"{snapshot['game']}: you play {snapshot['seat_name']}"
     return f"{snapshot['game']}: waiting for an opponent"

@@ -8,7 +8,8 @@ warnings (to the ``hub.web`` logger). It answers only to its allowed host names 
 the listening address and the loopback names, `hub.web.limits.default_hosts`) and gives
 each client its share (`hub.web.limits.ClientLimits`). `start_web` is what a command's
 ``--web`` does: start it and print the URL on stderr; `open_page` serves one page of a
-program's own (the chess console's ``--gui``: its series' page).
+program's own (a series' page; the chess console's ``--gui`` starts `serve_web` with its
+own desk instead).
 """
 
 from __future__ import annotations

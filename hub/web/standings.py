@@ -21,7 +21,8 @@ COLOURS = ("#2e6bd1", "#d1452e", "#1d8a4e", "#b7791f", "#7b3fbf", "#0f8a8a", "#c
 CELL_LINKS = 12
 """Games linked one by one in a crosstable cell (more: the cell links to its first)."""
 WIDTH, HEIGHT, PAD = 600, 220, 34
-SOFT_BREAKS = {"timeouts": "time&shy;outs", "crashes": "crash&shy;es", "points": "po&shy;ints"}
+SOFT_BREAKS = {"timeouts": "time&shy;outs", "crashes": "crash&shy;es", "points": "po&shy;ints",
+               "adjudicated": "adjud&shy;icated"}  # fmt: skip
 """Headers that may break (with a hyphen) where a phone wraps the table's cells."""
 
 
@@ -55,8 +56,10 @@ def standings_table(data: Mapping[str, Any]) -> str:
     head = ["#", "player", "games", "W", "D", "L", "points", "score"]
     head += ["Elo"] if elo else []
     head += ["timeouts", "illegal", "crashes", "aborted"]
-    narrow = {"#", "games", "illegal", "aborted"}  # (hidden on a phone: games is W+D+L, the
-    # rank is the order of the rows)
+    adjudicated = bool(data.get("adjudicated"))  # a column only when a game was
+    head += ["adjudicated"] if adjudicated else []
+    # hidden on a phone: games is W+D+L, the rank is the order of the rows
+    narrow = {"#", "games", "illegal", "aborted", "adjudicated"}
     cells = "".join(
         f'<th scope="col"{" class=narrow-hide" if title in narrow else ""}>'
         f"{SOFT_BREAKS.get(title, title)}</th>"
@@ -78,6 +81,8 @@ def standings_table(data: Mapping[str, Any]) -> str:
             values.append(f"{row['elo']:+.0f} ± {row['elo_margin']:.0f}")
         values += [_num(row["timeouts"]), _num(row["illegal"]), _num(row["crashes"]),
                    _num(row["aborted"])]  # fmt: skip
+        if adjudicated:
+            values.append(_num(row.get("adjudicated", 0)))
         tds = []
         for title, value in zip(head, values, strict=True):
             if value.startswith("<th"):

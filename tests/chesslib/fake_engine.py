@@ -1,6 +1,7 @@
 """A scriptable UCI engine for tests: python-chess answers, misbehaviour on demand.
 
 Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after N] [--gate FIFO]
+                      [--score SCORE]
 
 * answers isready/uci/ucinewgame/position/go perft 1/go .../d like Stockfish 15.1 (extra
   ``info string`` lines and an unknown-command reply included, to exercise line skipping);
@@ -13,6 +14,9 @@ Usage: fake_engine.py [--log FILE] [--delay SECONDS] [--mode MODE] [--die-after 
 * ``--die-after N``: exit (status 3) on the N-th ``go``.
 * ``--gate FIFO``: before answering each ``go`` (not ``go perft``), read one byte from FIFO,
   so a test decides exactly when each search ends (open FIFO read-write first).
+* ``--score SCORE``: the score each search reports (``info depth 1 score SCORE``), e.g.
+  ``cp -700`` or ``mate 3``; several, separated by commas, are reported in turn, the last
+  one from then on (``cp 0,cp 0,cp -700``). Default ``cp 0``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def main() -> int:
     parser.add_argument("--mode", default="normal")
     parser.add_argument("--die-after", type=int, default=0)
     parser.add_argument("--gate")
+    parser.add_argument("--score", default="cp 0")
     options = parser.parse_args()
     if options.mode == "exit":
         return 2
@@ -56,6 +61,7 @@ def main() -> int:
         sys.stdout.write("".join(line + "\n" for line in lines))
         sys.stdout.flush()
 
+    scores = [score.strip() for score in options.score.split(",")]
     say("Fake engine 1.0")
     for raw in sys.stdin:
         command = raw.rstrip("\n")
@@ -91,7 +97,8 @@ def main() -> int:
             time.sleep(options.delay)
             if gate is not None:
                 gate.read(1)
-            say("info string fake search", "info depth 1 score cp 0")
+            score = scores[min(searches, len(scores)) - 1]
+            say("info string fake search", f"info depth 1 score {score} nodes 1 pv")
             legal = list(board.legal_moves)
             if options.mode == "garbage":
                 say("bestmove zz")

@@ -4,6 +4,7 @@ suite, Stockfish's reading of moves, endings under each draw policy."""
 from __future__ import annotations
 
 import random
+import sys
 
 import chess
 import pytest
@@ -110,6 +111,24 @@ def test_states_are_values() -> None:
     with pytest.raises(IllegalMove):
         referee.apply(state, "e2e4")
     assert state.moves == ("e2e4",)
+
+
+def test_a_draw_policy_hashes_without_a_python_call() -> None:
+    """`outcome` keys its cache by the policy several times a move (a server's hot path):
+    the members hash by identity in C, not through `enum.Enum.__hash__`."""
+    calls: list[str] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(event)
+
+    sys.setprofile(profile)  # (no comprehension inside: that is a Python call of its own)
+    try:
+        hashes = {hash(Draws.FIDE), hash(Draws.NONE), hash(Draws.ARBITER)}
+    finally:
+        sys.setprofile(None)
+    assert calls == [] and len(hashes) == len(Draws)
+    assert {Draws.FIDE: 1}[Draws("fide")] == 1
 
 
 def test_position_command_is_bounded() -> None:

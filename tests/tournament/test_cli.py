@@ -105,9 +105,9 @@ def test_help_lists_every_option_with_its_default(capfd: pytest.CaptureFixture[s
     entries = re.split(r"\n  (?=-)", text.split("\n  -h, --help")[1])[1:]
     options = {entry.split()[0].rstrip(","): " ".join(entry.split()) for entry in entries}
     assert sorted(options) == sorted(["--games", "--concurrency", "--format", "--rounds",
-        "--gauntlet-seeds", "--table", "--seed", "--openings",
+        "--gauntlet-seeds", "--table", "--seed", "--duplicate", "--openings",
         "--sprt", "--json", "--cluster", "--db", "--no-record", "--resume", "--web",
-        "--allowed-hosts"])  # fmt: skip
+        "--allowed-hosts", "--resign", "--draw", "--max-plies"])  # fmt: skip
     for option, entry in options.items():
         assert "default" in entry, option
     assert main([KIT, "--help"]) == 0
@@ -127,6 +127,8 @@ def test_help_lists_every_option_with_its_default(capfd: pytest.CaptureFixture[s
         ([KIT, "first", "first", "--time-ms", "-1"], "--time-ms cannot be negative"),
         ([KIT, "first", "first", "--resume", "x", "--no-record"], "--resume needs"),
         ([KIT, "first", "first", "--bogus"], "unrecognized arguments: --bogus"),
+        ([KIT, "first", "first", "--resign", "movecount=3"], "--resign: missing score"),
+        ([KIT, "first", "first", "--draw", "movecount=3", "score=1"], "missing movenumber"),
     ],
 )
 def test_bad_usage_is_one_line_and_status_2(

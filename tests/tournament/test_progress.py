@@ -259,7 +259,7 @@ def test_the_json_has_the_same_content() -> None:
         "rank": 1, "player": "a", "games": 20, "wins": 12, "draws": 5, "losses": 3,
         "points": 14.5, "game_score": 0.0, "score": 0.725, "score_margin": 0,
         "score_low": 0, "score_high": 0, "timeouts": 0, "illegal": 0, "crashes": 0,
-        "aborted": 0,
+        "aborted": 0, "adjudicated": 0,
     }  # fmt: skip
     assert round(data["elo"]["diff"], 1) == 168.4
     assert data["sprt"] is None and data["stopped"] is None

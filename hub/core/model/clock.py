@@ -174,3 +174,52 @@ class Clocks:
     @property
     def controls(self) -> tuple[TimeControl, ...]:
         return tuple(clock.control for clock in self.seats)
+
+
+# -- how long a built-in player thinks ------------------------------------------------------
+
+THINK_SHARE = 0.5
+"""`think_budget`: the share of the time to the deadline a built-in player plans to spend."""
+THINK_MARGIN = 0.010
+"""`think_budget`: seconds kept back from every budget (the hand-over to the loop)."""
+MOVES_TO_GO = 30
+"""`think_budget`: with a game clock and no better estimate, the moves its time is shared over."""
+INCREMENT_SHARE = 0.75
+"""`think_budget`: the share of the increment a move may spend besides its share of the clock."""
+HARD_SHARE, HARD_MIN, HARD_MAX = 0.3, 0.003, 0.100
+"""`hard_margin`: a seat's hard stop comes this share of the time left before the deadline,
+at least `HARD_MIN` and at most `HARD_MAX` seconds."""
+
+
+def think_budget(
+    left: float,
+    game_left: float | None = None,
+    increment: float = 0.0,
+    *,
+    moves_to_go: int = MOVES_TO_GO,
+    share: float = THINK_SHARE,
+    margin: float = THINK_MARGIN,
+) -> float | None:
+    """Seconds a built-in player plans to think (pure; None: no limit at all), with ``left``
+    seconds to the turn's deadline (``inf``: none), ``game_left`` on its game clock (None: a
+    limit per move only), ``increment`` added after the move, and ``moves_to_go`` moves to
+    share the game clock over (the game's estimate, or `MOVES_TO_GO`).
+
+    A per-move limit: ``share`` of what is left. A game clock: its share for this move
+    (``game_left / moves_to_go`` plus `INCREMENT_SHARE` of the increment), never more than
+    ``share`` of what is left. Less ``margin``, never below zero. The rest of the time is the
+    margin for a machine busy with other work; `hard_margin` is the stop behind it."""
+    if not math.isfinite(left):
+        return None
+    budget = left * share
+    if game_left is not None:
+        budget = min(budget, game_left / max(1, moves_to_go) + increment * INCREMENT_SHARE)
+    return max(0.0, budget - margin)
+
+
+def hard_margin(left: float) -> float:
+    """Seconds before a turn's deadline at which a built-in player's seat answers without
+    its search if the search has not answered (30% of the ``left`` seconds, between
+    `HARD_MIN` and `HARD_MAX`): what a worker thread's own look at the clock cannot promise
+    on a busy machine, where the thread may not get to run."""
+    return min(HARD_MAX, max(HARD_MIN, left * HARD_SHARE))

@@ -45,6 +45,16 @@ class Termination(enum.Enum):
         return self not in (Termination.NORMAL, Termination.ABORTED)
 
 
+ADJUDICATED = "adjudicated: "
+"""How an `Outcome.detail` begins when an arbiter, not the rules, decided the game (a ply
+cap, an engine's resign or draw score): ``adjudicated: 300 plies``. `adjudicated` reads it."""
+
+
+def adjudicated(detail: str) -> bool:
+    """Whether a game's detail says it was adjudicated (`ADJUDICATED`)."""
+    return detail.startswith(ADJUDICATED)
+
+
 def _tuple_of_ints(value: Iterable[int]) -> tuple[int, ...]:
     return tuple(value)
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import attrs
@@ -199,7 +199,8 @@ class Pictures:
 
 
 AiMove = Callable[["Game[Any, Any]", Any, int, float, "StopFlag"], Any]
-"""``move(game, seen, level, seconds, stop)``: the built-in AI's move (see `Ai`)."""
+"""``move(game, seen, level, seconds, stop)``: the built-in AI's move within ``seconds``
+(see `Ai`)."""
 
 
 @attrs.frozen
@@ -207,15 +208,22 @@ class Ai:
     """The `ai` facet: a game's built-in player, ``ai:N`` for N in ``levels``.
 
     ``move(game, seen, level, seconds, stop)`` returns a move; it runs in a worker thread
-    and should give up soon after ``stop.is_set()``; ``seconds`` is what is left on its
-    clock (``inf``: no limit) for an AI that budgets its time. ``seen`` is the state, or,
-    for a game that hides something (a `Hidden` facet), only its seat's VIEW
-    (``game.view(state, seat)``): an honest AI knows what its seat knows, no more."""
+    and should give up soon after ``stop.is_set()``; ``seconds`` is how long to think
+    (``inf``: no limit), the core's budget from the seat's clocks
+    (`hub.core.play.threads.TurnTime.budget`: per-move limit, game clock, increment, less a
+    margin). The seat has a hard stop behind it: an AI that has not answered shortly before
+    the deadline is answered for, with the move it last ``stop.offer``ed (its best so far),
+    else the first legal move; so an iterative search should offer each iteration's move.
+    ``seen`` is the state, or, for a game that hides something (a `Hidden` facet), only its
+    seat's VIEW (``game.view(state, seat)``): an honest AI knows what its seat knows, no more."""
 
     levels: range
     move: AiMove
     default: int | None = None
     """The level of a bare ``ai`` (None: the middle of ``levels``)."""
+    prepare: Callable[[], None] | None = None
+    """Called when a seat is made, before any clock runs: what the AI's first move should
+    not pay for on its clock (a heavy import, a table built once)."""
 
     def level(self) -> int:
         """The level of a bare ``ai``."""
@@ -385,22 +393,63 @@ class MatchSetup:
     ) -> list[Any]:
         """``count`` JSON openings drawn from ``seed``, distinct while there are enough
         (`hub.core.play.kit.TournamentKit.openings`). Default: `opening`'s, each recorded as
-        ``{"seed": S, "moves": ["4", "3"]}`` (the start's seed and the moves' texts)."""
+        ``{"seed": S, "moves": ["4", "3"]}`` (the start's seed and the moves' texts),
+        distinct by the position each leads to."""
+        return self._draw(game, settings, count, seed, self.opening_plies)
+
+    def fixed_openings(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
+    ) -> list[Any]:
+        """The openings of ``--openings fixed``: none (every game from the usual start) for
+        a game that does not `deal`; for one that does, ``count`` deals with no opening
+        plies, so that the games are still dealt afresh. Default: `openings` when
+        `opening_plies` is 0, else the start's seeds alone (``{"seed": S, "moves": []}``)."""
+        if not self.deals(game):
+            return []
+        if self.opening_plies == 0:
+            return self.openings(game, settings, count, seed)
+        return self._draw(game, settings, count, seed, 0)
+
+    def _draw(
+        self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int,
+        plies: int,
+    ) -> list[Any]:  # fmt: skip
         from hub.core.play.kit import draw_distinct
 
         rules = self.rules(game, settings, game.players[0])
         rng = random.Random(seed)
+        reached: dict[int, Hashable] = {}
 
         def draw() -> dict[str, Any]:
             start_seed = rng.randrange(2**31)
             first, moves = self.opening(rules, random.Random(start_seed))
+            moves = moves[:plies]
             texts, state = [], first
             for move in moves:
                 texts.append(rules.move_text(state, move))
                 state = rules.apply(state, move)
-            return {"seed": start_seed, "moves": texts}
+            opening = {"seed": start_seed, "moves": texts}
+            reached[id(opening)] = _position_key(state)
+            return opening
 
-        return draw_distinct(draw, count)
+        # distinct by the position each leads to: two seeds (or two move orders) may reach one
+        return draw_distinct(draw, count, key=lambda opening: reached[id(opening)])
+
+    def deals(self, game: type[Game[Any, Any]]) -> bool:
+        """Whether an opening decides hidden information or chance (a deal, the dice): then
+        each game of a match gets its own (the two games of a pair are dealt differently;
+        ``hub match --duplicate`` deals a pair alike) and no opening is shown while its game
+        runs. Default: the game has a `Game.hidden` or a `Game.chance` facet."""
+        return game.hidden is not None or game.chance is not None
+
+    def public_opening(self, game: type[Game[Any, Any]], opening: Any) -> Any:
+        """What spectators may be shown of ``opening`` while its game runs (the record of the
+        finished game keeps it whole): nothing from which a hidden card or a chance outcome
+        follows. Default: the opening's moves without the start's seed (the moves lead to the
+        position everyone sees), nothing at all for a game that `deals`."""
+        if self.deals(game) or not isinstance(opening, Mapping):
+            return None if self.deals(game) else opening
+        return {key: value for key, value in opening.items() if key != "seed"}
 
     def opening(self, game: Game[S, M], rng: random.Random) -> tuple[S, list[M]]:
         """One opening: `Game.start` from ``rng``, then up to `opening_plies` random legal
@@ -434,6 +483,17 @@ class MatchSetup:
         for text in opening.get("moves", ()):
             state = rules.apply(state, rules.parse_move(state, str(text)))
         return MatchPlan(rules, clock, state)
+
+
+def _position_key(state: Any) -> Hashable:
+    """What identifies the position ``state`` (two openings leading to one position are
+    one): the state itself when it is hashable (a frozen value), else its ``repr`` (a
+    view would not do: a spectator's may hide a deal that differs)."""
+    try:
+        hash(state)
+    except TypeError:
+        return ("repr", repr(state))
+    return ("state", state)
 
 
 def own_settings(game: type[Game[Any, Any]], settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ finding the plug-ins that offer kits stays in `hub.core.commands.plugin`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -40,6 +41,18 @@ class GameSpec:
     """The opening to start from (chess: moves or a FEN; Kalah: a layout; None: the usual)."""
     index: int = 0
     """The game's number in its match (0-based)."""
+    seed: int | None = None
+    """The seed of the game's built-in players' random choices (each seat's derived from
+    it), from the match's seed and the game's index, so a match replays with ``--seed``
+    (None: from the game id). Secret: it is recorded only once the game is over."""
+    chance_seed: int | None = None
+    """The seed of the game's chance during play (`hub.core.play.chance`): the game's own, or
+    with ``--duplicate`` its game pair's (None: a fresh secret one). Secret as `seed`."""
+
+
+RECORD_SEEDS = "seeds"
+"""The key of a finished record's settings that holds its game's seeds (``{"players": S,
+"chance": C}``, `GameSpec.seed` and `GameSpec.chance_seed`), absent while it runs."""
 
 
 class TournamentKit(Protocol):
@@ -89,14 +102,30 @@ def kit_session(kit: TournamentKit) -> AbstractAsyncContextManager[object]:
     return session() if session is not None else contextlib.nullcontext()
 
 
-def draw_distinct(draw: Callable[[], T], count: int, tries: int = DRAW_TRIES) -> list[T]:
+def draw_distinct(
+    draw: Callable[[], T],
+    count: int,
+    tries: int = DRAW_TRIES,
+    key: Callable[[T], Hashable] | None = None,
+) -> list[T]:
     """``count`` results of ``draw()`` (a seeded generator's openings), distinct while there
-    are enough of them: each opening is drawn up to ``tries`` times before a repeat is kept."""
+    are enough of them: each opening is drawn up to ``tries`` times before a repeat is kept.
+    ``key``: what makes two openings the same (default: equal values); the default setup
+    gives the position an opening leads to, since two seeds may lead to one position."""
+    same: Callable[[T], Hashable] = key or _json_key
     chosen: list[T] = []
+    seen: set[Hashable] = set()
     for _ in range(count):
         for _ in range(tries):
             opening = draw()
-            if opening not in chosen:
+            found = same(opening)
+            if found not in seen:
                 break
         chosen.append(opening)
+        seen.add(found)
     return chosen
+
+
+def _json_key(value: Any) -> Hashable:
+    """A JSON value as a hashable key (equal values, equal keys)."""
+    return json.dumps(value, sort_keys=True, default=repr)

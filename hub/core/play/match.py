@@ -58,6 +58,7 @@ from hub.core.model.values import JSON
 from hub.core.play.record import NO_VIEW, History, RecordMaker
 from hub.core.play.vocabulary import (
     NO_LIMIT,
+    Adjudicate,
     Fault,
     MatchResult,
     Moved,
@@ -95,10 +96,17 @@ class Match(Generic[S, M]):
 
     The game's `Game.forfeit` turns a fault into an outcome (default `forfeit_outcome`;
     Kalah keeps the stores as scores). ``events`` receives the game's events (nothing is
-    published without one). ``settings`` are the game's options, for records. ``history``
+    published without one). ``settings`` are the game's options, for records;
+    ``record_settings`` more of them that only the finished record shows (what reproduces
+    the game and must stay secret while it runs: a deal, the seeds). ``history``
     (a `History`) plays on a game begun by another match, from ``state``, which must be
     ``history.state``: its moves come first in the record and are published again after
     `GameStarted`; the clocks start afresh (a console's games have none).
+
+    ``adjudicate`` (an `Adjudicate`), when given, is asked after every move of a game that
+    goes on, once its seats have observed it, with the move and the number of moves made so
+    far: an outcome it returns ends the game there, as `agree_draw` does (nobody at fault;
+    the outcome's termination and ``detail`` say how, ``adjudicated: ...``).
     """
 
     _chance: Chance[Any, Any] | None = None
@@ -117,9 +125,11 @@ class Match(Generic[S, M]):
         events: EventBus | None = None,
         time_control: TimeControl | Sequence[TimeControl] = NO_LIMIT,
         settings: Mapping[str, JSON] | None = None,
+        record_settings: Mapping[str, JSON] | None = None,
         game_id: str | None = None,
         spectators: Sequence[Spectator[S, M]] = (),
         history: History[S, M] | None = None,
+        adjudicate: Adjudicate[S, M] | None = None,
     ) -> None:
         count = game.seats(state)
         if len(seats) != count:
@@ -138,6 +148,7 @@ class Match(Generic[S, M]):
         self._timed = any(control.limited for control in self.clocks.controls)
         self._no_clocks: tuple[float | None, ...] = (None,) * count
         self.settings = dict(settings or {})
+        self._record_settings = dict(record_settings or {})
         self.game_id = game_id or new_game_id()
         self.spectators = list(spectators)
         self.moves: list[tuple[int, M]] = []
@@ -147,6 +158,7 @@ class Match(Generic[S, M]):
         self._first_view: JSON = NO_VIEW
         self._started: GameStarted | None = None
         self._history = history
+        self._adjudicate = adjudicate
         if history is not None:
             self.initial = history.initial
             self._first_view = history.first_view
@@ -350,6 +362,7 @@ class Match(Generic[S, M]):
         inf = math.inf
         mover = to_move(self.state)
         special = self._special  # chance or simultaneous moves: `_between`
+        adjudicate = self._adjudicate
         if special:
             between = await self._between(mover, orders)
             if isinstance(between, Fault):
@@ -399,6 +412,11 @@ class Match(Generic[S, M]):
                     if exc.termination is Termination.TIMEOUT:
                         await self._time_up(index)  # its acknowledgement's deadline passed
                     return Fault(index, exc.termination, exc.detail, error=exc)
+            if adjudicate is not None and mover is not None:
+                verdict = adjudicate(moved, len(self.moves))
+                if verdict is not None:
+                    self._agreed = verdict
+                    return None
             if special:
                 between = await self._between(mover, orders)
                 if isinstance(between, Fault):
@@ -707,7 +725,7 @@ class Match(Generic[S, M]):
             {
                 "game_id": self.game_id,
                 "game": self.game.name,
-                "settings": self.settings,
+                "settings": {**self.settings, **self._record_settings},
                 "players": [seat.player for seat in self.seats],
                 "time_controls": [control.describe() for control in self.clocks.controls],
                 "scores": outcome.scores,

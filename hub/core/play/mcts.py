@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from hub.core.model.clock import MOVES_TO_GO, THINK_MARGIN, THINK_SHARE, think_budget
 from hub.core.model.referee import Outcome
 from hub.core.model.values import JSON
 
@@ -52,12 +53,11 @@ EXPLORATION = 1.0
 CLOCK_EVERY = 1
 """Playouts between two looks at the clock and the stop flag (a look costs well under 1% of
 the cheapest real playout; a clubs playout is milliseconds)."""
-TIME_SHARE = 0.5
-"""The share of a per-move limit the player spends (the rest is the margin for a busy
-machine and the hand-over)."""
-TIME_MARGIN = 0.010
+TIME_SHARE = THINK_SHARE
+"""The share of a per-move limit the player spends (`hub.core.model.clock.think_budget`)."""
+TIME_MARGIN = THINK_MARGIN
 """Seconds kept back from every time budget."""
-GAME_MOVES = 30
+GAME_MOVES = MOVES_TO_GO
 """With a game clock: the moves its remaining time is shared among (plus the increment)."""
 
 
@@ -89,13 +89,9 @@ def think_seconds(
     """Seconds to think with ``left`` seconds to the deadline (``inf``: none), the game
     clock's ``game_left`` (None: a limit per move only) and its ``increment``: a share of a
     per-move limit, a 1/`GAME_MOVES` share of a game clock plus most of the increment,
-    never past `TIME_SHARE` of what is left; None without any limit."""
-    if not math.isfinite(left):
-        return None
-    share = left * TIME_SHARE
-    if game_left is not None:
-        share = min(share, game_left / GAME_MOVES + increment * 0.75)
-    return max(0.0, share - TIME_MARGIN)
+    never past `TIME_SHARE` of what is left; None without any limit
+    (`hub.core.model.clock.think_budget`, the one rule of every built-in player)."""
+    return think_budget(left, game_left, increment)
 
 
 def rewards(outcome: Outcome, seats: int) -> list[float]:

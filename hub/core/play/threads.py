@@ -16,6 +16,7 @@ peers, such as ``clubhub``, does not build these classes at start-up.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +25,13 @@ from typing import Generic, TypeVar
 import attrs
 import trio
 
-from hub.core.model.clock import TimeControl
+from hub.core.model.clock import (
+    MOVES_TO_GO,
+    THINK_SHARE,
+    TimeControl,
+    hard_margin,
+    think_budget,
+)
 from hub.core.model.values import PlayerInfo
 from hub.core.play.vocabulary import (
     BaseSeat,
@@ -41,10 +48,18 @@ S_contra = TypeVar("S_contra", contravariant=True)
 
 
 class StopFlag:
-    """Set when the search should give up (the seat was cancelled); poll `is_set`."""
+    """Set when the search should give up (the seat was cancelled, or its hard stop came);
+    poll `is_set`. A search may `offer` its best move so far: a seat whose hard stop comes
+    before the search answers plays the last one offered (`ThreadSeat`)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self.offered: object | None = None
+        """The last move `offer`ed (None: none yet)."""
+
+    def offer(self, move: object) -> None:
+        """``move`` is the search's best so far (a plain attribute write: safe from a thread)."""
+        self.offered = move
 
     def set(self) -> None:
         self._event.set()
@@ -59,11 +74,16 @@ class StopFlag:
 
 
 async def run_in_thread(
-    work: Callable[[StopFlag], T], *, limiter: trio.CapacityLimiter | None = None
+    work: Callable[[StopFlag], T],
+    *,
+    limiter: trio.CapacityLimiter | None = None,
+    stop: StopFlag | None = None,
 ) -> T:
     """Run ``work(stop)`` in a worker thread; on cancellation set ``stop`` and return at once
-    (the thread notices the flag and ends by itself). The one way hub runs a search."""
-    stop = StopFlag()
+    (the thread notices the flag and ends by itself; its late answer is dropped). The one way
+    hub runs a search. ``stop``: the flag to use (the caller reads what was offered on it)."""
+    if stop is None:
+        stop = StopFlag()
     try:
         return await trio.to_thread.run_sync(work, stop, abandon_on_cancel=True, limiter=limiter)
     finally:
@@ -76,6 +96,7 @@ async def think_in_thread(
     threaded: bool = True,
     limiter: trio.CapacityLimiter | None = None,
     busy: Callable[[], T] | None = None,
+    stop: StopFlag | None = None,
 ) -> T:
     """The one way a built-in AI thinks: ``work(stop)`` in a worker thread of ``limiter``
     (`run_in_thread`: on cancellation the stop flag is set and this returns at once), or
@@ -85,18 +106,26 @@ async def think_in_thread(
     ``busy()`` at once instead of waiting for one (a loaded server: a quick answer that is
     never late beats a queue of searches starving the event loop of the GIL)."""
     if not threaded:
-        return work(StopFlag())
+        return work(stop or StopFlag())
     if busy is None:
-        return await run_in_thread(work, limiter=limiter)
+        return await run_in_thread(work, limiter=limiter, stop=stop)
     shared = limiter or trio.to_thread.current_default_thread_limiter()
     if shared.available_tokens <= 0:
         return busy()
     shared.acquire_nowait()
     try:
         # The thread holds our token of the shared limiter, taken above.
-        return await run_in_thread(work, limiter=trio.CapacityLimiter(1))
+        return await run_in_thread(work, limiter=trio.CapacityLimiter(1), stop=stop)
     finally:
         shared.release()
+
+
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the GIL while another waits for it (`sys.setswitchinterval`),
+set for the whole process by the first seat with a hard stop: at Python's default 5 ms the
+event loop woke a median 5-13 ms late beside a searching thread, at 1 ms 1.3 ms (a 10 ms
+sleep beside a CPU-bound thread and a spinner on a busy machine): the hard stop's timer and
+the move's hand-over wait for the GIL."""
 
 
 @attrs.frozen
@@ -115,6 +144,23 @@ class TurnTime:
 
     def since_asked(self) -> float:
         return time.perf_counter() - self.asked
+
+    def budget(self, moves_to_go: int = MOVES_TO_GO, share: float = THINK_SHARE) -> float | None:
+        """Seconds to think from now (None: no limit): `hub.core.model.clock.think_budget` of this
+        turn's clocks (per-move limit, game clock, increment, ``moves_to_go``), less what
+        has passed since the seat was asked (starting the worker thread)."""
+        budget = think_budget(
+            self.left, self.game_left, self.control.increment, moves_to_go=moves_to_go,
+            share=share,
+        )  # fmt: skip
+        return None if budget is None else max(0.0, budget - self.since_asked())
+
+    def hard_stop(self) -> float:
+        """Seconds from now to the seat's hard stop (`hub.core.model.clock.hard_margin` before the
+        deadline; ``inf`` without one)."""
+        if not math.isfinite(self.left):
+            return math.inf
+        return max(0.0, self.left - hard_margin(self.left) - self.since_asked())
 
 
 @attrs.define(eq=False)
@@ -150,10 +196,17 @@ class ThreadSeat(ClockedSeat[S, M], Generic[S, M]):
     """The one local-player seat: a built-in AI whose ``think(state, time, stop)`` runs in
     a worker thread of ``limiter``.
 
-    ``time`` is the turn's `TurnTime`: the AI budgets from it. ``busy(state)``, if given,
-    answers at once when ``limiter`` has no worker free (`think_in_thread`). ``late_grace``
-    lets the loop still record a move that comes after the deadline (Kalah shows it to the
-    opponent).
+    ``time`` is the turn's `TurnTime`: the AI budgets from it (`TurnTime.budget`).
+    ``busy(state)``, if given, answers at once when ``limiter`` has no worker free
+    (`think_in_thread`). ``late_grace`` lets the loop still record a move that comes after
+    the deadline (Kalah shows it to the opponent).
+
+    ``fallback(state)``, if given, is the hard stop behind the AI's own budget: at
+    `TurnTime.hard_stop` (`hub.core.model.clock.hard_margin` before a finite deadline) the seat
+    stops waiting for the thread (its stop flag is set, its late answer dropped) and answers
+    with the move the search last `StopFlag.offer`ed, else ``fallback(state)`` (any legal
+    move, at once): a search that overruns, or a thread that a busy machine does not run,
+    never loses on time.
     """
 
     think: Callable[[S, TurnTime, StopFlag], M]
@@ -163,16 +216,30 @@ class ThreadSeat(ClockedSeat[S, M], Generic[S, M]):
     threaded: bool = True
     """False: think inline (deterministic tests, or a search that is known to be instant)."""
     busy: Callable[[S], M] | None = None
+    fallback: Callable[[S], M] | None = None
+    hard_stops: int = 0
+    """How many turns the hard stop answered (tests, benchmarks)."""
 
     async def choose(self, turn: Turn[S]) -> M:
         state, when = turn.state, self.turn_time(turn)
-        busy = self.busy
-        return await think_in_thread(
+        busy, fallback, stop = self.busy, self.fallback, StopFlag()
+        thinking = think_in_thread(
             lambda stop: self.think(state, when, stop),
             threaded=self.threaded,
             limiter=self.limiter,
             busy=None if busy is None else lambda: busy(state),
+            stop=stop,
         )
+        if fallback is None or not self.threaded or not math.isfinite(when.left):
+            return await thinking
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
+        with trio.move_on_after(when.hard_stop()):
+            return await thinking
+        stop.set()
+        self.hard_stops += 1
+        offered = stop.offered
+        return offered if offered is not None else fallback(state)  # type: ignore[return-value]
 
 
 @attrs.define(eq=False)

@@ -303,6 +303,11 @@ class MatchView(Protocol):
     def on_finished(self, callback: Callable[[], None]) -> None: ...
 
 
+Adjudicate = Callable[[Moved[S, M], int], Outcome | None]
+"""An adjudicator (`Match`'s ``adjudicate``): given a move of a game that goes on and the
+number of moves made so far, the outcome that ends the game now, or None to play on."""
+
+
 def forfeit_outcome(seats: int, fault: Fault) -> Outcome:
     """The default result of a fault: every other seat wins (nobody wins an abort)."""
     winners = [] if fault.seat is None else [s for s in range(seats) if s != fault.seat]

@@ -1,4 +1,8 @@
-"""``hub engine``: the level-4 search as a UCI engine on standard input and output.
+"""``hub engine``: our chess search as a UCI engine on standard input and output.
+
+The search is `EngineSearcher` (level 4's tree with more pruning and a fuller evaluation;
+the console's level 4 itself is unchanged), budgeted on a game clock by `engine_limits`
+(`allot_time`: a share of the time left and of the increment, a hard stop behind it).
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen F [moves ...]``,
 ``go`` (``movetime``, ``depth``, ``nodes``, ``wtime``/``btime``/``winc``/``binc``/
@@ -23,12 +27,13 @@ import sys
 import threading
 from collections.abc import Sequence
 
+import attrs
 import chess
 import trio
 
 from hub.chess.board_art import d_lines
 from hub.chess.perft import PerftStopped, perft_lines
-from hub.chess.search import Limits, Searcher, SearchResult
+from hub.chess.search import EngineSearcher, Limits, SearchResult, allot_time
 from hub.chess.uci import (
     AUTHOR,
     NAME,
@@ -50,7 +55,8 @@ from hub.core.io.stdin import ThreadedFdReceiveStream
 BANNER = f"{NAME} (level-4 search, UCI) by {AUTHOR}"
 PROG = "hub engine"
 DESCRIPTION = (
-    "Our level-4 chess search as a UCI engine on standard input and output, for chess GUIs, "
+    "Our chess search (level 4's, strengthened) as a UCI engine on standard input and output, "
+    "for chess GUIs, "
     "cutechess-cli, fastchess or hub match (player hub-engine). Commands: uci, isready, "
     "ucinewgame, position startpos|fen F [moves ...], go (movetime, depth, nodes, wtime, btime, "
     "winc, binc, movestogo, infinite, perft N), stop, d, setoption and quit; the end of input "
@@ -94,7 +100,7 @@ class UciServer:
     def __init__(self, out: LineWriter) -> None:
         self.out = out
         self.board = chess.Board()
-        self.searcher = Searcher()
+        self.searcher = EngineSearcher()
         self._done = trio.Event()
         self._done.set()
         self._stop_event = threading.Event()
@@ -170,7 +176,7 @@ class UciServer:
         if go.perft is not None:
             nursery.start_soon(self._perft, board, go.perft, self._stop_event, self._done)
         else:
-            limits = go.limits(board.turn)
+            limits = engine_limits(go, board.turn)
             nursery.start_soon(self._search, board, limits, self._stop_event, self._done)
 
     async def _finish(self) -> None:
@@ -209,6 +215,18 @@ class UciServer:
             self.out.lines(bestmove_lines(board, result))
         finally:
             done.set()
+
+
+def engine_limits(go: Go, turn: chess.Color) -> Limits:
+    """The search's bounds for ``go``: on a game clock (no ``movetime``), the time aimed at
+    and the hard stop of `allot_time`; otherwise what the command says (`Go.limits`)."""
+    limits = go.limits(turn)
+    left = go.wtime if turn == chess.WHITE else go.btime
+    if go.movetime is None and left is not None and not go.infinite:
+        increment = go.winc if turn == chess.WHITE else go.binc
+        optimum, hard = allot_time(left / 1000, increment / 1000, go.movestogo)
+        limits = attrs.evolve(limits, movetime=optimum, maxtime=hard)
+    return limits
 
 
 async def _main() -> None:

@@ -1,11 +1,11 @@
-"""Connect Four, declared: rules, notation, views and two facets, pictures and an AI (the
-columns of an upright grid, ``--rows`` by ``--columns``; ``--connect`` in a row wins; a full
-grid is a draw; a move is a column, ``1`` at the left). hub derives everything else from this
-declaration (docs/architecture.md, "Adding a game")."""
+"""Connect Four, declared: rules, notation, views, pictures and an AI (an upright grid, ``--rows``
+by ``--columns``; ``--connect`` in a row wins; a full grid is a draw; a move is a column, ``1`` at
+the left). hub derives everything else from it (docs/architecture.md, "Adding a game")."""
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,43 +18,47 @@ if TYPE_CHECKING:
     from hub.core.play.threads import StopFlag
 
 DISCS, WIN = "RY", 1_000_000
-DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
-RING = ('<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke="#fff" '
-        'stroke-width=".08"/>')  # fmt: skip
+RING = '<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke-width=".08"/>'  # style.css
 
 
 @attrs.frozen
-class Board:
-    """The columns bottom up (``"RYR"``: three discs), the seat to move, the winner if any."""
-
+class Board:  # the columns bottom up ("RYR": three discs), the seat to move, the winner if any
     columns: tuple[str, ...]
     mover: int = 0
     winner: int | None = None
     last: int = 0  # the column of the last move (0: none yet)
 
 
-def negamax(game: Game[Board, int], state: Board, level: int, _: float, stop: StopFlag) -> int:
-    """Negamax with alpha-beta to ``level`` plies, quickest win first, centre first."""
-    middle = (len(state.columns) + 1) / 2
+def negamax(game: Game[Board, int], state: Board, level: int, secs: float, stop: StopFlag) -> int:
+    """Negamax with alpha-beta, quickest win first, centre first, one ply deeper at a time up
+    to ``level`` within ``secs``: each finished depth's move is offered to the seat (whose
+    hard stop plays it); a depth cut short is dropped. No clock: the full depth's move."""
+    middle, until = (len(state.columns) + 1) / 2, time.perf_counter() + secs
 
-    def search(board: Board, depth: int, alpha: float, beta: float) -> float:
-        if board.winner is not None:
-            return -(WIN - (level - depth))  # the side to move has lost
+    def search(board: Board, depth: int, top: int, alpha: float, beta: float) -> float:
         moves = sorted(game.legal_moves(board), key=lambda m: abs(m - middle))
-        if not moves:
-            return 0
-        if depth == 0 or stop.is_set():  # discs near the centre, for the side to move
+        if not moves:  # the side to move has lost, or the grid is full
+            return 0 if board.winner is None else -(WIN - (top - depth))
+        if depth == 0:  # discs near the centre, for the side to move
             mine, cols = DISCS[board.mover], enumerate(board.columns, start=1)
             return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
+        if top > 1 and (stop.is_set() or time.perf_counter() >= until):
+            raise TimeoutError
         for move in moves:
-            alpha = max(alpha, -search(game.apply(board, move), depth - 1, -beta, -alpha))
+            alpha = max(alpha, -search(game.apply(board, move), depth - 1, top, -beta, -alpha))
             if alpha >= beta:
                 break
         return alpha
 
     moves = sorted(game.legal_moves(state), key=lambda m: abs(m - middle))
-    scores = [-search(game.apply(state, m), level - 1, -WIN * 2, WIN * 2) for m in moves]
-    return moves[scores.index(max(scores))]
+    for d in range(1, level + 1):  # depth 1 is never cut short: there is always a move
+        try:
+            scores = [-search(game.apply(state, m), d - 1, d, -2 * WIN, 2 * WIN) for m in moves]
+        except TimeoutError:
+            break
+        best = moves[scores.index(max(scores))]
+        stop.offer(best)
+    return best
 
 
 class ConnectFourPictures(Pictures):
@@ -84,11 +88,9 @@ class ConnectFourPictures(Pictures):
 class ConnectFour(Game[Board, int]):
     name = "connect4"
     summary = "Connect Four: drop discs, four in a row wins (human, AI levels 1-8, bots)"
-    options = (
-        Option("rows", 6, "rows of the grid", low=4, high=12),
-        Option("columns", 7, "columns of the grid", low=4, high=12),
-        Option("connect", 4, "discs in a row that win", low=3, high=6),
-    )
+    options = (Option("rows", 6, "rows of the grid", low=4, high=12),
+               Option("columns", 7, "columns of the grid", low=4, high=12),
+               Option("connect", 4, "discs in a row that win", low=3, high=6))  # fmt: skip
     seat_names = ("Red", "Yellow")
     pictures = ConnectFourPictures()
     ai = Ai(range(1, 9), negamax)
@@ -122,8 +124,8 @@ class ConnectFour(Game[Board, int]):
         def at(i: int, j: int) -> bool:
             return 0 <= i < len(columns) and 0 <= j < len(columns[i]) and columns[i][j] == disc
 
-        for u, v in DIRECTIONS:  # how far the disc's colour runs each way (1: not at all)
-            n = [1, 1]
+        for u, v in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            n = [1, 1]  # how far the disc's colour runs each way (1: not at all)
             for i, s in enumerate((1, -1)):
                 while at(x + s * u * n[i], y + s * v * n[i]):
                     n[i] += 1
@@ -139,12 +141,10 @@ class ConnectFour(Game[Board, int]):
         return Outcome([2 if s == state.winner else 0 for s in (0, 1)], [state.winner])
 
     def view(self, state: Board, seat: int | None = None) -> dict[str, object]:
-        rows = int(self.settings["rows"])
+        rows, x, won = int(self.settings["rows"]), state.last - 1, state.winner is not None
         grid = ["".join(col[y] if y < len(col) else "." for col in state.columns)
                 for y in reversed(range(rows))]  # fmt: skip
-        x, won = state.last - 1, state.winner is not None  # the winning lines: ringed on pages
-        last = [x, rows - len(state.columns[x])] if state.last else None
-        line = self._lines(state.columns, x, len(state.columns[x]) - 1) if won else []
-        win = [[i, rows - 1 - j] for i, j in sorted(set(line))]
-        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner, "last": last,
-                "win": win}  # fmt: skip
+        line = self._lines(state.columns, x, len(state.columns[x]) - 1) if won else []  # ringed
+        return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner,
+                "last": [x, rows - len(state.columns[x])] if state.last else None,
+                "win": [[i, rows - 1 - j] for i, j in sorted(set(line))]}  # fmt: skip

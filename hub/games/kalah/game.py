@@ -86,12 +86,14 @@ class KalahPictures(Pictures):
 def kalah_ai(
     game: Game[KalahState, Move], state: KalahState, level: int, seconds: float, stop: StopFlag
 ) -> Move:
-    """The search at ``level``, budgeting a share of ``seconds`` as ``hub serve kalah``'s AI
-    does of its limit per turn (1 s without a limit)."""
+    """The search at ``level`` for ``seconds`` (the core's budget from the seat's clocks;
+    without a limit, as ``hub serve kalah``'s AI without one); the greedy turn is offered
+    first, for the seat's hard stop."""
     from hub.games.kalah.players import KalahAi
 
-    limit_ms = 0 if not math.isfinite(seconds) else max(1, int(seconds * 1000))
-    return KalahAi(level).search(state, alphabeta.budget_seconds(limit_ms), stop)
+    budget = seconds if math.isfinite(seconds) else alphabeta.budget_seconds(0)
+    stop.offer(alphabeta.greedy(state))  # the seat's hard stop plays it (well under a ms)
+    return KalahAi(level).search(state, budget, stop)
 
 
 def program_seat(

@@ -155,13 +155,15 @@ class KalahAiSeat(ThreadSeat[KalahState, Move]):
     deadline: at `KalahAi.hard_stop` (`hub.games.kalah.ai.hard_margin` before the deadline)
     the event loop gives up on the thread (its stop flag is set) and answers with the best
     move found so far. The search keeps its deadline by itself, checking the clock every few
-    hundred nodes; this is for a machine so busy that the thread does not get to run."""
+    hundred nodes; this is for a machine so busy that the thread does not get to run. An
+    untimed turn (no deadline) has no hard stop and asks the thread without a cancel scope."""
 
     ai: KalahAi | None = None
 
     async def choose(self, turn: Turn[KalahState]) -> Move:
         ai = self.ai
-        if ai is None or not self.threaded:
+        # untimed (no deadline): nothing to stop, so no cancel scope to pay for every move
+        if ai is None or not self.threaded or turn.deadline == math.inf:
             return await super().choose(turn)
         with trio.move_on_after(ai.hard_stop(self.turn_time(turn))):
             return await super().choose(turn)

@@ -178,13 +178,16 @@ function render(next) {
   if (shownPly === null) redraw();
   document.getElementById("turn").textContent = turnWords(next);
   // the seat's name where it sits now (Kalah's pie swap moves a person to the other side)
-  const title = `${next.game}: you play ${next.seat_name}`;
+  const title = next.title || `${next.game}: you play ${next.seat_name}`;
   const heading = document.querySelector("header h1");
-  if (next.seat_name && heading && heading.textContent !== title) {
+  if ((next.title || next.seat_name) && heading && heading.textContent !== title) {
     heading.textContent = title;
     document.title = `${title} - hub`;
   }
   document.getElementById("status").replaceChildren(...next.status.map((line) => el("li", line)));
+  const score = document.getElementById("score"); // a series' running score (the console)
+  score.textContent = next.score || "";
+  score.hidden = !next.score;
   errorLine.textContent = next.error || "";
   document.getElementById("result").textContent = next.result;
   renderPlayers(next);
@@ -247,6 +250,12 @@ function renderPlayers(next) {
       clock.dataset.seat = String(seat);
       clock.dataset.left = String(player.left_ms);
       item.append(clock);
+    } else if (player.used_ms !== null && player.used_ms !== undefined) {
+      // a game without a time limit (the console's): the time each side has used
+      const clock = el("span", "", player.to_move ? "clock used running" : "clock used");
+      clock.dataset.used = String(player.used_ms);
+      clock.title = "time used";
+      item.append(clock);
     }
     return item;
   }));
@@ -273,8 +282,12 @@ function clockText(ms) {
 function tick() {
   const gone = performance.now() - clocksAt;
   for (const clock of document.querySelectorAll("#bar .clock")) {
-    const left = Number(clock.dataset.left) - (clock.classList.contains("running") ? gone : 0);
-    clock.textContent = clockText(left);
+    const running = clock.classList.contains("running") ? gone : 0;
+    if (clock.dataset.used !== undefined) {
+      clock.textContent = clockText(Number(clock.dataset.used) + running);
+      continue;
+    }
+    clock.textContent = clockText(Number(clock.dataset.left) - running);
   }
 }
 
@@ -442,5 +455,5 @@ source.onmessage = (event) => {
   const next = JSON.parse(event.data);
   render(next);
   const waiting = next.rematch && next.rematch.possible && !next.next;
-  if (next.over && !waiting) source.close();
+  if (next.over && !waiting && !next.follows) source.close(); // (the console's page follows)
 };

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -30,6 +32,9 @@ from hub.games.chess.console.session import ConsoleSession, open_console
 from hub.games.chess.console.terminal import Terminal
 from hub.records.options import add_record_options
 from hub.records.recording import recording
+
+if TYPE_CHECKING:
+    from hub.games.chess.console.gui import ConsolePage
 
 MAX_LINE = 1024
 
@@ -59,8 +64,8 @@ def help_parser() -> Parser:
     add(
         "--gui",
         action="store_true",
-        help="also show the games in the browser: a live page "
-        "whose URL is printed on stderr (default: the terminal only)",
+        help="also show the games in the browser, where a human to move may move too: "
+        "a live page whose URL (with its key) is printed on stderr (default: the terminal only)",
     )
     add(
         "--seed",
@@ -125,17 +130,23 @@ async def run(
     *,
     bus: EventBus | None = None,
     terminal: Terminal | None = None,
+    page: ConsolePage | None = None,
 ) -> None:
     """Feed every input line to a console session and print its answers, then the final
-    score. Its games are published to ``bus`` (``--gui`` will subscribe to it).
+    score. Its games are published to ``bus`` (``--gui`` subscribes to it). With ``page``
+    (``--gui``), the page's commands take turns with the input's lines (its lock) and the
+    page follows the session until the final score.
 
     A Ctrl-C or SIGTERM prints the final score too, whichever task trio raised it in: in the
     command loop, or in a game's task that was running at that instant (the nursery then
     cancels the loop and passes the interrupt on), so it is caught around the session."""
     session: ConsoleSession | None = None
+    lock = page.lock if page is not None else trio.Lock()
     try:
         async with open_console(options, bus=bus, terminal=terminal) as console:
             session = console
+            if page is not None:
+                page.attach(console)
             try:
                 while True:
                     try:
@@ -143,7 +154,8 @@ async def run(
                     except PeerClosed as closed:
                         if closed.partial:
                             text = closed.partial.decode("latin-1")
-                            _print(out, await console.handle(text))
+                            async with lock:
+                                _print(out, await console.handle(text))
                         break
                     except LineTooLong as exc:
                         _print(out, console.line_too_long())
@@ -153,10 +165,16 @@ async def run(
                             except PeerClosed:
                                 break
                         continue
-                    _print(out, await console.handle(line))
+                    async with lock:
+                        _print(out, await console.handle(line))
+                        if page is not None:
+                            page.changed()
             except LineError:
                 pass  # standard input failed: end as at the end of the input
-            _print(out, await console.finish())
+            async with lock:
+                if page is not None:
+                    page.attach(None)
+                _print(out, await console.finish())
     except BaseException as exc:
         if session is not None and only_keyboard_interrupts(exc):  # the score, as Ctrl-D
             _print(out, session.final_score())
@@ -172,18 +190,22 @@ async def run_with_gui(
     bus: EventBus | None = None,
     terminal: Terminal | None = None,
 ) -> None:
-    """`run` with the graphical display: its URL on its own line on stderr before the first
-    command is read; the page follows the console's games until the end of input."""
-    from hub.chess.game import ChessGame
-    from hub.web.server import open_page  # only --gui needs the web stack
+    """`run` with the graphical display: the URL of the console's own page (``/play/TOKEN``,
+    where its person moves too: `hub.games.chess.console.gui`) on its own line on stderr
+    before the first command is read; the page follows the console's games until the end of
+    input. The spectators' page, read-only, is ``/console``."""
+    from hub.games.chess.console.gui import ConsolePage, serve_page
+    from hub.web.play import Desk
+    from hub.web.server import WebServer, serve_web  # only --gui needs the web stack
 
     bus = bus if bus is not None else EventBus()
-    series = ChessGame.series
-    assert series is not None  # the console's games are a series (its running score)
+    page = ConsolePage(bus)
+    desk: Desk = page
     async with trio.open_nursery() as nursery:
-        url = await open_page(nursery, bus, f"/{series.page}")
-        _print(err, [url])
-        await run(options, stream, out, bus=bus, terminal=terminal)
+        server: WebServer = await nursery.start(partial(serve_web, bus, desk=desk))
+        _print(err, [server.url(f"/play/{page.token}")])
+        nursery.start_soon(serve_page, page, out, err)
+        await run(options, stream, out, bus=bus, terminal=terminal, page=page)
         nursery.cancel_scope.cancel()
 
 
