@@ -29,7 +29,6 @@ modules, so that listing the installed games stays cheap.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -156,6 +155,8 @@ class Pictures:
 
     def text(self, view: JSON, names: Sequence[str] = ()) -> str:
         """The terminal's picture: ONE string of several lines, no trailing newline."""
+        import json  # here, not at the top: clubhub's start-up never draws (instructions)
+
         return json.dumps(view, indent=1)
 
     def html(self, view: JSON, names: Sequence[str] = ()) -> str:
