@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define INF (1 << 30)
@@ -39,6 +40,9 @@ typedef struct {
     uint32_t generation;
     char *slots; /* [cap] entries of ``stride`` bytes: one probe reads one or two cache lines */
     size_t stride;
+    size_t slots_bytes; /* mapped with mmap, not malloc: a freed table goes back to the
+                           system at once (malloc's per-thread arenas kept tens of MB each
+                           of a server's freed tables, so its memory grew with its games) */
     /* the kids of every node on the current line: records of w pits + 1 score */
     pit_t *arena;
     size_t arena_top, arena_cap;
@@ -399,7 +403,7 @@ static int negamax(Engine *e, const pit_t *board, int depth, int alpha, int beta
 static void Engine_dealloc(Engine *e) {
     free(e->delta);
     free(e->last);
-    free(e->slots);
+    if (e->slots) munmap(e->slots, e->slots_bytes);
     free(e->arena);
     free(e->scratch);
     free(e->stack);
@@ -437,7 +441,10 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kwds) {
     e->mask = cap - 1;
     e->generation = 1;
     e->stride = (sizeof(Entry) + 2 * e->w * sizeof(pit_t) + 7) & ~(size_t)7;
-    e->slots = calloc(cap, e->stride);
+    e->slots_bytes = cap * e->stride;
+    e->slots = mmap(NULL, e->slots_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0); /* zeroed pages, like calloc's */
+    if (e->slots == MAP_FAILED) e->slots = NULL;
     e->stack_cap = 64;
     e->stack = malloc(e->stack_cap * sizeof(size_t));
     if (!e->stack || !e->delta || !e->last || !e->slots) {

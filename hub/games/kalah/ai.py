@@ -180,8 +180,9 @@ class KalahSearch:
             if self.native and _native is not None and 2 * holes + 2 <= 42 and total <= 30000
             else None
         )
-        if self._engine is not None:
-            self.negamax = self._native_negamax  # type: ignore[method-assign]
+        # (No `self.negamax = self._native_negamax`: a bound method kept on its instance is
+        # a reference cycle, and the engine's table (tens of MB) then waited for the cyclic
+        # collector: `hub serve kalah`'s memory grew with every move. `_root` chooses.)
 
     # -- generation ------------------------------------------------------------------------
 
@@ -427,8 +428,14 @@ class KalahSearch:
             # (Outside it the result is still an upper bound of the move's value.)
             if alpha >= 0:
                 return alpha
-            return -abs(self.negamax(move.child, depth - 1, alpha, -alpha))
-        return -self.negamax(move.child, depth - 1, -INF, -alpha)
+            return -abs(self._root(move.child, depth - 1, alpha, -alpha))
+        return -self._root(move.child, depth - 1, -INF, -alpha)
+
+    def _root(self, board: tuple[int, ...], depth: int, alpha: int, beta: int) -> int:
+        """`negamax` below the root: in C when the engine is there, else in Python."""
+        if self._engine is not None:
+            return self._native_negamax(board, depth, alpha, beta)
+        return self.negamax(board, depth, alpha, beta)
 
     def run(
         self,
