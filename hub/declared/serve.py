@@ -121,7 +121,7 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         return parsed
     game, control, options = parsed
     configure_logging(game.name, log_level_from_args(options))
-    status: int = run_program(serve, game, control, options)
+    status: int = run_program(serve, game, control, options, cancel_on_signal=True)
     return status
 
 

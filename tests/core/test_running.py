@@ -98,3 +98,31 @@ def test_interrupts_before_trio_runs_are_a_status() -> None:
         assert status == [INTERRUPTED, TERMINATED]
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _signalled_server(signum: int, seen: list[str]) -> object:
+    async def main() -> int:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(trio.sleep_forever)
+                signal.raise_signal(signum)
+                await trio.sleep_forever()
+        except BaseException as exc:  # an ordinary cancellation, never a KeyboardInterrupt
+            interrupts, _ = BaseExceptionGroup("g", [exc]).split(KeyboardInterrupt)
+            seen.append("interrupted" if interrupts else "cancelled")
+            raise
+        return 0
+
+    return main
+
+
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, INTERRUPTED), (signal.SIGTERM, TERMINATED)]
+)
+def test_a_server_is_cancelled_by_a_signal_not_interrupted(signum: int, status: int) -> None:
+    seen: list[str] = []
+    main = _signalled_server(signum, seen)
+    assert run_program(main, cancel_on_signal=True) == status  # type: ignore[arg-type]
+    assert seen == ["cancelled"]
+    assert run_program(_returns, 5, cancel_on_signal=True) == 5
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

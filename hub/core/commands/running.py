@@ -23,6 +23,11 @@ where a specification says otherwise: ``clubhub`` catches SIGINT itself (its pla
 of the signal like the original (SIG_DFL, docs/uqchess.md). ``hub match`` receives both
 signals itself to print the results so far (docs/matches.md). trio is imported only when
 a program runs, so that ``hub`` can install the handlers before its heavy imports.
+
+Servers (``hub serve GAME``, ``hub serve uqchess``, the Kalah server) run with
+``cancel_on_signal``: there the signals are received as values and cancel the server, so that
+no `KeyboardInterrupt` lands inside a connection task's nursery exit (which corrupts trio's
+nursery stack); the exit statuses are the same.
 """
 
 from __future__ import annotations
@@ -98,16 +103,58 @@ def exit_status_on_interrupt(status: list[int]) -> Iterator[None]:
 
 
 def run_program(
-    main: Callable[[*Ts], Awaitable[T]], *args: *Ts, interrupted: int = INTERRUPTED
+    main: Callable[[*Ts], Awaitable[T]],
+    *args: *Ts,
+    interrupted: int = INTERRUPTED,
+    cancel_on_signal: bool = False,
 ) -> T | int:
     """``trio.run(main, *args)`` with SIGTERM caught; the exit status `interrupted_status`
-    (``interrupted`` for Ctrl-C, 143 for SIGTERM) if an interrupt ended it."""
+    (``interrupted`` for Ctrl-C, 143 for SIGTERM) if an interrupt ended it.
+
+    ``cancel_on_signal``: for servers. SIGINT and SIGTERM are received as values
+    (``trio.open_signal_receiver``) and cancel ``main``, which then ends as any cancelled
+    task does, so no `KeyboardInterrupt` is raised at an arbitrary point in a connection's
+    task: one that landed inside a nursery's ``__aexit__`` corrupted trio's nursery stack
+    and left ``hub serve`` exiting 1 or not at all (once in about 150 runs). A second signal
+    during the shutdown raises `KeyboardInterrupt` as usual (a way out of a stuck one)."""
     import trio
 
     catch_sigterm()
     try:
+        if cancel_on_signal and _interruptible():
+            return trio.run(_cancelled_by_signals, main, *args)
         return trio.run(main, *args)
     except BaseException as exc:
         if only_keyboard_interrupts(exc):
             return interrupted_status(interrupted)
         raise
+
+
+def _interruptible() -> bool:
+    """True where Ctrl-C raises `KeyboardInterrupt` (not where SIGINT is ignored, as in a
+    shell's background job, or fatal, as in ``uqchessserver``)."""
+    return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+async def _cancelled_by_signals(main: Callable[[*Ts], Awaitable[T]], *args: *Ts) -> T | int:
+    """``main(*args)``, cancelled by the first SIGINT or SIGTERM; then 128 + that signal."""
+    import trio
+
+    got: list[int] = []
+
+    async def watch(task_status: trio.TaskStatus[None]) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            task_status.started()
+            async for signum in signals:
+                got.append(signum)
+                nursery.cancel_scope.cancel()
+                return
+
+    results: list[T] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(watch)
+        results.append(await main(*args))
+        nursery.cancel_scope.cancel()
+    if got:
+        return 128 + got[0]
+    return results[0]

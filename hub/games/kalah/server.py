@@ -469,7 +469,7 @@ def main(argv: Sequence[str]) -> int:
                 allowed_hosts=options.allowed_hosts,
             )
 
-    return run_program(run)
+    return run_program(run, cancel_on_signal=True)
 
 
 if __name__ == "__main__":

@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None, *, fallback: bool = False) -> int:
     freeze_start_up()
     try:
         if fallback:  # hub serve uqchess, our own command: exit 130/143, engines reaped
-            return run_program(_main, options, err, fallback)
+            return run_program(_main, options, err, fallback, cancel_on_signal=True)
         return trio.run(_main, options, err, fallback)
     finally:
         err.flush()
