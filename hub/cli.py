@@ -102,6 +102,10 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
         from hub.tournament.cli import main as match
 
         return match(rest)
+    if verb == "bots":
+        from hub.records.bots import main as bots
+
+        return bots(rest)
     plugins = discover()
     if verb == "games":
         return _games(plugins, rest, out, plugin_failures() if not rest else ())
@@ -230,6 +234,7 @@ def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:
             "a match between players, recorded (hub match --help)",
         )
     )
+    entries.append(("bots add|list|remove", "registered bot names and tokens (hub bots --help)"))
     for name, (plugin, _) in _tools(plugins).items():
         entries.append(
             (f"{name} [ARGS ...]", f"a tool of the {plugin.name} game (hub {name} --help)")

@@ -35,7 +35,6 @@ from hub.core.io.serve import Connection, serve_lines
 from hub.core.io.serverlog import add_log_options, configure_logging, log_games, log_level_from_args
 from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
-from hub.core.model.identity import remote_identity
 from hub.core.model.values import PlayerInfo
 from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
@@ -55,6 +54,7 @@ from hub.declared.browser import (
     rotated,
     who,
 )
+from hub.declared.names import GUESTS, Refused, add_name_options, admit
 from hub.declared.options import (
     add_game_options,
     add_time_control,
@@ -70,6 +70,8 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
+from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, Verdict
+from hub.records.leaderboard import Leaderboards
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
@@ -108,6 +110,7 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_log_options(parser)
     add_web_option(parser)
     add_record_options(parser)
+    add_name_options(parser)
     return parser
 
 
@@ -159,12 +162,58 @@ class GameServer:
     games: int = 0
     arrival: float | None = None
     grace: float = GRACE
+    names: NameBook | None = None
+    """The registered names (hub.records.identities), None without a database: then every
+    player is a guest."""
+    guests: bool = GUESTS
+    """Whether players without a registered name play (as unrated guests)."""
+    ratings: dict[str, float] = attrs.Factory(dict)
+    """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
+    newcomer with the waiting player of the nearest rating (unrated: 0, the list's mean)."""
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
 
     def __attrs_post_init__(self) -> None:
-        self.queue = pairing.Lobby(self.game.players[0])
+        self.queue = pairing.Lobby(self.game.players[0], distance=self._distance)
+
+    def _distance(self, waiting: Seat[Any, Any], newcomer: Seat[Any, Any]) -> float:
+        ratings = self.ratings
+        return abs(
+            ratings.get(waiting.player.identity, 0.0) - ratings.get(newcomer.player.identity, 0.0)
+        )
+
+    async def identify(
+        self, name: str, token: str | None, *, kind: str = "remote", spec: str = "tcp"
+    ) -> PlayerInfo:
+        """Who ``name`` with ``token`` plays as (hub.declared.names); `Refused` if it may
+        not, and if the names cannot be read now."""
+        checked = Checked(Verdict.UNKNOWN)
+        if self.names is not None and (name or token):
+            try:
+                checked = await self.names.check(name, token)
+            except NamesUnavailable as exc:
+                log.warning("cannot read the registered names: %s", exc)
+                raise Refused("the server cannot check names now: try again later") from None
+        return admit(checked, name, token, guests=self.guests, kind=kind, spec=spec)
+
+    async def register(self, name: str) -> str:
+        """Register ``name`` for a person (the lobby page's "Pick a name"): its token;
+        `Refused` if it is taken or not a name, or there are no names here."""
+        if self.names is None:
+            raise Refused("this server keeps no names (it records no games): play as a guest")
+        try:
+            return await self.names.add(name, "person")
+        except BadName as exc:
+            raise Refused(str(exc)) from None
+        except NamesUnavailable as exc:
+            log.warning("cannot register a name: %s", exc)
+            raise Refused("the server cannot register names now: try again later") from None
+
+    async def refresh_ratings(self, book: Leaderboards) -> None:
+        """Read this game's ratings (the leaderboard's) into `ratings`."""
+        board = await book.board(self.game.name)
+        self.ratings = {row.identity: row.rating for row in board.rows}
 
     async def handle(self, connection: Connection) -> None:
         lines = connection.lines
@@ -174,6 +223,10 @@ class GameServer:
                 hello = await handshake(lines, self.game.name, welcome=welcome)
                 welcome = False
                 opponent = self._opponent(hello)
+                try:
+                    player = await self.identify(hello.name, hello.token)
+                except Refused as exc:
+                    raise BadHello(str(exc)) from None
             except BadHello as exc:  # docs/bots.md: an error, and the connection closes
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
@@ -181,7 +234,7 @@ class GameServer:
                 return
             connection.busy = lambda: True
             try:
-                await self._one_game(connection, hello, opponent)
+                await self._one_game(connection, player, opponent)
             finally:
                 connection.busy = lambda: False
 
@@ -206,9 +259,9 @@ class GameServer:
             raise BadHello(str(exc)) from None
 
     async def _one_game(
-        self, connection: Connection, hello: Hello, opponent: SeatSpec | None
+        self, connection: Connection, player: PlayerInfo, opponent: SeatSpec | None
     ) -> None:
-        seat = self._seat(connection, hello)
+        seat = self._seat(connection, player)
         if opponent is not None:
             await self._against(seat, opponent)
             return
@@ -276,10 +329,9 @@ class GameServer:
 
         RematchOffer(browsers, start).offer_to()
 
-    def _seat(self, connection: Connection, hello: Hello) -> Seat[Any, Any]:
+    def _seat(self, connection: Connection, player: PlayerInfo) -> Seat[Any, Any]:
         from hub.core.play.jsonbot import JsonCodec
 
-        player = PlayerInfo(hello.name, "remote", "tcp", remote_identity(hello.name))
         return LineSeat(connection.lines, JsonCodec(self.game), player)
 
     def _call_off(self, seats: list[Seat[Any, Any]], absent: list[int], from_queue: bool) -> None:
@@ -337,19 +389,21 @@ class GameServer:
         offered.append(("any", "the next player to arrive (a browser or a program over TCP)"))
         return offered
 
-    def start(self, opponent: str) -> dict[str, Any]:
+    def start(self, opponent: str, player: PlayerInfo | None = None) -> dict[str, Any]:
         """Seat a person in a browser for a game against ``opponent`` (an ``ai:N``, ``random``,
         ``person`` or ``friend``: a second browser seat whose link they share, ``any``: the
         lobby's queue); the seat's page (and the link to share). Raises `SeatSpecError` for
         anything else (the same words for every other text: nothing is looked up) and
-        `DeskFull` when the desk has no room."""
+        `DeskFull` when the desk has no room. ``player``: who the person is (`identify`;
+        default: a guest, ``browser``)."""
         assert self.nursery is not None and self.desk is not None
         if opponent not in BROWSER_OPPONENTS and not BUILT_IN.fullmatch(opponent):
             raise SeatSpecError(ASK_FROM_THE_WEB)
         if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
             raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
         spec = None if opponent in PEOPLE else self._built(opponent)
-        mine = self.desk.open(self.game, PlayerInfo("browser", "person", "web", "person:browser"))
+        me = player or PlayerInfo("browser", "person", "web", "person:browser")
+        mine = self.desk.open(self.game, me)
         reply: dict[str, Any] = {"play": f"/play/{mine.token}", "share": None}
         if opponent in ("person", "friend"):
             try:
@@ -416,7 +470,16 @@ async def serve(
         err.flush()
         return 1
     events = EventBus()
-    lobby = GameServer(game, control, events, desk=SeatDesk(), arrival=ARRIVAL)
+    path = record_path(options)
+    lobby = GameServer(
+        game,
+        control,
+        events,
+        desk=SeatDesk(),
+        arrival=ARRIVAL,
+        names=None if path is None else NameBook.at(path),
+        guests=options.guests,
+    )
     limits = fit_open_files(limits_from_args(options))
     from hub.records.recording import open_recording, report
 
@@ -429,17 +492,20 @@ async def serve(
         )
         port = bound_port(listeners)
         # the database before the port (a signal after the port never lands in its opening)
-        problem = await open_recording(nursery, events, record_path(options), prog=prog)
+        problem = await open_recording(nursery, events, path, prog=prog)
         err.line(str(port))
         err.flush()
         report(problem)
+        boards = None if path is None or problem is not None else Leaderboards(path)
+        if boards is not None:
+            nursery.start_soon(keep_ratings, lobby, boards)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
+                from hub.web.ratings import Ratings
                 from hub.web.records import RecordsReader
                 from hub.web.server import start_web
 
-                path = record_path(options)
                 web = await start_web(
                     nursery,
                     events,
@@ -450,6 +516,7 @@ async def serve(
                     desk=lobby.desk,
                     starter=lobby,
                     allowed_hosts=options.allowed_hosts,
+                    ratings=None if boards is None else Ratings(boards, (game.name,)),
                 )
                 if web is None:
                     nursery.cancel_scope.cancel()
@@ -459,3 +526,14 @@ async def serve(
         finally:
             stop_log()
     return 0
+
+
+RATINGS_EVERY = 60.0
+"""Seconds between two readings of the ratings the pairing of "next to arrive" uses."""
+
+
+async def keep_ratings(lobby: GameServer, boards: Leaderboards) -> None:
+    """Keep ``lobby``'s ratings (its pairing's) up to date with the leaderboard."""
+    while True:
+        await lobby.refresh_ratings(boards)
+        await trio.sleep(RATINGS_EVERY)

@@ -190,11 +190,27 @@ def _create_matches(db: sqlite3.Connection) -> None:
     )
 
 
+def _create_names(db: sqlite3.Connection) -> None:
+    """Version 5: the registered names (bots' and people's: hub.records.identities), each
+    with the SHA-256 of its token, never the token."""
+    db.execute(
+        """
+        CREATE TABLE names (
+            name       TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+            kind       TEXT NOT NULL,   -- bot (hub bots add) or person (the lobby page)
+            token_hash TEXT NOT NULL,   -- hex SHA-256 of the token
+            created_at REAL NOT NULL    -- Unix time
+        ) WITHOUT ROWID
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_games,
     _create_players,
     _add_identities,
     _create_matches,
+    _create_names,
 )
 """Migration N (from 0) takes a database from version N to N + 1; only ever append."""
 

@@ -9,7 +9,12 @@ Routes (GET only; nothing here changes a game):
   console's games), ``/PAGE/events``;
 * ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/PAGE``: JSON;
 * ``POST /new`` (with a ``Host``, ``hub serve GAME --web``): a person starts a game from the
-  lobby, within their address's share of new games (`hub.web.limits`).
+  lobby, within their address's share of new games (`hub.web.limits`), as the name their
+  browser keeps (``{"opponent", "name", "token"}``; a wrong token is 403), or a guest;
+* ``POST /name`` (``{"name"}``): a person registers a name: ``{"name", "token"}``, 409 if
+  it is taken (counted in the same share);
+* ``/ratings``, ``/ratings/{game}``, ``/player/{name}``: leaderboards and players
+  (hub.web.ratings).
 
 Every request passes `hub.web.guard.Guard` first (allowed host names and origins, each
 client's share of event streams).
@@ -40,6 +45,8 @@ from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, game_topic
 from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
 from hub.web.play import Desk, GameStarter, host_section
 from hub.web.play import routes as play_routes
+from hub.web.ratings import Ratings
+from hub.web.ratings import routes as ratings_routes
 from hub.web.records import RecordsReader
 from hub.web.standings import standings_html
 from hub.web.streams import FrameStream
@@ -105,6 +112,7 @@ def create_app(
     *,
     hosts: AllowedHosts | None = None,
     limits: ClientLimits | None = None,
+    ratings: Ratings | None = None,
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
     the browser seats of ``desk``, if given: hub.web.play), answering to ``hosts`` (default:
@@ -142,6 +150,9 @@ def create_app(
         )
         if host is not None:
             body = host_section(host) + body
+        if ratings is not None:
+            body += '<section><h2><a href="ratings">Ratings: the leaderboard</a></h2></section>'
+
         if standings is not None:
             body = '<section><h2><a href="/match">The match: standings</a></h2></section>' + body
         return _page("Games", "lobby", body)
@@ -228,15 +239,42 @@ def create_app(
         data = await read_json(request, SECURITY_HEADERS)
         if isinstance(data, Response):
             return data
-        opponent = data.get("opponent")
+        opponent, name, token = data.get("opponent"), data.get("name", ""), data.get("token")
         if not isinstance(opponent, str):
             return refusal('send {"opponent": "ai:N"}', 400, SECURITY_HEADERS)
+        if not isinstance(name, str) or not isinstance(token, str | None):
+            return refusal("name and token must be strings", 400, SECURITY_HEADERS)
         try:
-            return _json(host.start(opponent))
+            player = await host.identify(name.strip()[:64], token, kind="person", spec="web")
+        except ValueError as exc:
+            return refusal(str(exc), 403, SECURITY_HEADERS)
+        try:
+            return _json(host.start(opponent, player))
         except ServerFull as exc:
             return refusal(str(exc), 503, SECURITY_HEADERS, 30)
         except ValueError as exc:
             return refusal(str(exc), 400, SECURITY_HEADERS)
+
+    async def new_name(request: Request) -> Response:
+        """A person takes a name (``{"name": NAME}``): its token, which only their browser
+        keeps; 409 with the words if it is taken or not a name."""
+        if host is None:
+            return refusal("no names are given here", 404, SECURITY_HEADERS)
+        try:
+            limits.take_new_game(client_of(request.scope))
+        except TooMany as exc:
+            return refusal(str(exc), 429, SECURITY_HEADERS, exc.retry_after)
+        data = await read_json(request, SECURITY_HEADERS)
+        if isinstance(data, Response):
+            return data
+        name = data.get("name")
+        if not isinstance(name, str):
+            return refusal('send {"name": "NAME"}', 400, SECURITY_HEADERS)
+        try:
+            token = await host.register(name.strip()[:64])
+        except ValueError as exc:
+            return refusal(str(exc), 409, SECURITY_HEADERS)
+        return _json({"name": name.strip(), "token": token})
 
     static = resources.files("hub.web") / "static"
     routes = [
@@ -250,10 +288,17 @@ def create_app(
         Route("/match", match_page, methods=["GET"]),
         Route("/api/match", api_match, methods=["GET"]),
         Route("/new", new_game, methods=["POST"]),
+        Route("/name", new_name, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:
         routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
+    if ratings is not None:
+        routes += ratings_routes(
+            ratings,
+            SECURITY_HEADERS,
+            lambda title, name, body, status: _page(title, name, body, status=status),
+        )
     routes += [  # last: a series' page is any other name (a game's `Series.page`)
         Route("/api/{page}", api_series, methods=["GET"]),
         Route("/{page}", series_page, methods=["GET"]),

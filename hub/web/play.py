@@ -44,6 +44,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from hub.core.model.values import PlayerInfo
 from hub.web.guard import read_json
 from hub.web.streams import FrameStream
 
@@ -79,25 +80,50 @@ class Desk(Protocol):
 class GameStarter(Protocol):
     """A program that starts games for people on the lobby page (``hub serve GAME --web``)."""
 
+    guests: bool
+    """Whether a person without a registered name may play (as an unrated guest)."""
+
     def choices(self) -> list[tuple[str, str]]:
         """(opponent, words) for each kind of game a person may start."""
         ...
 
-    def start(self, opponent: str) -> dict[str, Any]:
-        """Start one: ``{"play": PATH, "share": PATH or None}``; `ValueError` if refused
-        (``POST /new`` answers 400 with its words), `hub.web.limits.ServerFull` if there is
-        no room (503)."""
+    def start(self, opponent: str, player: PlayerInfo | None = None) -> dict[str, Any]:
+        """Start one for ``player`` (`identify`'s; None: a guest): ``{"play": PATH,
+        "share": PATH or None}``; `ValueError` if refused (``POST /new`` answers 400 with
+        its words), `hub.web.limits.ServerFull` if there is no room (503)."""
+        ...
+
+    async def identify(
+        self, name: str, token: str | None, *, kind: str = ..., spec: str = ...
+    ) -> PlayerInfo:
+        """Who a person with ``name`` and ``token`` (their browser's) plays as; `ValueError`
+        with the words to show if they may not (``POST /new`` answers 403)."""
+        ...
+
+    async def register(self, name: str) -> str:
+        """Register ``name`` for a person; its token (the browser keeps it). `ValueError`
+        with the words to show if it cannot be (taken, not a name; ``POST /name``: 409)."""
         ...
 
 
 def host_section(host: GameStarter) -> str:
-    """The lobby's "Play" section: a button per kind of game a person may start."""
+    """The lobby's "Play" section: the person's name (picked once, kept by their browser
+    with its token: ``static/app.js``) and a button per kind of game a person may start."""
     buttons = "".join(
         f'<li><button type="button" class="start" data-opponent="{escape(opponent)}">'
         f"Play {escape(words)}</button></li>"
         for opponent, words in host.choices()
     )
+    alone = "or play as a guest (unrated)" if host.guests else "needed to play here"
     return (
+        '<section id="you"><h2>Your name</h2>'
+        '<p id="named" hidden>You play as <b id="my-name"></b> (this browser keeps your '
+        "name and its key).</p>"
+        '<form id="name-form" autocomplete="off"><label for="name-input">Pick a name, once '
+        f"({alone}):</label> "
+        '<input id="name-input" maxlength="32" spellcheck="false"> '
+        '<button type="submit">Take it</button></form>'
+        '<p id="name-error" class="error"></p></section>'
         '<section id="play"><h2>Play</h2>'
         f'<ul class="choices">{buttons}</ul><p id="start-error" class="error"></p></section>'
     )

@@ -32,6 +32,7 @@ from hub.web.index import GameIndex
 from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
 from hub.web.options import DEFAULT_HOST
 from hub.web.play import Desk, GameStarter
+from hub.web.ratings import Ratings
 from hub.web.records import RecordsReader
 
 LOGGER = logging.getLogger("hub.web")
@@ -88,6 +89,7 @@ async def serve_web(
     standings: Standings | None = None,
     allowed_hosts: AllowedHosts | None = None,
     limits: ClientLimits | None = None,
+    ratings: Ratings | None = None,
     task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
@@ -102,7 +104,9 @@ async def serve_web(
     elif bus is not None and index.bus is None:
         index.bus = bus
     hosts = allowed_hosts if allowed_hosts is not None else default_hosts(host)
-    app = create_app(index, records, desk, starter, standings, hosts=hosts, limits=limits)
+    app = create_app(
+        index, records, desk, starter, standings, hosts=hosts, limits=limits, ratings=ratings
+    )
     with bind_socket(host, port) as sock:
         async with trio.open_nursery() as nursery:
             if index.bus is not None:
@@ -139,6 +143,7 @@ async def start_web(
     starter: GameStarter | None = None,
     standings: Standings | None = None,
     allowed_hosts: AllowedHosts | None = None,
+    ratings: Ratings | None = None,
 ) -> WebServer | None:
     """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
     ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
@@ -162,6 +167,7 @@ async def start_web(
                 starter=starter,
                 standings=standings,
                 allowed_hosts=allowed_hosts,
+                ratings=ratings,
             )
         )
     except OSError as exc:

@@ -46,7 +46,7 @@ def test_open_creates_directories_wal_full_sync(tmp_path: Path) -> None:
         assert store.count() == 0
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # persistent in the file
-    assert schema_version(db) == SCHEMA_VERSION == 4
+    assert schema_version(db) == SCHEMA_VERSION == 5
     db.close()
     db = connect(path)
     assert db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL

@@ -10,7 +10,9 @@ and synchronous, so a pairing is decided in one step with no checkpoint in betwe
 is never seated twice, never seated after it left, and never seated with itself.
 
 Who comes first is the order of arrival unless the lobby is given a ``rank`` (UQChess pairs
-with the waiting client that connected first); who may share a table is anyone unless the
+with the waiting client that connected first) or a ``distance`` (``hub serve``: with several
+waiting, a newcomer meets the one of the nearest rating; ties go by arrival, and an entry
+that came back ``ahead`` still comes first); who may share a table is anyone unless the
 lobby is given ``fits`` (UQChess's compatible colour requests). A table lists the seated
 waiting entries first (in that order) and the newcomer last.
 
@@ -94,6 +96,9 @@ class Lobby(Generic[T]):
     """Whether two items may share a table (any two must, for a table of more)."""
     rank: Callable[[T], int] | None = None
     """Which waiting item is seated first (lowest first); None: the order of arrival."""
+    distance: Callable[[T, T], float] | None = None
+    """How far a waiting item is from the newcomer (``(waiting, newcomer)``: their ratings
+    apart); the nearest are seated first, after `rank`. None: no preference."""
     _waiting: list[Waiting[T]] = attrs.Factory(list)
 
     @property
@@ -122,6 +127,11 @@ class Lobby(Generic[T]):
         if self.rank is not None:
             rank = self.rank
             candidates = sorted(candidates, key=lambda waiting: rank(waiting.item))
+        if self.distance is not None and len(candidates) > self.size - 1:
+            far = self.distance
+            candidates = sorted(
+                candidates, key=lambda waiting: (not waiting.ahead, far(waiting.item, entry.item))
+            )
         chosen: list[Waiting[T]] = []
         for other in candidates:
             if len(chosen) == self.size - 1:

@@ -4,7 +4,8 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
 
 * ``{"type":"welcome","protocol":1,"game":"connect4"}``; the bot answers
   ``{"type":"hello","name":"mybot"}`` (over TCP it may add ``"opponent":"ai:3"``,
-  ``"random"`` or ``"any"``, the default: the next client to arrive);
+  ``"random"`` or ``"any"``, the default: the next client to arrive, and ``"token"``, the
+  token of its registered name: ``hub bots add``);
 * ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
   "settings":{...},"time_control":"none"}``: the game begins;
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
@@ -42,6 +43,8 @@ PROTOCOL = 1
 MAX_LINE = 4096
 """The longest line a bot may send (its replies are short)."""
 OPPONENTS_ANY = "any"
+MAX_TOKEN = 200
+"""The longest token a hello may carry (``hub bots add`` gives 43 characters)."""
 
 
 def dumps(value: object) -> str:
@@ -59,6 +62,8 @@ class Hello:
 
     name: str
     opponent: str = OPPONENTS_ANY
+    token: str | None = attrs.field(default=None, repr=False)
+    """The registered name's token (``hub bots add``), if the bot sent one; never logged."""
 
 
 class BadHello(ValueError):
@@ -89,10 +94,13 @@ def parse_hello(line: str) -> Hello:
         raise BadHello('expected {"type":"hello","name":...}')
     name = value.get("name", "anonymous")
     opponent = value.get("opponent", OPPONENTS_ANY)
+    token = value.get("token")
     if not isinstance(name, str) or not isinstance(opponent, str):
         raise BadHello("name and opponent must be strings")
+    if token is not None and (not isinstance(token, str) or len(token) > MAX_TOKEN):
+        raise BadHello(f"token must be a string of at most {MAX_TOKEN} characters")
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
-    return Hello(name, opponent.strip()[:40] or OPPONENTS_ANY)
+    return Hello(name, opponent.strip()[:40] or OPPONENTS_ANY, token or None)
 
 
 def _result_word(seat: int, winners: Sequence[int], seats: int) -> str:

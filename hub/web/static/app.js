@@ -237,6 +237,47 @@ function consolePage() {
   });
 }
 
+// The person's name: picked once on the lobby page; the server gives it a token that only
+// this browser keeps (localStorage), sent with every game it starts.
+const NAME_KEY = "hub-name";
+
+function myName() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(NAME_KEY) || "null");
+    if (kept && typeof kept.name === "string" && typeof kept.token === "string") return kept;
+  } catch (error) { /* an unreadable entry: no name */ }
+  return null;
+}
+
+function showName() {
+  const kept = myName();
+  const named = document.getElementById("named");
+  if (!named) return;
+  named.hidden = !kept;
+  document.getElementById("name-form").hidden = Boolean(kept);
+  if (kept) document.getElementById("my-name").textContent = kept.name;
+}
+
+function nameForm() {
+  const form = document.getElementById("name-form");
+  if (!form) return;
+  showName();
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = document.getElementById("name-error");
+    const reply = await fetch("/name", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: document.getElementById("name-input").value }),
+    });
+    const data = await reply.json();
+    if (data.error) { error.textContent = data.error; return; }
+    error.textContent = "";
+    localStorage.setItem(NAME_KEY, JSON.stringify({ name: data.name, token: data.token }));
+    showName();
+  });
+}
+
 // The lobby's "Play" buttons (hub serve GAME --web): start a game, then go to its seat's
 // page; a game with a friend opens a page that shows the link to share.
 function startButtons() {
@@ -245,10 +286,13 @@ function startButtons() {
   section.addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-opponent]");
     if (!button) return;
+    const request = { opponent: button.dataset.opponent };
+    const kept = myName();
+    if (kept) { request.name = kept.name; request.token = kept.token; }
     const reply = await fetch("/new", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ opponent: button.dataset.opponent }),
+      body: JSON.stringify(request),
     });
     const data = await reply.json();
     if (data.error) { document.getElementById("start-error").textContent = data.error; return; }
@@ -272,7 +316,7 @@ function matchPage() {
   setInterval(refresh, 1000);
 }
 
-if (page === "lobby") { startButtons(); lobby(); }
+if (page === "lobby") { nameForm(); startButtons(); lobby(); }
 else if (page === "match") matchPage();
 else if (page === "game") gamePage();
 else if (page === "console") consolePage();
