@@ -174,8 +174,37 @@ class GameServer:
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
 
+    _pairing: bool = False
+    """Whether the task that seats waiting players whose reach has grown runs."""
+
     def __attrs_post_init__(self) -> None:
-        self.queue = pairing.Lobby(self.game.players[0], distance=self._distance)
+        self.queue = pairing.Lobby(self.game.players[0], distance=self._distance, reach=self._reach)
+
+    def _reach(self, waited: float) -> float:
+        """How far (Elo) a player who has waited ``waited`` s accepts a partner: `REACH`
+        at once, `REACH_GROWS` more each second (anyone without a nursery to re-pair in)."""
+        if self.nursery is None:
+            return math.inf
+        return REACH + REACH_GROWS * waited
+
+    def _join(
+        self, entry: pairing.Waiting[Seat[Any, Any]], *, ahead: bool = False
+    ) -> pairing.Seating[Seat[Any, Any]] | None:
+        """`Lobby.join` now; while two or more wait, a task re-pairs them each second."""
+        table = self.queue.join(entry, ahead=ahead, now=trio.current_time())
+        if table is None and len(self.queue) > 1 and not self._pairing and self.nursery:
+            self._pairing = True
+            self.nursery.start_soon(self._re_pair)
+        return table
+
+    async def _re_pair(self) -> None:
+        try:
+            while len(self.queue) > 1:
+                await trio.sleep(PAIR_EVERY)
+                for table in self.queue.pair_waiting(trio.current_time()):
+                    self._seat_table(table)
+        finally:
+            self._pairing = False
 
     def _distance(self, waiting: Seat[Any, Any], newcomer: Seat[Any, Any]) -> float:
         ratings = self.ratings
@@ -266,7 +295,7 @@ class GameServer:
             await self._against(seat, opponent)
             return
         me = pairing.Waiting(seat)
-        table = self.queue.join(me)
+        table = self._join(me)
         while True:  # again if its table is called off (a person did not come)
             if table is None:
 
@@ -349,7 +378,7 @@ class GameServer:
             elif from_queue:  # a TCP client: its task waits with the new entry
                 entry = pairing.Waiting(seat)
                 self._again[id(seat)] = entry
-                self._seat_table(self.queue.join(entry, ahead=True))
+                self._seat_table(self._join(entry, ahead=True))
             elif isinstance(seat, BrowserSeat):
                 missing = who(self.game, seats, absent)
                 seat.call_off(f"The game was called off: {missing} did not come in time.")
@@ -432,7 +461,7 @@ class GameServer:
         assert self.nursery is not None
         seat.place(-1, [])  # (its seat is known once it is seated)
         entry = pairing.Waiting[Seat[Any, Any]](seat)
-        table = self.queue.join(entry, ahead=ahead)
+        table = self._join(entry, ahead=ahead)
         if table is not None:
             self._seat_table(table)
             return
@@ -528,6 +557,12 @@ async def serve(
     return 0
 
 
+REACH = 150.0
+"""Elo: how far apart two players who just arrived may be and still be paired at once."""
+REACH_GROWS = 50.0
+"""Elo a waiting player's reach grows by each second (anyone within 10 s at most ratings)."""
+PAIR_EVERY = 1.0
+"""Seconds between two re-pairings of the players who wait (`Lobby.pair_waiting`)."""
 RATINGS_EVERY = 60.0
 """Seconds between two readings of the ratings the pairing of "next to arrive" uses."""
 

@@ -263,3 +263,57 @@ def test_an_entry_sent_back_joins_ahead_in_its_order_and_takes_the_first_seat() 
     assert two.join(Waiting("waiting")) is None
     seated = two.join(Waiting("returning"), ahead=True)
     assert seated is not None and seated.items == ("returning", "waiting")
+
+
+# -- near ratings (hub serve's "next to arrive": issue 27 item 3) ----------------------------
+
+
+def rated_lobby(reach: Callable[[float], float] | None = None) -> Lobby[float]:
+    return Lobby(2, distance=lambda waiting, newcomer: abs(waiting - newcomer), reach=reach)
+
+
+def test_with_several_waiting_a_newcomer_meets_the_nearest_rating_first_come_on_ties() -> None:
+    lobby = rated_lobby()
+    lobby._waiting = [Waiting(rating) for rating in (0.0, 400.0, 90.0, 110.0)]  # (several)
+    table = lobby.join(Waiting(100.0))
+    assert table is not None and table.items == (90.0, 100.0)  # 10 apart, before 110's 10
+    assert [entry.item for entry in lobby.waiting] == [0.0, 400.0, 110.0]
+
+
+def test_an_entry_that_came_back_ahead_still_comes_first() -> None:
+    lobby = rated_lobby()
+    lobby._waiting = [Waiting(500.0, ahead=True), Waiting(100.0)]
+    table = lobby.join(Waiting(100.0))
+    assert table is not None and table.items[0] == 500.0
+
+
+def test_without_a_distance_the_order_of_arrival_decides() -> None:
+    lobby: Lobby[float] = Lobby(2)
+    lobby._waiting = [Waiting(0.0), Waiting(100.0)]
+    table = lobby.join(Waiting(100.0))
+    assert table is not None and table.items == (0.0, 100.0)
+
+
+def test_a_reach_keeps_far_ratings_waiting_until_it_has_grown() -> None:
+    lobby = rated_lobby(reach=lambda waited: 100 + 50 * waited)
+    strong, weak = Waiting(500.0), Waiting(0.0)
+    assert lobby.join(strong, now=0.0) is None
+    assert lobby.join(weak, now=1.0) is None  # 500 apart: strong accepts 150 now
+    assert len(lobby) == 2 and lobby.pair_waiting(now=5.0) == []  # strong's reach: 350
+    near = Waiting(40.0)
+    table = lobby.join(near, now=6.0)  # weak's nearest, within its reach at once
+    assert table is not None and table.items == (0.0, 40.0)
+    assert lobby.pair_waiting(now=7.0) == []  # strong alone
+    table = lobby.join(Waiting(900.0), now=7.0)  # 400 apart; strong accepts 450 at 7 s
+    assert table is not None and table.items == (500.0, 900.0) and len(lobby) == 0
+
+
+def test_pair_waiting_seats_the_pairs_whose_reach_has_grown_longest_waiting_first() -> None:
+    lobby = rated_lobby(reach=lambda waited: 100 + 50 * waited)
+    first, second = Waiting(0.0), Waiting(1000.0)
+    lobby.join(first, now=0.0)
+    lobby.join(second, now=0.0)
+    assert lobby.pair_waiting(now=17.0) == []  # 950 < 1000
+    tables = lobby.pair_waiting(now=18.0)  # 1000: they meet
+    assert [table.items for table in tables] == [(0.0, 1000.0)] and len(lobby) == 0
+    assert first.seated and second.seated

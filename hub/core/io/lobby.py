@@ -12,8 +12,13 @@ is never seated twice, never seated after it left, and never seated with itself.
 Who comes first is the order of arrival unless the lobby is given a ``rank`` (UQChess pairs
 with the waiting client that connected first) or a ``distance`` (``hub serve``: with several
 waiting, a newcomer meets the one of the nearest rating; ties go by arrival, and an entry
-that came back ``ahead`` still comes first); who may share a table is anyone unless the
-lobby is given ``fits`` (UQChess's compatible colour requests). A table lists the seated
+that came back ``ahead`` still comes first). With a ``distance``, a ``reach`` may also keep
+apart two entries too far apart for now: an entry that has waited ``w`` seconds accepts a
+partner up to ``reach(w)`` away, so that several may wait and a newcomer of near rating is
+preferred, and the reach grows while they wait; `Lobby.pair_waiting` (called by the server
+now and then, with the time) seats the waiting entries whose reach has grown enough. Times
+are given by the caller (``now``): the lobby reads no clock. Who may share a table is anyone
+unless the lobby is given ``fits`` (UQChess's compatible colour requests). A table lists the seated
 waiting entries first (in that order) and the newcomer last.
 
 The trio side is small: `Lobby.wait` is what the task of a waiting entry does until its
@@ -54,6 +59,8 @@ class Waiting(Generic[T]):
     """Taken out of the queue before it was seated (`Lobby.leave`)."""
     ahead: bool = False
     """It joined ahead of the waiting entries (`Lobby.join`'s ``ahead``)."""
+    since: float = 0.0
+    """When it joined (`Lobby.join`'s ``now``)."""
     _watch: trio.CancelScope = attrs.Factory(trio.CancelScope)
     _released: trio.Event | None = None
     """While `Lobby.wait` checks whether the client has gone: set once it stopped reading."""
@@ -99,6 +106,10 @@ class Lobby(Generic[T]):
     distance: Callable[[T, T], float] | None = None
     """How far a waiting item is from the newcomer (``(waiting, newcomer)``: their ratings
     apart); the nearest are seated first, after `rank`. None: no preference."""
+    reach: Callable[[float], float] | None = None
+    """With `distance`: how far apart an entry that has waited so many seconds accepts its
+    partners (two entries meet when either accepts the other; an entry ``ahead`` accepts
+    anyone). None: anyone, at once."""
     _waiting: list[Waiting[T]] = attrs.Factory(list)
 
     @property
@@ -112,33 +123,23 @@ class Lobby(Generic[T]):
     def __contains__(self, entry: object) -> bool:
         return any(waiting is entry for waiting in self._waiting)
 
-    def join(self, entry: Waiting[T], *, ahead: bool = False) -> Seating[T] | None:
+    def join(
+        self, entry: Waiting[T], *, ahead: bool = False, now: float = 0.0
+    ) -> Seating[T] | None:
         """Seat ``entry`` with the first ``size - 1`` waiting entries it fits with (they
         leave the queue, their checks are cancelled): the table, to be played by the
         caller. None if there are not enough: ``entry`` waits in the queue.
 
         ``ahead``: the entry had its place already (it was seated at a table whose game
         was called off through no fault of its own): it takes the front of the queue, behind
-        only the entries that came back so before it, and the first seat of its table."""
+        only the entries that came back so before it, and the first seat of its table.
+        ``now``: the time (for `reach`)."""
         if entry.seated or entry.left or entry in self:
             raise ValueError("an entry joins a lobby once")
         entry.ahead = ahead
-        candidates = self._waiting
-        if self.rank is not None:
-            rank = self.rank
-            candidates = sorted(candidates, key=lambda waiting: rank(waiting.item))
-        if self.distance is not None and len(candidates) > self.size - 1:
-            far = self.distance
-            candidates = sorted(
-                candidates, key=lambda waiting: (not waiting.ahead, far(waiting.item, entry.item))
-            )
-        chosen: list[Waiting[T]] = []
-        for other in candidates:
-            if len(chosen) == self.size - 1:
-                break
-            if all(self.fits(other.item, mate.item) for mate in (*chosen, entry)):
-                chosen.append(other)
-        if len(chosen) < self.size - 1:
+        entry.since = now
+        chosen = self._choose(entry, self._waiting, now)
+        if chosen is None:
             if ahead:
                 place = sum(1 for waiting in self._waiting if waiting.ahead)
                 self._waiting.insert(place, entry)
@@ -152,10 +153,64 @@ class Lobby(Generic[T]):
             table = Seating((*before, entry, *[seated for seated in chosen if not seated.ahead]))
         else:
             table = Seating((*chosen, entry))
+        return self._seat(table)
+
+    def pair_waiting(self, now: float) -> list[Seating[T]]:
+        """Seat together the waiting entries whose `reach` has grown enough by ``now``,
+        each with the nearest it may meet, the longest waiting first: the tables, to be
+        played by the caller (none without a `reach`)."""
+        tables: list[Seating[T]] = []
+        if self.reach is None:
+            return tables
+        for entry in list(self._waiting):
+            if entry.seated:
+                continue
+            others = [waiting for waiting in self._waiting if waiting is not entry]
+            chosen = self._choose(entry, others, now)
+            if chosen is not None:
+                for seated in (entry, *chosen):
+                    self._waiting.remove(seated)
+                tables.append(self._seat(Seating((entry, *chosen))))
+        return tables
+
+    def _seat(self, table: Seating[T]) -> Seating[T]:
         for seated in table.entries:
             seated.seated = True
             seated._watch.cancel()
         return table
+
+    def _accepts(self, entry: Waiting[T], other: Waiting[T], now: float) -> bool:
+        """Whether ``entry`` accepts ``other`` as a partner now (`reach`)."""
+        if self.reach is None or self.distance is None or entry.ahead:
+            return True
+        return self.distance(other.item, entry.item) <= self.reach(now - entry.since)
+
+    def _choose(
+        self, entry: Waiting[T], waiting: list[Waiting[T]], now: float
+    ) -> list[Waiting[T]] | None:
+        """The ``size - 1`` entries of ``waiting`` that ``entry`` sits down with, or None."""
+        candidates = waiting
+        if self.rank is not None:
+            rank = self.rank
+            candidates = sorted(candidates, key=lambda waiting: rank(waiting.item))
+        if self.distance is not None and len(candidates) > self.size - 1:
+            far = self.distance
+            candidates = sorted(
+                candidates, key=lambda waiting: (not waiting.ahead, far(waiting.item, entry.item))
+            )
+        chosen: list[Waiting[T]] = []
+        for other in candidates:
+            if len(chosen) == self.size - 1:
+                break
+            if all(
+                self.fits(other.item, mate.item)
+                and (self._accepts(other, mate, now) or self._accepts(mate, other, now))
+                for mate in (*chosen, entry)
+            ):
+                chosen.append(other)
+        if len(chosen) < self.size - 1:
+            return None
+        return chosen
 
     def leave(self, entry: Waiting[T]) -> bool:
         """Take ``entry`` out of the queue; False if it was not waiting (seated already,
