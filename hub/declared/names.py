@@ -23,7 +23,7 @@ import argparse
 
 from hub.core.model.identity import remote_identity
 from hub.core.model.values import PlayerInfo
-from hub.records.identities import Checked, Verdict, identity_for
+from hub.records.identities import Checked, NameVerdict, identity_for
 
 GUESTS = True
 """Whether a server admits guests unless told otherwise (docs/decisions.md)."""
@@ -50,14 +50,14 @@ def admit(
     """The player ``name`` (with ``token``) sits down as, ``kind`` and ``spec`` as its seat
     says (``remote``/``tcp``, ``person``/``web``); `Refused` if it may not (module doc)."""
     verdict, registered = checked.verdict, checked.registered
-    if verdict is Verdict.OK:
+    if verdict is NameVerdict.OK:
         assert registered is not None
         return PlayerInfo(
             registered.name, kind, spec, identity_for(registered.kind, registered.name)
         )
-    if verdict is Verdict.MISSING:
+    if verdict is NameVerdict.MISSING:
         raise Refused(f'"{name}" is a registered name: send its token ("token") to play as it')
-    if verdict is Verdict.WRONG:
+    if verdict is NameVerdict.WRONG:
         raise Refused(f'wrong token for "{name}"')
     if token:
         raise Refused(

@@ -70,8 +70,8 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
-from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, Verdict
-from hub.records.leaderboard import Leaderboards
+from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
+from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
@@ -217,7 +217,7 @@ class GameServer:
     ) -> PlayerInfo:
         """Who ``name`` with ``token`` plays as (hub.declared.names); `Refused` if it may
         not, and if the names cannot be read now."""
-        checked = Checked(Verdict.UNKNOWN)
+        checked = Checked(NameVerdict.UNKNOWN)
         if self.names is not None and (name or token):
             try:
                 checked = await self.names.check(name, token)
@@ -239,7 +239,7 @@ class GameServer:
             log.warning("cannot register a name: %s", exc)
             raise Refused("the server cannot register names now: try again later") from None
 
-    async def refresh_ratings(self, book: Leaderboards) -> None:
+    async def refresh_ratings(self, book: LeaderboardReader) -> None:
         """Read this game's ratings (the leaderboard's) into `ratings`."""
         board = await book.board(self.game.name)
         self.ratings = {row.identity: row.rating for row in board.rows}
@@ -525,7 +525,7 @@ async def serve(
         err.line(str(port))
         err.flush()
         report(problem)
-        boards = None if path is None or problem is not None else Leaderboards(path)
+        boards = None if path is None or problem is not None else LeaderboardReader(path)
         if boards is not None:
             nursery.start_soon(keep_ratings, lobby, boards)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
@@ -567,7 +567,7 @@ RATINGS_EVERY = 60.0
 """Seconds between two readings of the ratings the pairing of "next to arrive" uses."""
 
 
-async def keep_ratings(lobby: GameServer, boards: Leaderboards) -> None:
+async def keep_ratings(lobby: GameServer, boards: LeaderboardReader) -> None:
     """Keep ``lobby``'s ratings (its pairing's) up to date with the leaderboard."""
     while True:
         await lobby.refresh_ratings(boards)

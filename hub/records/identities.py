@@ -52,7 +52,7 @@ class NamesUnavailable(OSError):
     """The names database cannot be read or written now (its error, for the log)."""
 
 
-class Verdict(enum.Enum):
+class NameVerdict(enum.Enum):
     """What a name and a token are worth (`IdentityStore.check`)."""
 
     UNKNOWN = "unknown"
@@ -82,7 +82,7 @@ class Checked:
     """`IdentityStore.check`'s answer: the verdict and, when the name is registered, the
     name as registered (its case) and its kind."""
 
-    verdict: Verdict
+    verdict: NameVerdict
     registered: Registered | None = None
 
 
@@ -186,18 +186,18 @@ class IdentityStore:
         return None if row is None else Registered(*row)
 
     def check(self, name: str, token: str | None) -> Checked:
-        """What ``name`` with ``token`` is worth (`Verdict`)."""
+        """What ``name`` with ``token`` is worth (`NameVerdict`)."""
         row = self._db.execute(
             "SELECT name, kind, created_at, token_hash FROM names WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
-            return Checked(Verdict.UNKNOWN)
+            return Checked(NameVerdict.UNKNOWN)
         registered = Registered(row[0], row[1], row[2])
         if not token:
-            return Checked(Verdict.MISSING, registered)
+            return Checked(NameVerdict.MISSING, registered)
         if not verify(token, row[3]):
-            return Checked(Verdict.WRONG, registered)
-        return Checked(Verdict.OK, registered)
+            return Checked(NameVerdict.WRONG, registered)
+        return Checked(NameVerdict.OK, registered)
 
 
 class NameBook:

@@ -10,7 +10,7 @@ player's rating moves only by games against someone. A name that is removed leav
 leaderboard (its games stay recorded; registered again, they count again).
 
 The newest `MAX_GAMES` games of a game are fitted (a bound on a page's work); a
-`Leaderboards` reads them off the event loop and keeps the last board of each game until
+`LeaderboardReader` reads them off the event loop and keeps the last board of each game until
 the database has another game or name.
 """
 
@@ -52,7 +52,7 @@ def shown_name(identity: str) -> str:
 
 
 @attrs.frozen
-class Row:
+class RatedPlayer:
     """One player of a leaderboard."""
 
     identity: str
@@ -69,22 +69,22 @@ class Row:
 
 
 @attrs.frozen
-class Board:
+class Leaderboard:
     """A game's leaderboard: its rows (best first, by group), the games fitted and those
     left out because a guest played."""
 
     game: str
-    rows: tuple[Row, ...] = ()
+    rows: tuple[RatedPlayer, ...] = ()
     rated_games: int = 0
     guest_games: int = 0
     groups: int = 1
 
-    def row(self, identity: str) -> Row | None:
+    def row(self, identity: str) -> RatedPlayer | None:
         wanted = identity.casefold()
         return next((row for row in self.rows if row.identity.casefold() == wanted), None)
 
 
-def board_of(game: str, summaries: Iterable[GameSummary], registered: Iterable[str]) -> Board:
+def board_of(game: str, summaries: Iterable[GameSummary], registered: Iterable[str]) -> Leaderboard:
     """The leaderboard of ``game`` from its games' ``summaries`` (module doc), the
     identities of the ``registered`` names given (case-insensitive)."""
     known = {identity.casefold(): identity for identity in registered}
@@ -104,13 +104,13 @@ def board_of(game: str, summaries: Iterable[GameSummary], registered: Iterable[s
             continue
         guests += 1
     if not rated:
-        return Board(game, guest_games=guests)
+        return Leaderboard(game, guest_games=guests)
     try:
         listed = fit(rated)
     except RatingError:  # (only with no prior; kept for safety)
-        return Board(game, guest_games=guests)
+        return Leaderboard(game, guest_games=guests)
     rows = tuple(
-        Row(
+        RatedPlayer(
             player.identity,
             shown_name(player.identity),
             not is_built_in(player.identity),
@@ -124,7 +124,7 @@ def board_of(game: str, summaries: Iterable[GameSummary], registered: Iterable[s
         )
         for player in listed.players
     )
-    return Board(game, rows, len(rated), guests, listed.groups)
+    return Leaderboard(game, rows, len(rated), guests, listed.groups)
 
 
 @attrs.frozen
@@ -133,7 +133,7 @@ class PlayerPage:
     its recent games, newest first."""
 
     player: Registered
-    boards: tuple[tuple[str, Row | None], ...]
+    boards: tuple[tuple[str, RatedPlayer | None], ...]
     recent: tuple[GameSummary, ...]
 
 
@@ -141,19 +141,19 @@ def _registered_identities(names: IdentityStore) -> list[str]:
     return [registered.identity for registered in names.names()]
 
 
-def _board(records: RecordStore, names: IdentityStore, game: str) -> Board:
+def _board(records: RecordStore, names: IdentityStore, game: str) -> Leaderboard:
     summaries = records.games(game=game, limit=MAX_GAMES)
     return board_of(game, summaries, _registered_identities(names))
 
 
-class Leaderboards:
+class LeaderboardReader:
     """Boards and player pages from the database at ``path``, each read in a worker thread
     (at most ``limit`` at once) with connections of its own."""
 
     def __init__(self, path: str | os.PathLike[str], *, limit: int = 2) -> None:
         self.path = pathlib.Path(path)
         self._limiter = trio.CapacityLimiter(limit)
-        self._boards: dict[str, tuple[tuple[int, int], Board]] = {}
+        self._boards: dict[str, tuple[tuple[int, int], Leaderboard]] = {}
 
     async def _ask(self, question: Callable[[RecordStore, IdentityStore], T]) -> T:
         def work() -> T:
@@ -162,7 +162,7 @@ class Leaderboards:
 
         return await trio.to_thread.run_sync(work, limiter=self._limiter)
 
-    def _cached(self, records: RecordStore, names: IdentityStore, game: str) -> Board:
+    def _cached(self, records: RecordStore, names: IdentityStore, game: str) -> Leaderboard:
         key = (records.count(), len(names.names()))
         cached = self._boards.get(game)
         if cached is not None and cached[0] == key:
@@ -171,12 +171,12 @@ class Leaderboards:
         self._boards[game] = (key, board)
         return board
 
-    async def board(self, game: str) -> Board:
+    async def board(self, game: str) -> Leaderboard:
         """``game``'s leaderboard (an empty one if the database cannot be read)."""
         try:
             return await self._ask(lambda records, names: self._cached(records, names, game))
         except (sqlite3.Error, OSError):
-            return Board(game)
+            return Leaderboard(game)
 
     async def player(self, name: str, games: Sequence[str] = ()) -> PlayerPage | None:
         """The page of the registered ``name`` (None: not registered), with its row in

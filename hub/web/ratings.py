@@ -24,9 +24,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.records.leaderboard import Board, Leaderboards, Row
+from hub.records.leaderboard import Leaderboard, LeaderboardReader, RatedPlayer
 
-PageMaker = Callable[[str, str, str, int], Response]
+PlainPage = Callable[[str, str, str, int], Response]
 """``page(title, name, body, status)``: a page built as the rest of the site's."""
 
 
@@ -35,7 +35,7 @@ class Ratings:
     """What the ratings pages read: the leaderboards of the site's database and the games
     the site serves (the first is ``/ratings``'s)."""
 
-    boards: Leaderboards
+    boards: LeaderboardReader
     games: tuple[str, ...]
 
 
@@ -47,7 +47,7 @@ def _number(value: float) -> str:
     return f"{value:+.0f}" if round(value) else "0"
 
 
-def board_html(board: Board, prefix: str = "") -> str:
+def board_html(board: Leaderboard, prefix: str = "") -> str:
     """A leaderboard's table (every text escaped), and what was left out."""
     if not board.rows:
         table = '<p class="empty">No rated game yet.</p>'
@@ -77,7 +77,7 @@ def board_html(board: Board, prefix: str = "") -> str:
     return f'{table}<p class="note">{escape("; ".join(notes))}.</p>'
 
 
-def board_json(board: Board) -> dict[str, object]:
+def board_json(board: Leaderboard) -> dict[str, object]:
     return {
         "game": board.game,
         "rated_games": board.rated_games,
@@ -87,7 +87,7 @@ def board_json(board: Board) -> dict[str, object]:
     }
 
 
-def _row_words(row: Row | None) -> str:
+def _row_words(row: RatedPlayer | None) -> str:
     if row is None:
         return "no rated game"
     return (
@@ -96,7 +96,7 @@ def _row_words(row: Row | None) -> str:
     )
 
 
-def routes(ratings: Ratings, headers: dict[str, str], page: PageMaker) -> list[Route]:
+def routes(ratings: Ratings, headers: dict[str, str], page: PlainPage) -> list[Route]:
     """The ratings pages' routes (module doc)."""
 
     def reply(data: object, status: int = 200) -> Response:

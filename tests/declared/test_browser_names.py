@@ -19,7 +19,7 @@ from hub.declared.browser import SeatDesk
 from hub.declared.serve import ARRIVAL, GameServer
 from hub.games.connect4 import ConnectFour
 from hub.records.identities import NameBook
-from hub.records.leaderboard import Leaderboards
+from hub.records.leaderboard import LeaderboardReader
 from hub.records.recording import recording
 from hub.web.ratings import Ratings
 from hub.web.records import RecordsReader
@@ -128,7 +128,7 @@ async def test_a_second_browser_cannot_play_under_the_first_ones_name(
                 desk=lobby.desk,
                 starter=lobby,
                 records=RecordsReader.at(db),
-                ratings=Ratings(Leaderboards(db), ("connect4",)),
+                ratings=Ratings(LeaderboardReader(db), ("connect4",)),
             )
         )
         seat_url, rated = await trio.to_thread.run_sync(script, server.url("/"))

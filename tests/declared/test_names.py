@@ -27,7 +27,7 @@ from hub.declared.browser import SeatDesk
 from hub.declared.serve import GameServer
 from hub.games.connect4 import ConnectFour
 from hub.records.identities import IdentityStore, NameBook
-from hub.records.leaderboard import Leaderboards
+from hub.records.leaderboard import LeaderboardReader
 from hub.records.recording import recording
 from hub.web.app import create_app
 from hub.web.index import GameIndex
@@ -170,7 +170,7 @@ def site(db: Path, nursery: trio.Nursery, *, guests: bool = True) -> tuple[GameS
         desk=lobby.desk,
         host=lobby,
         limits=ClientLimits(clock=lambda: 0.0),
-        ratings=Ratings(Leaderboards(db), ("connect4",)),
+        ratings=Ratings(LeaderboardReader(db), ("connect4",)),
     )
     return lobby, app
 

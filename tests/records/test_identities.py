@@ -13,7 +13,7 @@ from hub.records.identities import (
     BadName,
     IdentityStore,
     NameBook,
-    Verdict,
+    NameVerdict,
     token_hash,
     verify,
 )
@@ -26,14 +26,14 @@ def test_a_token_is_checked_right_wrong_missing_and_an_unknown_name_is_a_guest(
     with IdentityStore.open(tmp_path / "games.db") as names:
         token = names.add("Robo", "bot")
         other = names.add("alice", "person")
-        assert names.check("Robo", token).verdict is Verdict.OK
+        assert names.check("Robo", token).verdict is NameVerdict.OK
         assert names.check("robo", token).registered is not None
         assert names.check("robo", token).registered.name == "Robo"  # type: ignore[union-attr]
-        assert names.check("Robo", other).verdict is Verdict.WRONG
-        assert names.check("Robo", token[:-1]).verdict is Verdict.WRONG
-        assert names.check("Robo", None).verdict is Verdict.MISSING
-        assert names.check("Robo", "").verdict is Verdict.MISSING
-        assert names.check("nobody", token).verdict is Verdict.UNKNOWN
+        assert names.check("Robo", other).verdict is NameVerdict.WRONG
+        assert names.check("Robo", token[:-1]).verdict is NameVerdict.WRONG
+        assert names.check("Robo", None).verdict is NameVerdict.MISSING
+        assert names.check("Robo", "").verdict is NameVerdict.MISSING
+        assert names.check("nobody", token).verdict is NameVerdict.UNKNOWN
         assert [(n.name, n.kind, n.identity) for n in names.names()] == [
             ("alice", "person", "person:alice"),
             ("Robo", "bot", "bot:Robo"),
@@ -71,16 +71,16 @@ def test_a_removed_name_stops_working_and_may_be_registered_again(tmp_path: Path
         old = names.add("robo", "bot")
         assert not names.remove("robo", "person")  # (of the other kind: not removed)
         assert names.remove("ROBO", "bot") and not names.remove("robo")
-        assert names.check("robo", old).verdict is Verdict.UNKNOWN
+        assert names.check("robo", old).verdict is NameVerdict.UNKNOWN
         new = names.add("robo", "bot")
-        assert names.check("robo", old).verdict is Verdict.WRONG
-        assert names.check("robo", new).verdict is Verdict.OK
+        assert names.check("robo", old).verdict is NameVerdict.WRONG
+        assert names.check("robo", new).verdict is NameVerdict.OK
 
 
 async def test_the_name_book_reads_off_the_event_loop(tmp_path: Path) -> None:
     book = NameBook.at(tmp_path / "games.db")
     token = await book.add("robo", "bot")
-    assert (await book.check("robo", token)).verdict is Verdict.OK
+    assert (await book.check("robo", token)).verdict is NameVerdict.OK
     assert [found.name for found in await book.names("bot")] == ["robo"]
     with pytest.raises(BadName):
         await book.add("robo", "person")
@@ -101,7 +101,7 @@ def test_hub_bots_add_prints_the_token_once_and_list_and_remove(tmp_path: Path) 
     assert added.stdout == token + "\n" and len(token) >= 40
     assert "printed above, once" in added.stderr and token not in added.stderr
     with IdentityStore.open(db) as names:
-        assert names.check("robo", token).verdict is Verdict.OK
+        assert names.check("robo", token).verdict is NameVerdict.OK
     again = hub("bots", "add", "Robo", "--db", db)
     assert (again.returncode, again.stdout) == (1, "")
     assert again.stderr == "hub bots add: the name 'Robo' is taken\n"
