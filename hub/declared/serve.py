@@ -151,7 +151,12 @@ class GameServer:
     asks to leave leaves the queue, and a TCP client that disconnects (or says anything)
     while it waits too; a game with people in browsers starts its clocks only once each has
     opened their page, and is called off if one has not within ``arrival`` seconds (None:
-    nobody is waited for, as for seats played in memory)."""
+    nobody is waited for, as for seats played in memory).
+
+    Who sits down is `identify`'s: a registered name with its token (``names``), or a
+    guest where ``guests`` (hub.declared.names); a TCP client is checked at its first hello
+    and again only if a later one names another name or token. "Next to arrive" prefers
+    the waiting player of the nearest rating (``ratings``; the lobby's ``reach``)."""
 
     game: Game[Any, Any]
     control: TimeControl
@@ -247,15 +252,20 @@ class GameServer:
     async def handle(self, connection: Connection) -> None:
         lines = connection.lines
         welcome = True  # once a connection (docs/bots.md): later hellos follow an end
+        admitted: tuple[str, str | None, PlayerInfo] | None = None  # (checked once)
         while True:
             try:
                 hello = await handshake(lines, self.game.name, welcome=welcome)
                 welcome = False
                 opponent = self._opponent(hello)
-                try:
-                    player = await self.identify(hello.name, hello.token)
-                except Refused as exc:
-                    raise BadHello(str(exc)) from None
+                if admitted is not None and admitted[:2] == (hello.name, hello.token):
+                    player = admitted[2]
+                else:
+                    try:
+                        player = await self.identify(hello.name, hello.token)
+                    except Refused as exc:
+                        raise BadHello(str(exc)) from None
+                    admitted = (hello.name, hello.token, player)
             except BadHello as exc:  # docs/bots.md: an error, and the connection closes
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
