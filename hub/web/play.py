@@ -114,13 +114,13 @@ def host_section(host: GameStarter) -> str:
         f"Play {escape(words)}</button></li>"
         for opponent, words in host.choices()
     )
-    alone = "or play as a guest (unrated)" if host.guests else "needed to play here"
+    alone = ", or play as a guest, unrated" if host.guests else " (needed to play here)"
     return (
         '<section id="you"><h2>Your name</h2>'
         '<p id="named" hidden>You play as <b id="my-name"></b> (this browser keeps your '
         "name and its key).</p>"
-        '<form id="name-form" autocomplete="off"><label for="name-input">Pick a name, once '
-        f"({alone}):</label> "
+        '<form id="name-form" autocomplete="off"><label for="name-input">Pick a name, once'
+        f"{alone}:</label> "
         '<input id="name-input" maxlength="32" spellcheck="false"> '
         '<button type="submit">Take it</button></form>'
         '<p id="name-error" class="error"></p></section>'
