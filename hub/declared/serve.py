@@ -535,6 +535,8 @@ async def serve(
         err.line(str(port))
         err.flush()
         report(problem)
+        if problem is not None:  # (no database: no names either, every player is a guest)
+            lobby.names = None
         boards = None if path is None or problem is not None else LeaderboardReader(path)
         if boards is not None:
             nursery.start_soon(keep_ratings, lobby, boards)
