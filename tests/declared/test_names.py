@@ -222,10 +222,13 @@ async def test_the_leaderboard_lists_a_bot_and_a_person_after_their_games(
                 await seat.wait_changed(seat.version)
             while not seat.over:
                 await seat.wait_changed(seat.version)
+    await lobby.refresh_ratings(LeaderboardReader(db))  # what the pairing reads
+    assert {"bot:robo", "person:alice", "connect4/random", "connect4/ai:1"} == set(lobby.ratings)
     async with client(app) as http:
         board = (await http.get("/api/ratings/connect4")).json()
         listed = {player["identity"]: player for player in board["players"]}
-        assert {"bot:robo", "person:alice", "connect4/random", "connect4/ai:1"} == set(listed)
+        assert set(listed) == set(lobby.ratings)
+        assert all(listed[who]["rating"] == rating for who, rating in lobby.ratings.items())
         assert board["rated_games"] == 2 and board["guest_games"] == 1  # the visitor's
         assert listed["person:alice"]["losses"] == 1
         page = (await http.get("/ratings")).text
@@ -236,6 +239,50 @@ async def test_the_leaderboard_lists_a_bot_and_a_person_after_their_games(
         assert 'href="/game/' in alice.text and "connect4</b>: " in alice.text
         assert (await http.get("/player/visitor")).status_code == 404
         assert (await http.get("/ratings/kalah")).status_code == 404
+
+
+async def test_the_next_to_arrive_meets_the_waiting_player_of_the_nearest_rating(
+    nursery: trio.Nursery,
+) -> None:
+    """Ratings fed by the server: two far apart wait (1000 Elo), a newcomer near one of
+    them (50 Elo) plays that one at once; the other keeps waiting."""
+    lobby = server(None, nursery=nursery)
+    lobby.ratings = {"remote:low": 0.0, "remote:high": 1000.0, "remote:near": 950.0}
+    started: list[GameStarted] = []
+    seated = trio.Event()
+
+    def on(event: object) -> None:
+        if isinstance(event, GameStarted):
+            started.append(event)
+            seated.set()
+
+    lobby.events.listen(on)
+
+    async def bot(name: str, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        ours, theirs = trio.testing.memory_stream_pair()
+        connection = Connection(0, ours, LineStream(ours, ours, max_line=4096), None)  # type: ignore[arg-type]
+        client = LineStream(theirs, theirs, max_line=1 << 20)
+        nursery.start_soon(lobby.handle, connection)
+        await client.receive_line()
+        await client.send_line(json.dumps({"type": "hello", "name": name, "opponent": "any"}))
+        task_status.started()
+        while True:
+            message = json.loads(await client.receive_line())
+            if message["type"] == "turn":
+                await client.send_line(json.dumps({"move": message["legal"][0]}))
+
+    await nursery.start(bot, "low")
+    await nursery.start(bot, "high")
+    with trio.fail_after(5):
+        while len(lobby.queue) < 2:
+            await trio.testing.wait_all_tasks_blocked()
+    assert not started  # 1000 apart: neither accepts the other yet
+    await nursery.start(bot, "near")
+    with trio.fail_after(5):
+        await seated.wait()
+    assert [player.name for player in started[0].players] == ["high", "near"]
+    assert [entry.item.player.name for entry in lobby.queue.waiting] == ["low"]
+    nursery.cancel_scope.cancel()
 
 
 @pytest.mark.system
