@@ -64,6 +64,8 @@ def admit(
             f'"{name}" is not a registered name here (its operator registers bots: hub bots '
             "add NAME)" + ("; send no token to play as a guest" if guests else "")
         )
+    if not guests and kind == "person":
+        raise Refused('this server admits no guests: pick a name first ("Your name")')
     if not guests:
         raise Refused(
             f'"{name}" is not a registered name and this server admits no guests: ask its '

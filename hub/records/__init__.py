@@ -10,6 +10,10 @@
   and ``ratings`` both count with;
 * `fit` (elo.py): the rating list (maximum-likelihood Elo, draw parameter, first-move
   advantage, groups that never met);
+* `IdentityStore` / `NameBook` (identities.py): the registered names of bots and people,
+  each with the hash of its token; bots.py: ``hub bots add|list|remove``;
+* `LeaderboardReader` (leaderboard.py): a game's leaderboard (the rating list of its games
+  between registered names and built-in players) and a registered player's page;
 * cli.py: ``hub games history|show|export|stats|ratings``.
 
 See docs/records.md.
