@@ -1,8 +1,10 @@
 """Names in Chromium (issue 27 items 2 and 3): a person picks a name once on the lobby page
 and their browser keeps it with its token; a second browser can neither take the name nor
 start a game, move or resign under it (with the name alone, or with a forged token), and
-the name's games are the person's on the leaderboard. Two browser contexts are two
-browsers: each has its own storage."""
+the name's games are the person's on the leaderboard. A name leads only to spectators'
+pages (no link to a seat), so it reads no hidden view: what a spectator's page and another
+seat's page show of a hidden hand is tests/declared/test_chance.py's. Two browser contexts
+are two browsers: each has its own storage."""
 
 from __future__ import annotations
 
@@ -92,6 +94,12 @@ async def test_a_second_browser_cannot_play_under_the_first_ones_name(
                 expect(third.locator("#start-error")).to_have_text('wrong token for "alice"')
                 assert "/play/" not in third.url
                 third.screenshot(path=artifacts() / "names-forged-token.png", full_page=True)
+                # Nor can it find her seat through her name: her page and the lobby link
+                # only to spectators' pages (a spectator's view: no hidden hand, no moves).
+                for page_path in ("player/alice", ""):
+                    third.goto(url + page_path)
+                    expect(third.locator('a[href*="/game/"], #player-games')).not_to_have_count(0)
+                    expect(third.locator('a[href*="/play/"]')).to_have_count(0)
                 # Nor can it move or resign for alice: her seat is her page's secret.
                 guessed = url + "play/" + "x" * 22
                 for action, body in (("move", {"move": "4"}), ("resign", {})):
