@@ -174,15 +174,17 @@ WINS = {
 async def test_connect4_wins_in_each_direction_with_the_four_marked(viewport: str) -> None:
     """Two pages, Red and Yellow, click the columns of a scripted game in each of the four
     directions: Red wins, and both pages ring exactly the winning four. A rules change that
-    missed a direction leaves that game unfinished and this test failing."""
+    missed a direction leaves that game unfinished and this test failing. (On a phone, one
+    direction: the layout is what is tested there.)"""
+    wins = WINS if viewport == "desktop" else {"rising": WINS["rising"]}
     with ExitStack() as stack:
         games = {
-            name: stack.enter_context(seats("connect4", "web", "web", count=2)) for name in WINS
+            name: stack.enter_context(seats("connect4", "web", "web", count=2)) for name in wins
         }
 
         def script(red: Any) -> None:
             yellow = red.context.new_page()
-            for name, (columns, four) in WINS.items():
+            for name, (columns, four) in wins.items():
                 pages = [red, yellow]
                 for page, url in zip(pages, games[name], strict=True):
                     page.goto(url)

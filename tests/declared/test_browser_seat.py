@@ -265,36 +265,39 @@ async def test_hub_play_starts_the_clock_only_once_the_person_opened_the_page() 
         assert process.wait(timeout=30) == 130
 
 
-def type_a_move(page: Any) -> None:
-    """Type the first move the move box suggests (its datalist: the legal moves' words)."""
+def type_a_move(page: Any) -> bool:
+    """Type the first move the move box suggests (its datalist: the legal moves' words);
+    False if it suggests none."""
     options = page.locator("#legal-list option")
     if not options.count():
-        return
+        return False
     page.locator("#move-input").fill(str(options.first.get_attribute("value")))
     page.locator("#move-input").press("Enter")
+    return True
 
 
 def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
-    """Click a legal move on whichever page offers one until every page shows a result."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    """Click a legal move on whichever page offers one until every page shows a result.
 
+    A page drops its legal marks the moment its move is clicked (play.js), so a page that
+    shows one is on its turn; when none does, wait a moment on the first page (a page that is
+    not on its turn is never waited on, which cost a fixed wait a move)."""
     results = [page.locator("#result") for page in pages]
-    for _ in range(400):
+    for _ in range(4000):
         if all(result.inner_text().strip() for result in results):
             break
+        acted = False
         for page in pages:
             legal = page.locator("[data-move].legal")
-            try:
-                page.locator("[data-move].legal, #movebox:not([hidden])").first.wait_for(
-                    timeout=300
-                )
-            except PlaywrightTimeout:
-                continue
             if legal.count():
                 legal.first.click()
-            else:  # a move made of parts (chess's squares): typed into the move box
-                type_a_move(page)
-            page.wait_for_timeout(30)
+            elif not (
+                page.locator("#movebox:not([hidden])").count() and type_a_move(page)
+            ):  # a move made of parts (chess's squares) is typed
+                continue
+            acted = True
+        if not acted:
+            pages[0].wait_for_timeout(15)
     for number, page in enumerate(pages):
         expect(page.locator("#result")).not_to_be_empty()
         page.screenshot(path=artifacts() / f"{shots}-{number}.png", full_page=True)

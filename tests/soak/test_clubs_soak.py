@@ -52,7 +52,9 @@ def test_clubs_games_leave_no_process_or_descriptor(capfd: pytest.CaptureFixture
         play(number, capfd)
         if number % CHECK_EVERY == 0 or number == count:
             assert descendants(os.getpid()) == [], f"processes left after game {number}"
-            assert open_fds() == fds, f"descriptors after game {number}"
+            # none opened and kept (one an earlier test left may close meanwhile: the
+            # records writer's abandoned thread in tests/records/test_writer.py)
+            assert sorted(set(open_fds()) - set(fds)) == [], f"descriptors after game {number}"
     seconds = time.monotonic() - began
     with capfd.disabled():
         report(
