@@ -105,7 +105,7 @@ def kept(record: GameRecord) -> bool:
     """The games the site records: the finished ones and those its shutdown adjourned."""
     if record.termination is not Termination.ABORTED:
         return True
-    return record.fault is not None and record.fault.detail == ADJOURNED
+    return record.detail == ADJOURNED
 
 
 @attrs.define(eq=False)
@@ -262,7 +262,7 @@ class Site:
                         winners=",".join(str(seat) for seat in record.winners) or "none",
                         termination=record.termination.value,
                         moves=len(record.moves),
-                        detail=record.fault.detail if record.fault is not None else "",
+                        detail=record.detail,
                     )
                 )
 

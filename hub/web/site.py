@@ -153,6 +153,7 @@ def create_site(
         )
         for game in games
     ]
+
     def to_lobby(name: str) -> Route:
         async def redirect(request: Request) -> Response:
             return RedirectResponse(f"/{name}/", 308)
