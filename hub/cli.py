@@ -248,9 +248,10 @@ def _verb_parser(plugins: Mapping[str, GamePlugin], verb: str) -> argparse.Argum
     """``hub play|serve|demo --help``: the games that offer ``verb``, with their summaries
     (``hub serve``'s with its own options: every game at one address)."""
     if verb == "serve":
-        from hub.declared.site import declared_games, parser
+        from hub.declared.site import declared_games
+        from hub.declared.site import parser as site_parser
 
-        site = parser(list(declared_games(plugins)))
+        site = site_parser(list(declared_games(plugins)))
         games = site.add_subparsers(title="games that offer 'serve'", metavar="GAME")
         for name in _offering(plugins, verb):
             games.add_parser(name, help=plugins[name].summary)
