@@ -252,9 +252,9 @@ def _verb_parser(plugins: Mapping[str, GamePlugin], verb: str) -> argparse.Argum
         from hub.declared.site import parser as site_parser
 
         site = site_parser(list(declared_games(plugins)))
-        games = site.add_subparsers(title="games that offer 'serve'", metavar="GAME")
+        listing = site.add_subparsers(title="games that offer 'serve'", metavar="GAME")
         for name in _offering(plugins, verb):
-            games.add_parser(name, help=plugins[name].summary)
+            listing.add_parser(name, help=plugins[name].summary)
         return site
     parser = argparse.ArgumentParser(
         prog=f"hub {verb}",
