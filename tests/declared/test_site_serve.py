@@ -36,18 +36,20 @@ def test_bots_of_two_games_play_through_one_port_and_a_stalled_game_is_adjourned
     try:
         assert server.stderr is not None
         port = int(server.stderr.readline().strip())
-        bots = {
-            game: subprocess.Popen(
-                [sys.executable, str(BOT), "--connect", f"127.0.0.1:{port}", "--game", game,
-                 "--opponent", "ai:1", "--name", f"{game}-bot", "--seed", "1"],
+
+        def bot(game: str) -> subprocess.Popen[str]:
+            address = f"127.0.0.1:{port}"
+            options = ["--game", game, "--opponent", "ai:1", "--name", f"{game}-bot"]
+            return subprocess.Popen(
+                [sys.executable, str(BOT), "--connect", address, *options, "--seed", "1"],
                 stderr=subprocess.PIPE,
                 text=True,
-            )  # fmt: skip
-            for game in ("connect4", "kalah")
-        }
-        for game, bot in bots.items():
-            _, err = bot.communicate(timeout=TIMEOUT)
-            assert bot.returncode == 0, (game, err)
+            )
+
+        bots = {game: bot(game) for game in ("connect4", "kalah")}
+        for game, running in bots.items():
+            _, err = running.communicate(timeout=TIMEOUT)
+            assert running.returncode == 0, (game, err)
         with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
             stream = sock.makefile("rw", encoding="utf-8", newline="\n")
             welcome = json.loads(stream.readline())
