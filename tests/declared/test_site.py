@@ -292,3 +292,22 @@ async def test_health_says_ok_with_each_game_s_counts_then_draining_with_503(
         reply = await client.get("/health")
         assert reply.status_code == 503 and reply.json()["status"] == "draining"
         assert (await client.get("/health", headers={"Host": "evil.example"})).status_code == 400
+
+
+async def test_hub_serve_game_takes_a_hello_naming_its_own_game_and_refuses_another(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    site, _ = site_in(nursery)
+    server = site.servers["connect4"]  # as `hub serve connect4` runs it, alone
+    for game, first in (("connect4", "start"), ("pig", "error")):
+        ours, theirs = trio.testing.memory_stream_pair()
+        lines = LineStream(theirs, theirs)
+        nursery.start_soon(server.handle, Connection(1, theirs, lines, cast(Any, None)))
+        client = LineStream(ours, ours)
+        welcome = json.loads(await client.receive_line())
+        assert welcome == {"type": "welcome", "protocol": 1, "game": "connect4"}
+        hello = {"type": "hello", "name": "b", "game": game, "opponent": "random"}
+        await client.send_line(json.dumps(hello))
+        reply = json.loads(await client.receive_line())
+        assert reply["type"] == first
+    assert reply["error"] == "this server plays connect4, not pig"

@@ -5,6 +5,7 @@ player); the pages' scripts, streams and links all work under the prefix."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from typing import Any
 
@@ -49,9 +50,14 @@ async def test_a_person_starts_a_game_from_the_home_page_and_finishes_it(game: s
                 result = [str(page.locator("#result").inner_text())]
             else:
                 result = drive([page], shots=f"site-{game}")
+            if game == "connect4":  # the rematch's page is under the prefix too
+                first = page.url
+                page.locator('button[data-action="rematch"]').click()
+                page.wait_for_url(lambda url: url != first and f"/{game}/play/" in url)
+                expect(page.locator("#turn")).not_to_be_empty()
             page.locator("a.home.section").click()  # back to the game's lobby
             page.wait_for_url(f"**/{game}/")
-            expect(page.locator("#recent tr")).to_have_count(1)
+            expect(page.locator("#recent tr").first).to_be_visible()
             page.locator("#recent tr a").click()  # the finished game's own page
             page.wait_for_url(f"**/{game}/game/*")
             expect(page.locator("#result")).not_to_be_empty()
@@ -59,6 +65,38 @@ async def test_a_person_starts_a_game_from_the_home_page_and_finishes_it(game: s
 
         (result,) = await run_in_browser(script)
         assert any(word in result for word in ("win", "draw", "resign")), result
+    finally:
+        process.send_signal(2)
+        assert process.wait(timeout=30) == 130
+
+
+async def test_a_friend_s_link_from_a_game_s_lobby_is_under_its_prefix() -> None:
+    process = subprocess.Popen(
+        [program("hub"), "serve", "--web", "0", "--no-record", "--games", "connect4,kalah"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        process.stderr.readline()
+        home = process.stderr.readline().strip()
+
+        def script(page: Any) -> str:
+            page.goto(home)
+            expect(page.locator("#site-games tr")).to_have_count(2)
+            page.goto(home + "kalah/")
+            page.locator('button[data-opponent="person"]').click()
+            page.wait_for_url("**/kalah/play/*")
+            link = page.locator("p.share a")
+            expect(link).to_have_text(re.compile(r"/kalah/play/[\w-]+$"))
+            friend = page.context.new_page()
+            friend.goto(str(link.inner_text()))
+            expect(friend.locator("#turn")).not_to_be_empty()
+            return str(link.inner_text())
+
+        shared = await run_in_browser(script)
+        assert shared.startswith(home + "kalah/play/")
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130
