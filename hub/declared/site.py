@@ -13,8 +13,8 @@ behind one TCP port and one web address, and shuts them down gracefully.
   there are, and the connection closes (as every bad hello).
 * **Web** (``--web``): `hub.web.site`: a home page of the games, each game's lobby under
   ``/GAME/``, ``/health``.
-* **Logs**: one line per event, ``key=value`` (`kv`), under ``hub.site``: hellos, refusals,
-  games started and ended, the drain; ``--log-level info`` shows them.
+* **Logs**: one line per event, ``key=value`` (`kv`), under ``hub.site``: connections,
+  hellos, refusals, games started and ended, the drain; ``--log-level info`` shows them.
 * **Shutdown** (`Site.drain`): the first SIGINT or SIGTERM closes every game's server
   (no new game; the waiting players are told and leave the queues; ``/health`` says
   ``draining`` with 503) and lets the running games finish for up to ``--drain`` seconds;
@@ -153,8 +153,15 @@ class Site:
     async def handle(self, connection: Connection) -> None:
         """One TCP client: the welcome (once), then each hello played by its game's server
         until the client leaves or says something wrong."""
+        where: dict[str, object] = {"conn": connection.number, "peer": connection.peer}
+        log.info(kv("connected", **where))
+        try:
+            await self._converse(connection, where)
+        finally:
+            log.info(kv("closed", **where))
+
+    async def _converse(self, connection: Connection, where: dict[str, object]) -> None:
         lines = connection.lines
-        where = {"conn": connection.number, "peer": connection.peer}
         try:
             await lines.send_line(site_welcome_line(self.names))
             while True:

@@ -7,6 +7,7 @@ through an ASGI client."""
 from __future__ import annotations
 
 import json
+import logging
 import types
 from typing import Any, cast
 
@@ -52,6 +53,7 @@ class Bot:
                 await theirs.aclose()
 
         nursery.start_soon(serve)
+        self.stream = ours
         self.lines = LineStream(ours, ours)
 
     async def receive(self) -> dict[str, Any]:
@@ -311,3 +313,36 @@ async def test_hub_serve_game_takes_a_hello_naming_its_own_game_and_refuses_anot
         reply = json.loads(await client.receive_line())
         assert reply["type"] == first
     assert reply["error"] == "this server plays connect4, not pig"
+
+
+async def test_connections_hellos_and_games_are_logged_one_key_value_line_each(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger = logging.getLogger("hub.site")
+    handler, level = Keep(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        site, _ = site_in(nursery)
+        stop = site.log_events()
+        bot = Bot(site, nursery, 7)
+        await bot.receive()
+        await bot.hello("pig", "random", name="my bot")
+        await bot.play_out()
+        await bot.stream.aclose()
+        await settle()
+        stop()
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    events = [line.split()[0] for line in lines]
+    assert events == ["event=connected", "event=hello", "event=game_started",
+                      "event=game_ended", "event=closed"]  # fmt: skip
+    assert lines[1] == 'event=hello conn=7 peer=? game=pig name="my bot" opponent=random'
+    assert "termination=normal" in lines[3] and 'players="my bot vs random"' in lines[3]
