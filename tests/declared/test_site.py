@@ -24,6 +24,7 @@ from hub.declared.site import ADJOURNED, Site, kept, kv
 from hub.games.connect4 import ConnectFour
 from hub.web.index import GameIndex
 from hub.web.limits import ServerFull
+from hub.web.records import RecordsReader
 from hub.web.site import SiteGame, create_site
 from tests.declared.game_pig import Pig
 from tests.declared.test_rematch import Log
@@ -346,3 +347,23 @@ async def test_connections_hellos_and_games_are_logged_one_key_value_line_each(
                       "event=game_ended", "event=closed"]  # fmt: skip
     assert lines[1] == 'event=hello conn=7 peer=? game=pig name="my bot" opponent=random'
     assert "termination=normal" in lines[3] and 'players="my bot vs random"' in lines[3]
+
+
+async def test_a_game_s_lobby_lists_that_game_s_saved_games_only() -> None:
+    asked: list[str | None] = []
+
+    class Store:
+        def get(self, game_id: str) -> None:
+            return None
+
+        def games(self, *, limit: int | None = None, game: str | None = None) -> list[Any]:
+            asked.append(game)
+            return []
+
+        def close(self) -> None:
+            pass
+
+    reader = RecordsReader(Store)
+    await reader.recent(5)
+    await reader.of_game("kalah").recent(5)
+    assert asked == [None, "kalah"]
