@@ -35,12 +35,12 @@ DESCRIPTION = (
 )
 VERB_USAGES = {
     "play": "hub play GAME [ARGS ...]",
-    "serve": "hub serve GAME [ARGS ...]",
+    "serve": "hub serve [GAME] [ARGS ...]",
     "demo": "hub demo [GAME]",
 }
 VERB_SUMMARIES = {
     "play": "play a game",
-    "serve": "serve a game over TCP",
+    "serve": "serve every game at one address, or one game, over TCP and the web",
     "demo": "show every game, or one, on its built-in defaults",
 }
 VERB_DESCRIPTIONS = {
@@ -156,6 +156,10 @@ def _game_verb(
     if rest and rest[0] in HELP:
         out.line(_help(_verb_parser(plugins, verb)))
         return 0
+    if verb == "serve" and (not rest or rest[0].startswith("-")):
+        from hub.declared.site import main as site  # every game at one address
+
+        return site(plugins, rest)
     if verb == "demo":
         if len(rest) == 2 and rest[1] in HELP and rest[0] in offering:
             out.line(_help(_demo_parser(plugins[rest[0]])))
@@ -246,7 +250,17 @@ def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:
 
 
 def _verb_parser(plugins: Mapping[str, GamePlugin], verb: str) -> argparse.ArgumentParser:
-    """``hub play|serve|demo --help``: the games that offer ``verb``, with their summaries."""
+    """``hub play|serve|demo --help``: the games that offer ``verb``, with their summaries
+    (``hub serve``'s with its own options: every game at one address)."""
+    if verb == "serve":
+        from hub.declared.site import declared_games
+        from hub.declared.site import parser as site_parser
+
+        site = site_parser(list(declared_games(plugins)))
+        listing = site.add_subparsers(title="games that offer 'serve'", metavar="GAME")
+        for name in _offering(plugins, verb):
+            listing.add_parser(name, help=plugins[name].summary)
+        return site
     parser = argparse.ArgumentParser(
         prog=f"hub {verb}",
         usage=VERB_USAGES[verb],

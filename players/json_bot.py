@@ -33,6 +33,8 @@ def play(reader: TextIO, writer: TextIO, options: argparse.Namespace) -> int:
         writer.flush()
 
     hello = {"type": "hello", "name": options.name, "opponent": options.opponent}
+    if options.game:
+        hello["game"] = options.game  # `hub serve` alone serves several games: which one
     for line in reader:
         message = json.loads(line)
         kind = message.get("type")
@@ -57,6 +59,9 @@ def main() -> int:
     parser.add_argument("--connect", metavar="HOST:PORT", help="play over TCP, not pipes")
     parser.add_argument("--name", default="json_bot.py", help="the name it gives")
     parser.add_argument("--opponent", default="any", help="over TCP: any, random or ai:N")
+    parser.add_argument(
+        "--game", default="", help="over TCP to `hub serve` (every game): the game to play"
+    )
     parser.add_argument("--games", type=int, default=1, help="over TCP: games to play")
     parser.add_argument("--seed", type=int, default=None, help="seed of its random choices")
     options = parser.parse_args()

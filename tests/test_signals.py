@@ -153,6 +153,12 @@ SCENARIOS = [
              b"\n", then=kalah_client),
     Scenario("kalah-term", [program("hub"), "serve", "kalah"], TERM, 143, b"\n",
              then=kalah_client),
+    # hub serve alone: every game at one address (it drains on the first signal: docs/running.md)
+    Scenario("site-startup", [program("hub"), "serve", "--no-record"], INT, 130, STARTUP,
+             startup=True),
+    Scenario("site-idle", [program("hub"), "serve", "--no-record", "--web", "0"], INT, 130,
+             b"\n"),
+    Scenario("site-term", [program("hub"), "serve", "--no-record"], TERM, 143, b"\n"),
     # hub serve uqchess, uqchessserver, uqchessclient
     Scenario("uqchess-startup", [program("hub"), "serve", "uqchess"], INT, 130, STARTUP,
              startup=True),

@@ -35,6 +35,7 @@ from hub.core.io.serve import Connection, serve_lines
 from hub.core.io.serverlog import add_log_options, configure_logging, log_games, log_level_from_args
 from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
+from hub.core.model.referee import Termination
 from hub.core.model.values import PlayerInfo
 from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
@@ -73,7 +74,7 @@ from hub.declared.seats import (
 from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
-from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
+from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT, ServerFull
 from hub.web.options import add_web_option
 
 log = logging.getLogger("hub.declared.serve")
@@ -135,6 +136,8 @@ PEOPLE = ("any", "person", "friend")
 """The opponents that are people (the others are built-in players)."""
 ASK_FOR = "ask for any, random or ai:N"
 ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
+CLOSING = "the server is shutting down"
+"""The words of a hello or a new game refused, or a queue left, once `GameServer.close`d."""
 BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
 """The built-in players a hello or a page may ask for, checked before anything is looked
 up: the answer to a program's path is the same whether it exists or not."""
@@ -175,6 +178,12 @@ class GameServer:
     ratings: dict[str, float] = attrs.Factory(dict)
     """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
     newcomer with the waiting player of the nearest rating (unrated: 0, the list's mean)."""
+    closing: bool = False
+    """Set by `close`: no new game starts."""
+    running: set[Match[Any, Any]] = attrs.Factory(set)
+    """The games being played."""
+    _quiet: trio.Event = attrs.Factory(trio.Event)
+    """Set when a game ends (`drained` waits on it)."""
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
@@ -252,30 +261,58 @@ class GameServer:
     async def handle(self, connection: Connection) -> None:
         lines = connection.lines
         welcome = True  # once a connection (docs/bots.md): later hellos follow an end
-        admitted: tuple[str, str | None, PlayerInfo] | None = None  # (checked once)
         while True:
             try:
                 hello = await handshake(lines, self.game.name, welcome=welcome)
                 welcome = False
-                opponent = self._opponent(hello)
-                if admitted is not None and admitted[:2] == (hello.name, hello.token):
-                    player = admitted[2]
-                else:
-                    try:
-                        player = await self.identify(hello.name, hello.token)
-                    except Refused as exc:
-                        raise BadHello(str(exc)) from None
-                    admitted = (hello.name, hello.token, player)
+                if hello.game and hello.game != self.game.name:
+                    raise BadHello(f"this server plays {self.game.name}, not {hello.game}")
+                await self.play_hello(connection, hello)
             except BadHello as exc:  # docs/bots.md: an error, and the connection closes
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
             except LineError:
                 return
-            connection.busy = lambda: True
-            try:
-                await self._one_game(connection, player, opponent)
-            finally:
-                connection.busy = lambda: False
+
+    async def play_hello(self, connection: Connection, hello: Hello) -> None:
+        """The game a TCP client's ``hello`` (read already) asks for, played to its end (or
+        not played: its table called off, the server closing). `BadHello` if the hello asks
+        for what is not offered, or the server is closing (`close`)."""
+        if self.closing:
+            raise BadHello(CLOSING)
+        opponent = self._opponent(hello)
+        try:
+            player = await self.identify(hello.name, hello.token)
+        except Refused as exc:
+            raise BadHello(str(exc)) from None
+        connection.busy = lambda: True
+        try:
+            await self._one_game(connection, player, opponent)
+        finally:
+            connection.busy = lambda: False
+
+    # -- closing (hub serve's drain: hub.declared.site) -------------------------------------
+
+    def close(self) -> None:
+        """Start no more games: hellos and the lobby page are refused (`CLOSING`), the
+        players waiting in the queue leave it (a person's page says why), a table or a
+        rematch not started yet is called off; the running games go on (`drained`)."""
+        self.closing = True
+        for entry in self.queue.dismiss():
+            if isinstance(entry.item, BrowserSeat):
+                entry.item.call_off(f"{CLOSING}: no game was played.")
+
+    async def drained(self) -> None:
+        """Return once no game is running (at once if none is)."""
+        while self.running:
+            self._quiet = trio.Event()
+            await self._quiet.wait()
+
+    def adjourn(self, detail: str) -> None:
+        """End every running game now, as aborted with ``detail`` (the players are told,
+        the record kept by whoever keeps such records)."""
+        for match in list(self.running):
+            match.stop(None, Termination.ABORTED, detail)
 
     def _built(self, opponent: str) -> SeatSpec:
         """The built-in player ``opponent`` names; nothing else is looked up (a path is
@@ -403,6 +440,11 @@ class GameServer:
         self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec], *, from_queue: bool = False
     ) -> None:
         absent = await come(self.game, seats, self.arrival, self.grace)
+        if self.closing:  # (no new game once closing: each person's page says why)
+            for seat in seats:
+                if isinstance(seat, BrowserSeat):
+                    seat.call_off(f"{CLOSING}: no game was played.")
+            return
         if absent:
             self._call_off(seats, absent, from_queue)
             return
@@ -416,7 +458,12 @@ class GameServer:
             time_control=self.control,
             settings=self.game.settings,
         )
-        await play_attended(match, seats, self.grace if self.arrival is not None else math.inf)
+        self.running.add(match)
+        try:
+            await play_attended(match, seats, self.grace if self.arrival is not None else math.inf)
+        finally:
+            self.running.discard(match)
+            self._quiet.set()
 
     # -- people in a browser (the lobby page) ----------------------------------------------------
 
@@ -436,6 +483,8 @@ class GameServer:
         `DeskFull` when the desk has no room. ``player``: who the person is (`identify`;
         default: a guest, ``browser``)."""
         assert self.nursery is not None and self.desk is not None
+        if self.closing:
+            raise ServerFull(CLOSING)
         if opponent not in BROWSER_OPPONENTS and not BUILT_IN.fullmatch(opponent):
             raise SeatSpecError(ASK_FROM_THE_WEB)
         if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:

@@ -9,14 +9,19 @@ A database that cannot be opened costs one line on stderr, and the games go on u
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pathlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import trio
 
 from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus
+
+if TYPE_CHECKING:
+    from hub.core.model.events import GameRecord
 
 ENVIRONMENT = "HUB_DB"
 """The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""
@@ -39,12 +44,18 @@ async def start_recording(
 
 
 async def open_recording(
-    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+    nursery: trio.Nursery,
+    bus: EventBus,
+    path: pathlib.Path | None,
+    *,
+    prog: str,
+    keep: Callable[[GameRecord], bool] | None = None,
 ) -> str | None:
     """`start_recording` that does not write its line yet: the line (to `report` later), or
     None. A server opens its database *before* it prints its port (a signal sent once the
     port is out then never lands in the middle of importing or opening it) and reports a
-    database it cannot use after the port, where its stderr has always said so."""
+    database it cannot use after the port, where its stderr has always said so. ``keep``:
+    which ended games to write (default: the finished ones, `hub.records.writer.finished`)."""
     if path is None:
         return None
     import sqlite3  # (here: a command that does not record never imports the database)
@@ -52,7 +63,10 @@ async def open_recording(
     from hub.records.writer import record_games
 
     try:
-        await nursery.start(record_games, bus, path)
+        if keep is None:
+            await nursery.start(record_games, bus, path)
+        else:
+            await nursery.start(functools.partial(record_games, bus, path, keep=keep))
     except (sqlite3.Error, OSError) as exc:
         return f"{prog}: cannot record games in {path} ({exc}); playing on without recording"
     return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 
 import trio
 
@@ -57,7 +58,9 @@ class _RecordWriter:
         subscription: Subscription,
         store: RecordStore,
         limiter: trio.CapacityLimiter,
+        keep: Callable[[GameRecord], bool] = finished,
     ) -> None:
+        self.keep = keep
         self.bus = bus
         self.subscription = subscription
         self.store = store
@@ -67,7 +70,7 @@ class _RecordWriter:
         self.bus_closed = False
 
     def _keep(self, event: object) -> None:
-        if isinstance(event, GameEnded) and finished(event.record):
+        if isinstance(event, GameEnded) and self.keep(event.record):
             self.pending.append(event.record)
             self.arrived.set()
 
@@ -147,9 +150,11 @@ async def record_games(
     bus: EventBus,
     path: str | os.PathLike[str],
     *,
+    keep: Callable[[GameRecord], bool] = finished,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Write every game that ends on ``bus`` (but aborted ones) to the store at ``path``.
+    """Write every game that ends on ``bus`` (but aborted ones; ``keep`` says otherwise:
+    ``hub serve`` keeps the games its shutdown adjourned) to the store at ``path``.
 
     Subscribes at once, opens (creates, migrates) the store in the worker thread, then
     reports started (``nursery.start``: an unusable database raises there). Runs until
@@ -162,7 +167,7 @@ async def record_games(
     except BaseException:
         subscription.close()
         raise
-    recorder = _RecordWriter(bus, subscription, store, limiter)
+    recorder = _RecordWriter(bus, subscription, store, limiter, keep)
     task_status.started()
     try:
         async with trio.open_nursery() as nursery:

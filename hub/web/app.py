@@ -113,12 +113,23 @@ def create_app(
     hosts: AllowedHosts | None = None,
     limits: ClientLimits | None = None,
     ratings: Ratings | None = None,
+    root: str = "",
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
     the browser seats of ``desk``, if given: hub.web.play), answering to ``hosts`` (default:
-    the loopback names) within ``limits`` (default: `ClientLimits`' defaults)."""
+    the loopback names) within ``limits`` (default: `ClientLimits`' defaults).
+
+    ``root``: the path the app is mounted at (``/connect4`` in ``hub serve``'s site,
+    `hub.web.site`); its pages' links, and their scripts' requests (the page's
+    ``data-root``), go there."""
     hosts = hosts if hosts is not None else AllowedHosts()
     limits = limits if limits is not None else ClientLimits()
+
+    def page(title: str, name: str, body: str, **options: Any) -> Response:
+        return _page(title, name, body, root=root, **options)
+
+    def seat_page(title: str, name: str, body: str, data: dict[str, str], status: int) -> Response:
+        return page(title, name, body, data=data, status=status, script="play.js")
 
     async def find(game_id: str) -> ShownGame | None:
         game = index.game(game_id)
@@ -140,7 +151,7 @@ def create_app(
     async def lobby_page(request: Request) -> Response:
         lobby = await lobby_json()
         body = "".join(
-            f"<section><h2>{title}</h2>{_table(name, lobby[name])}"
+            f"<section><h2>{title}</h2>{_table(name, lobby[name], root)}"
             f'<p class="empty" id="no-{name}"{" hidden" if lobby[name] else ""}>{empty}</p>'
             "</section>"
             for name, title, empty in [
@@ -154,18 +165,21 @@ def create_app(
             body += '<section><h2><a href="ratings">Ratings: the leaderboard</a></h2></section>'
 
         if standings is not None:
-            body = '<section><h2><a href="/match">The match: standings</a></h2></section>' + body
-        return _page("Games", "lobby", body)
+            body = (
+                f'<section><h2><a href="{root}/match">The match: standings</a></h2></section>'
+                + body
+            )
+        return page(root.strip("/") or "Games", "lobby", body)
 
     async def match_page(request: Request) -> Response:
         if standings is None:
-            return _page("No match", "missing", "<p>No match is played here.</p>", status=404)
+            return page("No match", "missing", "<p>No match is played here.</p>", status=404)
         body = (
             '<section class="standings"><h2>Standings</h2>'
             f'<div id="standings">{standings_html(standings.json())}</div>'
-            '<p><a href="/">every game of the match</a></p></section>'
+            f'<p><a href="{root}/">every game of the match</a></p></section>'
         )
-        return _page("Match", "match", body)
+        return page("Match", "match", body)
 
     async def api_match(request: Request) -> Response:
         if standings is None:
@@ -177,17 +191,17 @@ def create_app(
         game_id = request.path_params["game_id"]
         game = await find(game_id)
         if game is None:
-            return _page("No such game", "missing", "<p>No such game.</p>", status=404)
+            return page("No such game", "missing", "<p>No such game.</p>", status=404)
         data = detail(game)
-        return _page(_title(data), "game", _game_body(data), game_id=str(data["id"]))
+        return page(_title(data), "game", _game_body(data), game_id=str(data["id"]))
 
     async def series_page(request: Request) -> Response:
         page = request.path_params["page"]
         data = index.series_json(page)
         if data is None:
-            return _page("Not found", "missing", "<p>No such page.</p>", status=404)
+            return _page("Not found", "missing", "<p>No such page.</p>", status=404, root=root)
         body = _game_body(data["game"], series=page, score=data["score"])
-        return _page(page.capitalize(), page, body)
+        return _page(page.capitalize(), page, body, root=root)
 
     async def api_games(request: Request) -> Response:
         return _json(await lobby_json())
@@ -292,12 +306,12 @@ def create_app(
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:
-        routes += play_routes(desk, SECURITY_HEADERS, _seat_page)
+        routes += play_routes(desk, SECURITY_HEADERS, seat_page)
     if ratings is not None:
         routes += ratings_routes(
             ratings,
             SECURITY_HEADERS,
-            lambda title, name, body, status: _page(title, name, body, status=status),
+            lambda title, name, body, status: page(title, name, body, status=status),
         )
     routes += [  # last: a series' page is any other name (a game's `Series.page`)
         Route("/api/{page}", api_series, methods=["GET"]),
@@ -306,10 +320,6 @@ def create_app(
     ]
     guard = Middleware(Guard, hosts=hosts, limits=limits, headers=SECURITY_HEADERS)
     return Starlette(routes=routes, middleware=[guard])
-
-
-def _seat_page(title: str, page: str, body: str, data: dict[str, str], status: int) -> Response:
-    return _page(title, page, body, data=data, status=status, script="play.js")
 
 
 # -- page building ------------------------------------------------------------------------
@@ -328,17 +338,26 @@ def _page(
     status: int = 200,
     data: dict[str, str] | None = None,
     script: str = "app.js",
+    root: str = "",
 ) -> Response:
+    """A page of the site; under a ``root`` (a game's lobby in ``hub serve``'s site) its
+    links and its script's requests go there (``data-root``), and its header links the
+    site's home page too."""
     extra = "".join(f' data-{name}="{escape(value)}"' for name, value in (data or {}).items())
+    home = '<a class="home" href="/">hub</a>'
+    if root:
+        extra += f' data-root="{escape(root)}"'
+        home += f'<a class="home section" href="{escape(root)}/">{escape(root.strip("/"))}</a>'
+
     html = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} - hub</title>"
-        '<link rel="stylesheet" href="/static/style.css">'
-        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
-        f'<script src="/static/{script}" defer></script></head>'
+        f'<link rel="stylesheet" href="{root}/static/style.css">'
+        f'<link rel="icon" href="{root}/static/favicon.svg" type="image/svg+xml">'
+        f'<script src="{root}/static/{script}" defer></script></head>'
         f'<body data-page="{page}" data-id="{escape(game_id)}"{extra}>'
-        f'<header><a class="home" href="/">hub</a><h1>{escape(title)}</h1>'
+        f"<header>{home}<h1>{escape(title)}</h1>"
         '<span id="live" class="live" hidden>live</span></header>'
         f"<main>{body}</main></body></html>"
     )
@@ -350,7 +369,7 @@ def _title(game: dict[str, JSON]) -> str:
     return f"{game['game']}: {names}"
 
 
-def _table(name: str, games: Sequence[dict[str, JSON]]) -> str:
+def _table(name: str, games: Sequence[dict[str, JSON]], root: str = "") -> str:
     """A lobby table (the script builds the same rows from the stream)."""
     rows = []
     for game in games:
@@ -362,7 +381,7 @@ def _table(name: str, games: Sequence[dict[str, JSON]]) -> str:
         else:
             state = "playing"
         rows.append(
-            f'<tr data-id="{escape(game["id"])}"><td><a href="/game/{escape(game["id"])}">'
+            f'<tr data-id="{escape(game["id"])}"><td><a href="{root}/game/{escape(game["id"])}">'
             f"{escape(game['game'])}</a></td><td>{escape(names)}</td>"
             f"<td>{game['ply']}</td><td>{escape(state)}</td></tr>"
         )

@@ -27,7 +27,9 @@ class RecordLookup(Protocol):
 
     def get(self, game_id: str) -> GameRecord | None: ...
 
-    def games(self, *, limit: int | None = None) -> list[GameSummary]: ...
+    def games(self, *, limit: int | None = None, game: str | None = None) -> list[GameSummary]:
+        """The newest ``limit`` games' summaries (of ``game`` only, if given)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -35,9 +37,17 @@ class RecordLookup(Protocol):
 class RecordsReader:
     """Look-ups in a store opened per request by ``opener`` in a worker thread."""
 
-    def __init__(self, opener: Callable[[], RecordLookup], *, limit: int = 4) -> None:
+    def __init__(
+        self, opener: Callable[[], RecordLookup], *, limit: int = 4, game: str | None = None
+    ) -> None:
         self._opener = opener
         self._limiter = trio.CapacityLimiter(limit)
+        self.game = game
+        """Only this game's recent games (a game's lobby in ``hub serve``'s site)."""
+
+    def of_game(self, game: str) -> RecordsReader:
+        """The same store, its recent games those of ``game`` only (one reader per lobby)."""
+        return RecordsReader(self._opener, game=game)
 
     @classmethod
     def at(cls, path: str | os.PathLike[str]) -> RecordsReader:
@@ -74,5 +84,9 @@ class RecordsReader:
 
     async def recent(self, limit: int) -> list[GameSummary]:
         """The newest ``limit`` games' summaries."""
-        rows: list[GameSummary] = await self._ask(lambda store: store.games(limit=limit), [])
+        game = self.game
+        if game is None:
+            rows: list[GameSummary] = await self._ask(lambda store: store.games(limit=limit), [])
+        else:
+            rows = await self._ask(lambda store: store.games(limit=limit, game=game), [])
         return rows

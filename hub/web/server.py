@@ -36,6 +36,10 @@ from hub.web.ratings import Ratings
 from hub.web.records import RecordsReader
 
 LOGGER = logging.getLogger("hub.web")
+HYPERCORN_LOGGER = logging.getLogger("hub.web.hypercorn")
+"""Hypercorn's own log: warnings and errors only, whatever ``--log-level`` says (its "Running
+on ..." at info would come between a server's port and its URL on stderr)."""
+HYPERCORN_LOGGER.setLevel(logging.WARNING)
 
 
 @attrs.frozen
@@ -71,7 +75,7 @@ def config_for(sock: socket.socket) -> Config:
     config = Config()
     config.bind = [f"fd://{os.dup(sock.fileno())}"]  # hypercorn owns and closes the copy
     config.accesslog = None
-    config.errorlog = LOGGER  # warnings and errors only: no "Running on ..." banner
+    config.errorlog = HYPERCORN_LOGGER  # warnings and errors only: no "Running on ..." banner
     config.graceful_timeout = 1.0
     config.h11_max_incomplete_size = 16 * 1024
     return config

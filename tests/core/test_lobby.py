@@ -317,3 +317,25 @@ def test_pair_waiting_seats_the_pairs_whose_reach_has_grown_longest_waiting_firs
     tables = lobby.pair_waiting(now=18.0)  # 1000: they meet
     assert [table.items for table in tables] == [(0.0, 1000.0)] and len(lobby) == 0
     assert first.seated and second.seated
+
+
+async def test_dismissed_entries_stop_waiting_and_are_not_seated(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A closing server dismisses its queue: every waiting entry's `wait` returns False at
+    once, its check for a gone client stopped (``hub serve``'s drain)."""
+    lobby: Lobby[int] = Lobby(3)
+    checked, plain = Waiting(1), Waiting(2)
+    assert lobby.join(checked) is None and lobby.join(plain) is None
+    answers: dict[int, bool] = {}
+
+    async def wait(entry: Waiting[int], gone: Callable[[], Awaitable[object]] | None) -> None:
+        answers[entry.item] = await lobby.wait(entry, gone)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(wait, checked, trio.sleep_forever)
+        nursery.start_soon(wait, plain, None)
+        await trio.testing.wait_all_tasks_blocked()
+        assert lobby.dismiss() == [checked, plain]
+    assert answers == {1: False, 2: False} and len(lobby) == 0
+    assert lobby.join(Waiting(3)) is None  # nobody left to be seated with

@@ -222,14 +222,25 @@ class Lobby(Generic[T]):
                 return True
         return False
 
+    def dismiss(self) -> list[Waiting[T]]:
+        """Take every waiting entry out of the queue (its server is closing): the `wait` of
+        each returns False at once. Returns them, in order of arrival."""
+        dismissed = list(self._waiting)
+        for entry in dismissed:
+            self.leave(entry)
+            entry._watch.cancel()
+            entry.done.set()
+        return dismissed
+
     async def wait(
         self, entry: Waiting[T], gone: Callable[[], Awaitable[object]] | None = None
     ) -> bool:
         """What the task of a queued ``entry`` does: wait until its table's game is over
         (True). ``gone``, if given, returns when the client has left (its server reads the
         stream: nothing may arrive before the game starts); it runs until the entry is
-        seated, and if it returns first the entry leaves and this returns False. However
-        this ends (cancelled too), the entry is no longer waiting afterwards."""
+        seated, and if it returns first the entry leaves and this returns False (so does an
+        entry `dismiss`ed). However this ends (cancelled too), the entry is no longer waiting
+        afterwards."""
         try:
             if gone is not None and not entry.seated:
                 entry._released = trio.Event()
@@ -239,7 +250,8 @@ class Lobby(Generic[T]):
                         return False  # and it leaves (below)
                 finally:
                     entry._released.set()
-            await entry.done.wait()
-            return True
+            if not entry.left:
+                await entry.done.wait()
+            return not entry.left
         finally:
             self.leave(entry)

@@ -4,8 +4,9 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
 
 * ``{"type":"welcome","protocol":1,"game":"connect4"}``; the bot answers
   ``{"type":"hello","name":"mybot"}`` (over TCP it may add ``"opponent":"ai:3"``,
-  ``"random"`` or ``"any"``, the default: the next client to arrive, and ``"token"``, the
-  token of its registered name: ``hub bots add``);
+  ``"random"`` or ``"any"``, the default: the next client to arrive; ``"game"``, which
+  a server of several games, ``hub serve`` alone, needs: its welcome lists ``"games"``; and
+  ``"token"``, the token of its registered name: ``hub bots add``);
 * ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
   "settings":{...},"time_control":"none"}``: the game begins;
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
@@ -56,12 +57,20 @@ def welcome_line(game: str) -> str:
     return dumps({"type": "welcome", "protocol": PROTOCOL, "game": game})
 
 
+def site_welcome_line(games: Sequence[str]) -> str:
+    """The welcome of a server of several games (``hub serve`` alone): the games it serves,
+    one of which the hello names (``"game"``)."""
+    return dumps({"type": "welcome", "protocol": PROTOCOL, "games": list(games)})
+
+
 @attrs.frozen
 class Hello:
-    """A bot's answer to the welcome: its name and, over TCP, whom it wants to play."""
+    """A bot's answer to the welcome: its name and, over TCP, whom it wants to play and
+    which game (``game``: "" when not given; a server of several games needs it)."""
 
     name: str
     opponent: str = OPPONENTS_ANY
+    game: str = ""
     token: str | None = attrs.field(default=None, repr=False)
     """The registered name's token (``hub bots add``), if the bot sent one; never logged."""
 
@@ -95,12 +104,15 @@ def parse_hello(line: str) -> Hello:
     name = value.get("name", "anonymous")
     opponent = value.get("opponent", OPPONENTS_ANY)
     token = value.get("token")
-    if not isinstance(name, str) or not isinstance(opponent, str):
-        raise BadHello("name and opponent must be strings")
+    game = value.get("game", "")
+    if not isinstance(name, str) or not isinstance(opponent, str) or not isinstance(game, str):
+        raise BadHello("name, opponent and game must be strings")
     if token is not None and (not isinstance(token, str) or len(token) > MAX_TOKEN):
         raise BadHello(f"token must be a string of at most {MAX_TOKEN} characters")
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
-    return Hello(name, opponent.strip()[:40] or OPPONENTS_ANY, token or None)
+    return Hello(
+        name, opponent.strip()[:40] or OPPONENTS_ANY, game=game.strip()[:40], token=token or None
+    )
 
 
 def _result_word(seat: int, winners: Sequence[int], seats: int) -> str:

@@ -5,6 +5,8 @@
 
 const page = document.body.dataset.page;
 const gameId = document.body.dataset.id;
+// where this app is mounted ("/connect4" in hub serve's site of every game; "" alone)
+const ROOT = document.body.dataset.root || "";
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -54,7 +56,7 @@ function lobbyRow(game) {
   const row = el("tr");
   row.dataset.id = game.id;
   const link = el("a", game.game);
-  link.href = `/game/${encodeURIComponent(game.id)}`;
+  link.href = `${ROOT}/game/${encodeURIComponent(game.id)}`;
   const first = el("td");
   first.append(link);
   let state = "playing";
@@ -77,7 +79,7 @@ function setEmpty() {
 function lobby() {
   const running = document.getElementById("running");
   const recent = document.getElementById("recent");
-  follow("/events", (message) => {
+  follow(`${ROOT}/events`, (message) => {
     if (message.type === "lobby") {
       running.replaceChildren(...message.running.map(lobbyRow));
       recent.replaceChildren(...message.recent.map(lobbyRow));
@@ -175,7 +177,7 @@ class GameView {
     this.wanted = ply;
     let data = this.plies.get(ply);
     if (!data) {
-      const reply = await fetch(`/api/game/${encodeURIComponent(this.game.id)}/ply/${ply}`);
+      const reply = await fetch(`${ROOT}/api/game/${encodeURIComponent(this.game.id)}/ply/${ply}`);
       if (!reply.ok) return;
       data = await reply.json();
       this.plies.set(ply, data);
@@ -211,7 +213,7 @@ class GameView {
 
 function gamePage() {
   const view = new GameView();
-  follow(`/game/${encodeURIComponent(gameId)}/events`, (message, stop) => {
+  follow(`${ROOT}/game/${encodeURIComponent(gameId)}/events`, (message, stop) => {
     if (message.type === "snapshot") {
       view.load(message.game);
       if (message.game.status === "finished") stop();
@@ -219,7 +221,7 @@ function gamePage() {
       view.moved(message);
     } else if (message.type === "missing") {
       stop(); // not in memory: a game from the records store
-      fetch(`/api/game/${encodeURIComponent(gameId)}`)
+      fetch(`${ROOT}/api/game/${encodeURIComponent(gameId)}`)
         .then((reply) => (reply.ok ? reply.json() : null))
         .then((game) => { if (game) view.load(game); });
     }
@@ -229,7 +231,7 @@ function gamePage() {
 function consolePage() {
   const view = new GameView();
   const score = document.getElementById("score");
-  follow("/console/events", (message) => {
+  follow(`${ROOT}/console/events`, (message) => {
     if (message.type !== "console") return;
     if (message.game) view.load(message.game);
     score.replaceChildren("Score: White ", el("b", message.score.white),
@@ -265,7 +267,7 @@ function nameForm() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const error = document.getElementById("name-error");
-    const reply = await fetch("/name", {
+    const reply = await fetch(`${ROOT}/name`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ name: document.getElementById("name-input").value }),
@@ -289,15 +291,15 @@ function startButtons() {
     const request = { opponent: button.dataset.opponent };
     const kept = myName();
     if (kept) { request.name = kept.name; request.token = kept.token; }
-    const reply = await fetch("/new", {
+    const reply = await fetch(`${ROOT}/new`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(request),
     });
     const data = await reply.json();
     if (data.error) { document.getElementById("start-error").textContent = data.error; return; }
-    const target = new URL(data.play, location.href);
-    if (data.share) target.hash = `share=${encodeURIComponent(data.share)}`;
+    const target = new URL(ROOT + data.play, location.href);
+    if (data.share) target.hash = `share=${encodeURIComponent(ROOT + data.share)}`;
     location.href = target.href;
   });
 }
@@ -308,7 +310,7 @@ function matchPage() {
   const box = document.getElementById("standings");
   let shown = box.innerHTML;
   const refresh = async () => {
-    const reply = await fetch("/api/match");
+    const reply = await fetch(`${ROOT}/api/match`);
     if (!reply.ok) return;
     const html = (await reply.json()).html;
     if (html !== shown) { box.innerHTML = html; shown = box.innerHTML; }

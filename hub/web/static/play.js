@@ -16,6 +16,8 @@
 "use strict";
 
 const token = document.body.dataset.token;
+// where this app is mounted ("/connect4" in hub serve's site of every game; "" alone)
+const ROOT = document.body.dataset.root || "";
 const position = document.getElementById("position");
 const legalBox = document.getElementById("legal");
 const errorLine = document.getElementById("error");
@@ -41,7 +43,7 @@ function el(tag, text, cls) {
 }
 
 async function post(path, body) {
-  const reply = await fetch(`/play/${encodeURIComponent(token)}/${path}`, {
+  const reply = await fetch(`${ROOT}/play/${encodeURIComponent(token)}/${path}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
@@ -318,7 +320,7 @@ async function step(ply) {
     return;
   }
   if (!snapshot.game_id) return;
-  const reply = await fetch(`/api/game/${encodeURIComponent(snapshot.game_id)}/ply/${ply}`);
+  const reply = await fetch(`${ROOT}/api/game/${encodeURIComponent(snapshot.game_id)}/ply/${ply}`);
   if (!reply.ok || wantedPly !== ply) return;
   const data = await reply.json();
   if (wantedPly !== ply) return; // a later request won
@@ -359,9 +361,9 @@ function showRematch(next) {
   if (!next.over || !rematch) return;
   if (next.next) {
     const link = el("a", "Your rematch has started: go to it");
-    link.href = next.next;
+    link.href = ROOT + next.next;
     box.append(link);
-    location.assign(next.next);
+    location.assign(ROOT + next.next);
     return;
   }
   if (!rematch.possible) {
@@ -450,7 +452,7 @@ if (share) {
   document.querySelector(".play aside").prepend(note);
 }
 
-const source = new EventSource(`/play/${encodeURIComponent(token)}/events`);
+const source = new EventSource(`${ROOT}/play/${encodeURIComponent(token)}/events`);
 source.onmessage = (event) => {
   const next = JSON.parse(event.data);
   render(next);
