@@ -35,6 +35,8 @@ def play(reader: TextIO, writer: TextIO, options: argparse.Namespace) -> int:
     hello = {"type": "hello", "name": options.name, "opponent": options.opponent}
     if options.game:
         hello["game"] = options.game  # `hub serve` alone serves several games: which one
+    if options.token:
+        hello["token"] = options.token  # its registered name's (`hub bots add`)
     for line in reader:
         message = json.loads(line)
         kind = message.get("type")
@@ -61,6 +63,9 @@ def main() -> int:
     parser.add_argument("--opponent", default="any", help="over TCP: any, random or ai:N")
     parser.add_argument(
         "--game", default="", help="over TCP to `hub serve` (every game): the game to play"
+    )
+    parser.add_argument(
+        "--token", default="", help="over TCP: the token of its registered name (hub bots add)"
     )
     parser.add_argument("--games", type=int, default=1, help="over TCP: games to play")
     parser.add_argument("--seed", type=int, default=None, help="seed of its random choices")

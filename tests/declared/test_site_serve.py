@@ -28,6 +28,13 @@ def test_bots_of_two_games_play_through_one_port_and_a_stalled_game_is_adjourned
     tmp_path: Path,
 ) -> None:
     database = tmp_path / "games.db"
+    added = subprocess.run(
+        [program("hub"), "bots", "add", "--db", str(database), "kalah-bot"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    token = added.stdout.strip()
     server = subprocess.Popen(
         [program("hub"), "serve", "--db", str(database), "--drain", "1", "--tc", "none"],
         stderr=subprocess.PIPE,
@@ -37,16 +44,20 @@ def test_bots_of_two_games_play_through_one_port_and_a_stalled_game_is_adjourned
         assert server.stderr is not None
         port = int(server.stderr.readline().strip())
 
-        def bot(game: str) -> subprocess.Popen[str]:
+        def bot(game: str, *more: str) -> subprocess.Popen[str]:
             address = f"127.0.0.1:{port}"
-            options = ["--game", game, "--opponent", "ai:1", "--name", f"{game}-bot"]
+            options = ["--game", game, "--opponent", "ai:1", "--name", f"{game}-bot", *more]
             return subprocess.Popen(
                 [sys.executable, str(BOT), "--connect", address, *options, "--seed", "1"],
                 stderr=subprocess.PIPE,
                 text=True,
             )
 
-        bots = {game: bot(game) for game in ("connect4", "kalah")}
+        impostor = bot("kalah", "--token", "not-" + token)  # a registered name: refused
+        _, err = impostor.communicate(timeout=TIMEOUT)
+        assert impostor.returncode != 0 and "token" in err, err
+        bots = {game: bot(game) for game in ("connect4",)}
+        bots["kalah"] = bot("kalah", "--token", token)  # the registered bot, on every game
         for game, running in bots.items():
             _, err = running.communicate(timeout=TIMEOUT)
             assert running.returncode == 0, (game, err)
@@ -75,4 +86,5 @@ def test_bots_of_two_games_play_through_one_port_and_a_stalled_game_is_adjourned
         adjourned = [summary for summary in store.games() if summary.termination == "aborted"]
         assert [(s.game, s.detail) for s in adjourned] == [("connect4", ADJOURNED)]
         assert len(store.games(game="kalah")) == 1
+        assert "bot:kalah-bot" in games["kalah"].identities
         assert len(store.games(game="connect4")) == 2
