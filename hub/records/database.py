@@ -81,11 +81,18 @@ def location(text: str | os.PathLike[str] | PostgresUrl) -> Location:
     return pathlib.Path(text).expanduser()
 
 
-def database_errors() -> tuple[type[Exception], ...]:
+def exists(where: Location) -> bool:
+    """Whether records may be there: an SQLite file that exists, or any PostgreSQL database
+    (opening it says whether it can be reached)."""
+    return isinstance(where, PostgresUrl) or where.exists()
+
+
+def database_errors(*also: type[Exception]) -> tuple[type[Exception], ...]:
     """The exception classes of a database that cannot be used (unreachable, refused, locked,
     corrupt): SQLite's, and psycopg's once it is loaded (no psycopg error can be raised before
-    it is imported)."""
-    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    it is imported: so call this in the ``except`` clause, which is evaluated when an error
+    is raised), and ``also``'s."""
+    errors: tuple[type[Exception], ...] = (sqlite3.Error, *also)
     psycopg = sys.modules.get("psycopg")
     if psycopg is not None:
         errors += (psycopg.Error,)

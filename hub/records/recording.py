@@ -10,26 +10,34 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pathlib
 from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING
 
 import trio
 
 from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus
 
+if TYPE_CHECKING:  # (a command that does not record never imports the database)
+    from hub.records.database import Location
+
 ENVIRONMENT = "HUB_DB"
 """The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""
 
 
-def environment_record_path(environ: Mapping[str, str] | None = None) -> pathlib.Path | None:
-    """The database ``$HUB_DB`` names, or None when it is unset or empty (do not record)."""
+def environment_record_path(environ: Mapping[str, str] | None = None) -> Location | None:
+    """The database ``$HUB_DB`` names (a file or a ``postgresql://`` URL), or None when it is
+    unset or empty (do not record)."""
     value = (os.environ if environ is None else environ).get(ENVIRONMENT, "")
-    return pathlib.Path(value).expanduser() if value else None
+    if not value:
+        return None
+    from hub.records.database import location
+
+    return location(value)
 
 
 async def start_recording(
-    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+    nursery: trio.Nursery, bus: EventBus, path: Location | None, *, prog: str
 ) -> bool:
     """Record every game that ends on ``bus`` into ``path`` (None: do nothing), as a task of
     ``nursery``; False, after one line on stderr, if the database cannot be opened."""
@@ -39,7 +47,7 @@ async def start_recording(
 
 
 async def open_recording(
-    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+    nursery: trio.Nursery, bus: EventBus, path: Location | None, *, prog: str
 ) -> str | None:
     """`start_recording` that does not write its line yet: the line (to `report` later), or
     None. A server opens its database *before* it prints its port (a signal sent once the
@@ -47,13 +55,12 @@ async def open_recording(
     database it cannot use after the port, where its stderr has always said so."""
     if path is None:
         return None
-    import sqlite3  # (here: a command that does not record never imports the database)
-
+    from hub.records.database import database_errors
     from hub.records.writer import record_games
 
     try:
         await nursery.start(record_games, bus, path)
-    except (sqlite3.Error, OSError) as exc:
+    except database_errors(OSError) as exc:
         return f"{prog}: cannot record games in {path} ({exc}); playing on without recording"
     return None
 
@@ -65,7 +72,7 @@ def report(problem: str | None) -> None:
 
 
 @contextlib.asynccontextmanager
-async def recording(bus: EventBus, path: pathlib.Path | None, *, prog: str) -> AsyncIterator[bool]:
+async def recording(bus: EventBus, path: Location | None, *, prog: str) -> AsyncIterator[bool]:
     """`start_recording` for the duration of the block (whether it records); on the way out
     the games that ended in the block are written (`record_games` drains when cancelled)."""
     async with trio.open_nursery() as nursery:

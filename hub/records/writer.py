@@ -13,6 +13,10 @@ Two tasks share a list of records waiting to be written:
   time. A batch that fails (the disk is full, another process holds the lock too long) is
   reported on stderr and tried again after `RETRY_SECONDS`.
 
+A game is committed as soon as the batch it is in is written: a process killed a moment later
+(SIGKILL) loses no game already written; the games still waiting in memory and the games still
+being played are lost with it (neither was recorded: see docs/postgres.md).
+
 Cancelled, `record_games` drains: shielded and for at most `DRAIN_SECONDS` in all (a write in
 progress included), it writes what it has collected plus what is still buffered in its
 subscription, then closes the store.
@@ -22,7 +26,6 @@ When the bus is closed it writes what is left and returns.
 from __future__ import annotations
 
 import os
-import sqlite3
 
 import trio
 
@@ -30,6 +33,7 @@ from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus, Subscription
 from hub.core.model.events import GameEnded, GameRecord
 from hub.core.model.referee import Termination
+from hub.records.database import Location, database_errors
 from hub.records.store import RecordStore
 
 BUFFER = 4096
@@ -110,7 +114,7 @@ class _RecordWriter:
                 await trio.to_thread.run_sync(
                     self._write, batch, limiter=self.limiter, abandon_on_cancel=True
                 )
-            except (sqlite3.Error, OSError) as exc:
+            except database_errors(OSError) as exc:
                 warn(
                     f"could not write {len(batch)} game(s) to {self.store.path} ({exc}); "
                     f"trying again in {RETRY_SECONDS:g} s"
@@ -137,7 +141,7 @@ class _RecordWriter:
             if self.pending:
                 self._write(self.pending)
                 self.pending = []
-        except (sqlite3.Error, OSError) as exc:
+        except database_errors(OSError) as exc:
             warn(f"could not write {len(self.pending)} game(s) to {self.store.path}: {exc}")
         finally:
             self.store.close()
@@ -145,11 +149,12 @@ class _RecordWriter:
 
 async def record_games(
     bus: EventBus,
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Location,
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Write every game that ends on ``bus`` (but aborted ones) to the store at ``path``.
+    """Write every game that ends on ``bus`` (but aborted ones) to the store at ``path`` (an
+    SQLite file or a ``postgresql://`` URL: `hub.records.database.location`).
 
     Subscribes at once, opens (creates, migrates) the store in the worker thread, then
     reports started (``nursery.start``: an unusable database raises there). Runs until

@@ -3,10 +3,11 @@ once per test run in a temporary directory (`postgres_server`), with a new empty
 each test that asks for one (`pg_url`).
 
 The server runs as the user ``postgres`` when the tests run as root (PostgreSQL refuses root),
-listens on no TCP address, only on a unix socket in its directory (on a port number that is free,
-which names the socket), and is stopped (``pg_ctl stop -m immediate``) and removed at the end
-of the run. Absent (no ``initdb`` under /usr/lib/postgresql/*/bin, nor ``$HUB_POSTGRES_BIN``),
-the tests skip with the reason, or fail when ``HUB_REQUIRE_POSTGRES=1`` (CI sets it).
+listens on no TCP address, only on a unix socket in its directory (on a port number that is
+free, which names the socket), and is stopped (as ``pg_ctl stop -m immediate`` would) and
+removed at the end of the run. Absent (no ``initdb`` under /usr/lib/postgresql/*/bin, nor
+``$HUB_POSTGRES_BIN``), the tests skip with the reason, or fail when ``HUB_REQUIRE_POSTGRES=1``
+(CI sets it).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import itertools
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 
 import attrs
@@ -104,13 +107,26 @@ def postgres_server() -> Iterator[PostgresServer]:
         pytest.fail(f"PostgreSQL did not start: {exc.stderr.decode(errors='replace')}{logged}")
     finally:
         if started:
-            subprocess.run(
-                _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
+            _stop(data)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _stop(data: pathlib.Path) -> None:
+    """Stop the server as ``pg_ctl stop -m immediate`` does, by SIGQUIT to its postmaster, and
+    wait (bounded) until it is gone. No child process: the last test of the run, in whose
+    tear-down this runs, may be a unit-layer test, which may start none (tests/conftest.py)."""
+    try:
+        pid = int((data / "postmaster.pid").read_text().split()[0])
+        os.kill(pid, signal.SIGQUIT)
+    except (OSError, ValueError, IndexError):
+        return
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)  # not our child: only polling tells when it is gone
 
 
 @pytest.fixture
