@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from hub.core.io.output import Output, write_all
 from hub.core.model.referee import Termination
-from hub.records.database import Location, database_errors, exists
+from hub.records.database import Location, database_errors, exists, one_line
 from hub.records.elo import PRIOR_ELO, Rated, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
@@ -700,7 +700,7 @@ def main(argv: Sequence[str]) -> int:
         try:
             store = RecordStore.open(path)
         except database_errors() as exc:
-            err.line(f"{PROG}: cannot use the records database {path}: {exc}")
+            err.line(f"{PROG}: cannot use the records database {path}: {one_line(exc)}")
             return 1
         with store:
             return COMMANDS[options.command](store, options, out, err)

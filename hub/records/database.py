@@ -87,6 +87,11 @@ def exists(where: Location) -> bool:
     return isinstance(where, PostgresUrl) or where.exists()
 
 
+def one_line(error: BaseException) -> str:
+    """An error's text on one line (libpq's messages have several: a hint on the next)."""
+    return " ".join(str(error).split())
+
+
 def database_errors(*also: type[Exception]) -> tuple[type[Exception], ...]:
     """The exception classes of a database that cannot be used (unreachable, refused, locked,
     corrupt): SQLite's, and psycopg's once it is loaded (no psycopg error can be raised before

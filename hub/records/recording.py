@@ -55,13 +55,14 @@ async def open_recording(
     database it cannot use after the port, where its stderr has always said so."""
     if path is None:
         return None
-    from hub.records.database import database_errors
+    from hub.records.database import database_errors, one_line
     from hub.records.writer import record_games
 
     try:
         await nursery.start(record_games, bus, path)
     except database_errors(OSError) as exc:
-        return f"{prog}: cannot record games in {path} ({exc}); playing on without recording"
+        problem = one_line(exc)
+        return f"{prog}: cannot record games in {path} ({problem}); playing on without recording"
     return None
 
 

@@ -33,7 +33,7 @@ from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus, Subscription
 from hub.core.model.events import GameEnded, GameRecord
 from hub.core.model.referee import Termination
-from hub.records.database import Location, database_errors
+from hub.records.database import Location, database_errors, one_line
 from hub.records.store import RecordStore
 
 BUFFER = 4096
@@ -116,7 +116,7 @@ class _RecordWriter:
                 )
             except database_errors(OSError) as exc:
                 warn(
-                    f"could not write {len(batch)} game(s) to {self.store.path} ({exc}); "
+                    f"could not write {len(batch)} game(s) to {self.store.path} ({one_line(exc)}); "
                     f"trying again in {RETRY_SECONDS:g} s"
                 )
                 await trio.sleep(RETRY_SECONDS)
@@ -142,7 +142,9 @@ class _RecordWriter:
                 self._write(self.pending)
                 self.pending = []
         except database_errors(OSError) as exc:
-            warn(f"could not write {len(self.pending)} game(s) to {self.store.path}: {exc}")
+            warn(
+                f"could not write {len(self.pending)} game(s) to {self.store.path}: {one_line(exc)}"
+            )
         finally:
             self.store.close()
 

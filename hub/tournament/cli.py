@@ -368,7 +368,9 @@ class Setup:
             self.store = RecordStore.open(self.path)
             self.store.keep_match_seed(self.match_id, self.seed)
         except Exception as exc:
-            raise Failure(f"cannot open the database {self.path}: {exc}") from exc
+            from hub.records.database import one_line
+
+            raise Failure(f"cannot open the database {self.path}: {one_line(exc)}") from exc
         if self.options.resume is None:
             return
         summaries = self.store.games(match_id=self.match_id)

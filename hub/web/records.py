@@ -20,7 +20,7 @@ import trio
 
 from hub.core.model.events import GameRecord
 from hub.records import GameSummary, RecordStore
-from hub.records.database import Location, PostgresUrl, database_errors, location
+from hub.records.database import Location, PostgresUrl, database_errors, location, one_line
 
 LOGGER = logging.getLogger("hub.web")
 
@@ -80,7 +80,7 @@ class RecordsReader:
         try:
             return await trio.to_thread.run_sync(work, limiter=self._limiter)
         except database_errors(OSError) as exc:
-            LOGGER.warning("cannot read the records database: %s", exc)
+            LOGGER.warning("cannot read the records database: %s", one_line(exc))
             return otherwise
 
     async def get(self, game_id: str) -> GameRecord | None:

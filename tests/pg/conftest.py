@@ -21,6 +21,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator
 
 import attrs
@@ -58,7 +59,10 @@ class PostgresServer:
     names: Iterator[int] = attrs.field(factory=itertools.count)
 
     def url(self, database: str) -> str:
-        return f"postgresql://hub@/{database}?host={self.directory}&port={self.port}"
+        """``postgresql://hub@%2Ftmp%2F...:PORT/DATABASE``: the socket's directory as the host,
+        percent-encoded (libpq's URL form; no ``?`` or ``&``, which a shell would read)."""
+        host = urllib.parse.quote(str(self.directory), safe="")
+        return f"postgresql://hub@{host}:{self.port}/{database}"
 
     def new_database(self) -> str:
         """A new empty database; its URL."""
