@@ -18,8 +18,8 @@ import logging
 import math
 import random
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -73,6 +73,9 @@ from hub.declared.seats import (
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.records.waiting import SharedQueue
 
 log = logging.getLogger("hub.declared.serve")
 DEFAULT_TC = "60+1"
@@ -162,6 +165,10 @@ class GameServer:
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
+    shared: SharedQueue | None = None
+    """The waiting queue shared with the other processes on one PostgreSQL (None: this
+    process's queue alone): a player who waits here is posted there, and a TCP client who
+    finds nobody waiting here is relayed to a process where someone waits."""
 
     def __attrs_post_init__(self) -> None:
         self.queue = pairing.Lobby(self.game.players[0])
@@ -212,6 +219,8 @@ class GameServer:
         if opponent is not None:
             await self._against(seat, opponent)
             return
+        if await self._relayed(connection, hello):
+            return
         me = pairing.Waiting(seat)
         table = self.queue.join(me)
         while True:  # again if its table is called off (a person did not come)
@@ -222,7 +231,7 @@ class GameServer:
                     with contextlib.suppress(LineError):
                         await connection.lines.receive_line()
 
-                if not await self.queue.wait(me, gone):
+                if not await self.queue.wait(me, self._posted(gone)):
                     return
             else:
                 await self._play_table(table)
@@ -230,6 +239,38 @@ class GameServer:
             if again is None:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
+
+    async def _relayed(self, connection: Connection, hello: Hello) -> bool:
+        """Whether the client was relayed to another process where a player waits (the
+        shared queue: only when nobody waits here, for a game of two)."""
+        if self.shared is None or self.queue.size != 2 or len(self.queue):
+            return False
+        from hub.declared.relay import relay
+
+        while (address := await self.shared.claim(self.game.name)) is not None:
+            if await relay(connection.lines, hello, address, self.game.name):
+                return True
+        return False
+
+    def _posted(
+        self, gone: Callable[[], Awaitable[object]] | None
+    ) -> Callable[[], Awaitable[object]] | None:
+        """``gone`` (a waiting entry's watch, which runs while it waits) that also posts the
+        wait on the shared queue, and withdraws it when the entry is seated or leaves."""
+        shared = self.shared
+        if shared is None or self.queue.size != 2:
+            return gone
+
+        async def posted() -> None:
+            post = await shared.post(self.game.name)
+            try:
+                if gone is None:
+                    await trio.sleep_forever()
+                await gone()
+            finally:
+                await shared.withdraw(post)
+
+        return posted
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
@@ -396,7 +437,7 @@ class GameServer:
             async def gone() -> None:
                 await seat.gone(arrival, grace)
 
-        if not await self.queue.wait(entry, gone):
+        if not await self.queue.wait(entry, self._posted(gone)):
             seat.call_off("You left the queue: no game was played.")
 
 
@@ -433,6 +474,7 @@ async def serve(
         err.line(str(port))
         err.flush()
         report(problem)
+        lobby.shared = await share_queue(record_path(options), options.host, port, prog)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -458,4 +500,29 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
+            if lobby.shared is not None:
+                await lobby.shared.aclose()
     return 0
+
+
+async def share_queue(where: object, host: str, port: int, prog: str) -> SharedQueue | None:
+    """The waiting queue shared through the PostgreSQL database ``where`` (the records'),
+    this process reached at ``host:port``; None for an SQLite file or none, or (after one
+    line on stderr) a database that cannot be used."""
+    from hub.records.database import PostgresUrl, database_errors, one_line
+    from hub.records.waiting import SharedQueue, advertised_host
+
+    if not isinstance(where, PostgresUrl):
+        return None
+
+    def warn(text: str) -> None:
+        log.warning("%s", text)
+
+    try:
+        return await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
+    except database_errors(OSError) as exc:
+        from hub.core.io.output import write_all
+
+        line = f"{prog}: cannot share the waiting queue through {where}: {one_line(exc)}\n"
+        write_all(2, line.encode("utf-8", "replace"))
+        return None

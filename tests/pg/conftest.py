@@ -27,6 +27,8 @@ from collections.abc import Iterator
 import attrs
 import pytest
 
+from tests.pg.servers import Server, start_server
+
 REQUIRE = "HUB_REQUIRE_POSTGRES"
 
 
@@ -137,3 +139,25 @@ def _stop(data: pathlib.Path) -> None:
 def pg_url(postgres_server: PostgresServer) -> str:
     """The URL of a new empty database of its own for the test."""
     return postgres_server.new_database()
+
+
+@pytest.fixture
+def servers(pg_url: str) -> Iterator[tuple[Server, Server]]:
+    """Two ``hub serve connect4 --db URL --web 0`` processes on the test's database, stopped
+    (SIGINT) at the end unless the test killed them."""
+    started: list[Server] = []
+    try:
+        started.append(start_server(pg_url))
+        started.append(start_server(pg_url))
+        yield started[0], started[1]
+    finally:
+        for server in started:
+            if server.process.poll() is None:
+                server.process.send_signal(signal.SIGINT)
+                try:
+                    server.process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.process.kill()
+                    server.process.wait()
+            assert server.process.stderr is not None
+            server.process.stderr.close()

@@ -1,0 +1,107 @@
+"""The waiting queue shared by two ``hub serve connect4`` processes on one PostgreSQL: a player
+waiting for "the next to arrive" on one process is paired with a TCP bot that connects to the
+other (relayed there: hub/declared/relay.py), the game is played and recorded once, and both
+processes list it. A process that died leaves its posts behind: a bot that claims one is
+paired at home instead."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.pg.servers import DEADLINE, PY_BOT, Server, recorded, wait_for
+from tests.web.browser import run_in_browser
+
+pytestmark = pytest.mark.system
+
+
+def posted(url: str) -> int:
+    """How many waits are posted on the shared queue."""
+    with psycopg.connect(url) as db:
+        row = db.execute("SELECT count(*) FROM hub_waiting").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def bot(server: Server, name: str) -> subprocess.Popen[bytes]:
+    """The example bot, asking for the next player to arrive."""
+    return subprocess.Popen(
+        [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{server.port}", "--name", name]
+    )
+
+
+def test_a_bot_waiting_on_one_process_plays_a_bot_that_came_to_the_other(
+    pg_url: str, servers: tuple[Server, Server]
+) -> None:
+    one, two = servers
+    first = bot(one, "first")
+    try:
+        wait_for(lambda: posted(pg_url) == 1, "the first bot's wait posted")
+        second = bot(two, "second")
+        assert second.wait(timeout=DEADLINE) == 0
+        assert first.wait(timeout=DEADLINE) == 0
+    finally:
+        first.kill()
+        first.wait()
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the game recorded")
+    [players] = recorded(pg_url).values()
+    assert sorted(players) == ["first", "second"]  # one game, recorded once
+    assert posted(pg_url) == 0
+    for server in (one, two):
+        assert [row["id"] for row in server.recent()] == list(recorded(pg_url))
+
+
+def test_a_post_of_a_process_that_died_is_skipped(
+    pg_url: str, servers: tuple[Server, Server]
+) -> None:
+    one, two = servers
+    waiting = bot(one, "orphan")
+    try:
+        wait_for(lambda: posted(pg_url) == 1, "the wait posted")
+        one.process.send_signal(signal.SIGKILL)
+        assert one.process.wait(timeout=30) == -signal.SIGKILL
+        waiting.wait(timeout=DEADLINE)  # its server went away: it ends
+    finally:
+        waiting.kill()
+        waiting.wait()
+    assert posted(pg_url) == 1  # (nobody withdrew it)
+    pair = [bot(two, "a"), bot(two, "b")]  # the first claims the dead post, then waits here
+    assert [process.wait(timeout=DEADLINE) for process in pair] == [0, 0]
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the game at home recorded")
+    [players] = recorded(pg_url).values()
+    assert sorted(players) == ["a", "b"]
+
+
+@pytest.mark.browser
+async def test_a_browser_waiting_on_one_process_plays_a_bot_that_came_to_the_other(
+    pg_url: str, servers: tuple[Server, Server]
+) -> None:
+    from tests.declared.test_browser_seat import drive
+
+    one, two = servers
+    started: list[subprocess.Popen[bytes]] = []
+
+    def script(page: Any) -> list[str]:
+        page.goto(one.web)
+        page.locator('button[data-opponent="any"]').click()
+        page.wait_for_url("**/play/*")
+        wait_for(lambda: posted(pg_url) == 1, "the browser's wait posted")
+        started.append(bot(two, "tcpbot"))
+        return drive([page], shots="pg-browser-on-one-bot-on-two")
+
+    try:
+        (result,) = await run_in_browser(script)
+        assert started and started[0].wait(timeout=DEADLINE) == 0
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+    assert "wins" in result or "draw" in result
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the game recorded")
+    [players] = recorded(pg_url).values()
+    assert sorted(players) == ["browser", "tcpbot"]
+    assert [row["id"] for row in two.recent()] == list(recorded(pg_url))
