@@ -62,6 +62,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.relay import relay
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -128,6 +129,21 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
+MOVABLE = ("tcp",)
+"""The kinds of waiting player the shared queue can send to another process (relayed)."""
+FIXED = ("browser",)
+"""The kinds that stay where they are (a person's page is served here)."""
+
+
+@attrs.define(eq=False)
+class Post:
+    """A wait posted on the shared queue; a movable one may be called away (to ``to``)."""
+
+    movable: bool
+    called: trio.Event = attrs.Factory(trio.Event)
+    to: str | None = None
+
+
 BROWSER_OPPONENTS = ("any", "person", "friend", "random")
 """What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
 is ``person``): nothing else is resolved, so no request learns which programs exist."""
@@ -165,6 +181,8 @@ class GameServer:
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
+    _posts: dict[int, Post] = attrs.Factory(dict)
+    """This process's waits posted on the shared queue, by their numbers there."""
     shared: SharedQueue | None = None
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
     process's queue alone): a player who waits here is posted there, and a TCP client who
@@ -231,8 +249,16 @@ class GameServer:
                     with contextlib.suppress(LineError):
                         await connection.lines.receive_line()
 
-                if not await self.queue.wait(me, self._posted(gone)):
-                    return
+                post = Post(movable=True)
+                if not await self.queue.wait(me, self._posted(gone, post)):
+                    if post.to is None:
+                        return  # it left
+                    # called away: another process has a player waiting for it there
+                    if await relay(connection.lines, hello, post.to, self.game.name):
+                        return
+                    me = pairing.Waiting(seat)  # (that process is gone: wait here again)
+                    table = self.queue.join(me)
+                    continue
             else:
                 await self._play_table(table)
             again = self._again.pop(id(seat), None)
@@ -245,32 +271,61 @@ class GameServer:
         shared queue: only when nobody waits here, for a game of two)."""
         if self.shared is None or self.queue.size != 2 or len(self.queue):
             return False
-        from hub.declared.relay import relay
-
-        while (address := await self.shared.claim(self.game.name)) is not None:
-            if await relay(connection.lines, hello, address, self.game.name):
+        while (claimed := await self.shared.claim(self.game.name, MOVABLE + FIXED)) is not None:
+            if await relay(connection.lines, hello, claimed.address, self.game.name):
                 return True
         return False
 
     def _posted(
-        self, gone: Callable[[], Awaitable[object]] | None
+        self, gone: Callable[[], Awaitable[object]] | None, post: Post
     ) -> Callable[[], Awaitable[object]] | None:
         """``gone`` (a waiting entry's watch, which runs while it waits) that also posts the
-        wait on the shared queue, and withdraws it when the entry is seated or leaves."""
+        wait on the shared queue, and withdraws it when the entry is seated or leaves. A
+        player who cannot move (a person in a browser here) first calls a movable one (a TCP
+        client) waiting at another process over; a movable one's watch also ends when it is
+        called away (``post.to``: where to)."""
         shared = self.shared
         if shared is None or self.queue.size != 2:
             return gone
+        kind = MOVABLE[0] if post.movable else FIXED[0]
 
         async def posted() -> None:
-            post = await shared.post(self.game.name)
+            if not post.movable and len(self.queue) <= 1:
+                claimed = await shared.claim(self.game.name, MOVABLE)
+                if claimed is not None:
+                    await shared.call(claimed)
+            number = await shared.post(self.game.name, kind)
+            if number is not None:
+                self._posts[number] = post
             try:
-                if gone is None:
-                    await trio.sleep_forever()
-                await gone()
+                async with trio.open_nursery() as watch:
+
+                    async def until_gone() -> None:
+                        if gone is None:
+                            await trio.sleep_forever()
+                        await gone()
+                        watch.cancel_scope.cancel()
+
+                    async def until_called() -> None:
+                        await post.called.wait()
+                        watch.cancel_scope.cancel()
+
+                    watch.start_soon(until_gone)
+                    watch.start_soon(until_called)
             finally:
-                await shared.withdraw(post)
+                if number is not None:
+                    self._posts.pop(number, None)
+                await shared.withdraw(number)
 
         return posted
+
+    def called(self, number: int, to: str) -> None:
+        """Another process calls our posted wait ``number`` over to ``to`` (`SharedQueue`'s
+        listener): a movable player still waiting goes."""
+        post = self._posts.get(number)
+        if post is not None and post.movable and post.to is None:
+            post.to = to
+            post.called.set()
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
@@ -437,7 +492,7 @@ class GameServer:
             async def gone() -> None:
                 await seat.gone(arrival, grace)
 
-        if not await self.queue.wait(entry, self._posted(gone)):
+        if not await self.queue.wait(entry, self._posted(gone, Post(movable=False))):
             seat.call_off("You left the queue: no game was played.")
 
 
@@ -475,6 +530,8 @@ async def serve(
         err.flush()
         report(problem)
         lobby.shared = await share_queue(record_path(options), options.host, port, prog)
+        if lobby.shared is not None:
+            nursery.start_soon(lobby.shared.listen, lobby.called)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:

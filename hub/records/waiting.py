@@ -1,14 +1,23 @@
 """The waiting queue's shared part, for several ``hub serve`` processes on one PostgreSQL:
-which process has a player waiting for "the next to arrive", and at which TCP address.
+which process has a player waiting for "the next to arrive", of which kind, and at which TCP
+address.
 
 Each process keeps its own queue (`hub.core.io.lobby.Lobby`) and plays its own games. While one
 of its players waits with nobody to pair with, the process *posts* the wait here (`post`); when
-the wait ends (paired at home, left) it *withdraws* it. A TCP client that arrives at another
-process with nobody waiting there *claims* the oldest posted wait of its game (`claim`: the
-row is deleted in the same statement, so two processes never claim one) and is relayed to that
-process's TCP port (`hub.declared.relay`), where it arrives as the next client and is paired
-with the player waiting there. A process that died leaves its posts behind: a claim of one
-finds nobody listening at its address and the claimer takes the next.
+the wait ends (paired at home, left) it *withdraws* it. Pairing across processes then moves a
+TCP client (the only kind that can move: a person's page is served by its own process) to
+the process of its partner, where it arrives as the next client (`hub.declared.relay`):
+
+* a TCP client that arrives with nobody waiting at its process *claims* the oldest posted wait
+  of its game (`claim`: the row is deleted in the same statement, so two processes never
+  claim one) and is relayed to that process's port;
+* a person who starts waiting with nobody waiting at their process claims the oldest posted
+  wait of a TCP client and *calls* it over (`call`: a ``NOTIFY`` on the channel
+  ``hub_waiting``, which every process ``LISTEN``s to: `SharedQueue.listen`); that client's
+  process relays it here.
+
+A process that died leaves its posts behind: a claim of one finds nobody listening at its
+address (or nobody answers the call) and the claimer takes the next, or waits at home.
 
 This is state, not records: the table ``hub_waiting`` is created when first needed (not by the
 records' migrations) and its rows live seconds. Every call is blocking (psycopg): `SharedQueue`
@@ -17,12 +26,15 @@ runs them in one worker thread of the trio process.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
 import trio
 
 from hub.records.database import PostgresDatabase, PostgresUrl
@@ -33,16 +45,29 @@ _CREATE = """
         game    TEXT NOT NULL,
         process TEXT NOT NULL,            -- the posting process (`WaitingBoard.process`)
         address TEXT NOT NULL,            -- its TCP port, HOST:PORT
+        kind    TEXT NOT NULL,            -- tcp (a client that can be relayed) or browser
         since   DOUBLE PRECISION NOT NULL -- Unix time
     )
 """
 _CLAIM = """
     DELETE FROM hub_waiting WHERE entry = (
-        SELECT entry FROM hub_waiting WHERE game = ? AND process <> ?
+        SELECT entry FROM hub_waiting WHERE game = ? AND process <> ? AND kind = ANY(?)
         ORDER BY entry LIMIT 1 FOR UPDATE SKIP LOCKED
     )
-    RETURNING address
+    RETURNING entry, process, address
 """
+CHANNEL = "hub_waiting"
+"""The channel of calls (`WaitingBoard.call`): its payload is JSON
+``{"process", "entry", "to"}``, for the one process named."""
+
+
+@attrs.frozen
+class Claimed:
+    """A wait taken off the board: its number, its process and that process's address."""
+
+    entry: int
+    process: str
+    address: str
 
 
 def advertised_host(host: str) -> str:
@@ -72,12 +97,12 @@ class WaitingBoard:
             raise
         return cls(db, address)
 
-    def post(self, game: str) -> int:
+    def post(self, game: str, kind: str) -> int:
         """A player of ``game`` waits here: the post's number (to `withdraw` it)."""
         (entry,) = self.db.execute(
-            "INSERT INTO hub_waiting (game, process, address, since) VALUES (?, ?, ?, ?) "
-            "RETURNING entry",
-            (game, self.process, self.address, time.time()),
+            "INSERT INTO hub_waiting (game, process, address, kind, since) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING entry",
+            (game, self.process, self.address, kind, time.time()),
         ).fetchone()
         return int(entry)
 
@@ -85,15 +110,59 @@ class WaitingBoard:
         """The wait ``entry`` is over (a no-op if another process claimed it)."""
         self.db.execute("DELETE FROM hub_waiting WHERE entry = ?", (entry,))
 
-    def claim(self, game: str) -> str | None:
-        """The address of the process of the oldest wait for ``game`` that is not ours,
-        taken off the board; None if there is none."""
-        row = self.db.execute(_CLAIM, (game, self.process)).fetchone()
-        return None if row is None else str(row[0])
+    def claim(self, game: str, kinds: Sequence[str]) -> Claimed | None:
+        """The oldest wait for ``game`` of one of ``kinds`` that is not ours, taken off the
+        board; None if there is none."""
+        row = self.db.execute(_CLAIM, (game, self.process, list(kinds))).fetchone()
+        return None if row is None else Claimed(int(row[0]), str(row[1]), str(row[2]))
+
+    def call(self, claimed: Claimed) -> None:
+        """Ask the process of ``claimed`` to send its waiting player here."""
+        payload = {"process": claimed.process, "entry": claimed.entry, "to": self.address}
+        self.db.execute("SELECT pg_notify(?, ?)", (CHANNEL, json.dumps(payload)))
 
     def withdraw_all(self) -> None:
         """Every wait this process posted (it is going away)."""
         self.db.execute("DELETE FROM hub_waiting WHERE process = ?", (self.process,))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class Listener:
+    """A connection that ``LISTEN``s to `CHANNEL`: `fileno` to wait on, `calls` (which never
+    blocks) to read the calls for ``process`` that have arrived."""
+
+    def __init__(self, db: PostgresDatabase, process: str) -> None:
+        self.db = db
+        self.process = process
+
+    @classmethod
+    def open(cls, url: PostgresUrl, process: str) -> Listener:
+        db = PostgresDatabase.open(url)
+        try:
+            db.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, process)
+
+    def fileno(self) -> int:
+        return int(self.db.connection.pgconn.socket)
+
+    def calls(self) -> list[tuple[int, str]]:
+        """The (entry, to) of every call for this process that has arrived."""
+        connection = self.db.connection.pgconn
+        connection.consume_input()
+        found = []
+        while (notice := connection.notifies()) is not None:
+            try:
+                payload = json.loads(notice.extra)
+                if payload["process"] == self.process:
+                    found.append((int(payload["entry"]), str(payload["to"])))
+            except (ValueError, KeyError, TypeError):
+                continue  # (not one of ours)
+        return found
 
     def close(self) -> None:
         self.db.close()
@@ -104,15 +173,16 @@ class SharedQueue:
     database that fails costs the sharing only (a warning), never a game: a post that
     fails is not made, a claim that fails finds nobody."""
 
-    def __init__(self, board: WaitingBoard, warn: Any) -> None:
+    def __init__(self, board: WaitingBoard, url: PostgresUrl, warn: Any) -> None:
         self.board = board
+        self.url = url
         self._limiter = trio.CapacityLimiter(1)
         self._warn = warn
 
     @classmethod
     async def open(cls, url: PostgresUrl, address: str, warn: Any) -> SharedQueue:
         board = await trio.to_thread.run_sync(WaitingBoard.open, url, address)
-        return cls(board, warn)
+        return cls(board, url, warn)
 
     async def _run(self, call: Any, *args: Any) -> Any:
         from hub.records.database import database_errors, one_line
@@ -123,8 +193,8 @@ class SharedQueue:
             self._warn(f"the shared waiting queue failed: {one_line(exc)}")
             return None
 
-    async def post(self, game: str) -> int | None:
-        entry: int | None = await self._run(self.board.post, game)
+    async def post(self, game: str, kind: str) -> int | None:
+        entry: int | None = await self._run(self.board.post, game, kind)
         return entry
 
     async def withdraw(self, entry: int | None) -> None:
@@ -132,9 +202,36 @@ class SharedQueue:
             with trio.CancelScope(shield=True):
                 await self._run(self.board.withdraw, entry)
 
-    async def claim(self, game: str) -> str | None:
-        address: str | None = await self._run(self.board.claim, game)
-        return address
+    async def claim(self, game: str, kinds: Sequence[str]) -> Claimed | None:
+        claimed: Claimed | None = await self._run(self.board.claim, game, kinds)
+        return claimed
+
+    async def call(self, claimed: Claimed) -> None:
+        await self._run(self.board.call, claimed)
+
+    async def listen(self, called: Callable[[int, str], None]) -> None:
+        """Until cancelled: ``called(entry, to)`` for each call of one of our posts (another
+        process wants that player at ``to``). Waits on the listening connection's socket in
+        the trio loop itself; a connection that fails ends the listening (a warning)."""
+        from hub.records.database import database_errors, one_line
+
+        try:
+            listener = await trio.to_thread.run_sync(Listener.open, self.url, self.board.process)
+        except database_errors(OSError) as exc:
+            self._warn(f"cannot listen for calls of the shared queue: {one_line(exc)}")
+            return
+        try:
+            while True:
+                await trio.lowlevel.wait_readable(listener.fileno())
+                try:
+                    arrived = listener.calls()
+                except database_errors(OSError) as exc:
+                    self._warn(f"stopped listening for calls of the shared queue: {one_line(exc)}")
+                    return
+                for entry, to in arrived:
+                    called(entry, to)
+        finally:
+            listener.close()
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):

@@ -105,3 +105,34 @@ async def test_a_browser_waiting_on_one_process_plays_a_bot_that_came_to_the_oth
     [players] = recorded(pg_url).values()
     assert sorted(players) == ["browser", "tcpbot"]
     assert [row["id"] for row in two.recent()] == list(recorded(pg_url))
+
+
+@pytest.mark.browser
+async def test_a_bot_waiting_on_one_process_is_called_to_a_browser_on_the_other(
+    pg_url: str, servers: tuple[Server, Server]
+) -> None:
+    """The other way round: the bot waits first, at the second process; the person who asks
+    for the next to arrive at the first calls it over (NOTIFY), and it is relayed there."""
+    from tests.declared.test_browser_seat import drive
+
+    one, two = servers
+    waiting = bot(two, "called-over")
+    try:
+        wait_for(lambda: posted(pg_url) == 1, "the bot's wait posted")
+
+        def script(page: Any) -> list[str]:
+            page.goto(one.web)
+            page.locator('button[data-opponent="any"]').click()
+            page.wait_for_url("**/play/*")
+            return drive([page], shots="pg-bot-called-to-a-browser")
+
+        (result,) = await run_in_browser(script)
+        assert waiting.wait(timeout=DEADLINE) == 0
+    finally:
+        waiting.kill()
+        waiting.wait()
+    assert "wins" in result or "draw" in result
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the game recorded")
+    [players] = recorded(pg_url).values()
+    assert sorted(players) == ["browser", "called-over"]
+    assert posted(pg_url) == 0
