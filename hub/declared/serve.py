@@ -18,8 +18,8 @@ import logging
 import math
 import random
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import trio
@@ -62,7 +62,6 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
-from hub.declared.relay import relay
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -71,12 +70,10 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
+from hub.declared.sharing import Post, Sharing, Watch, open_sharing
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT
 from hub.web.options import add_web_option
-
-if TYPE_CHECKING:
-    from hub.records.waiting import SharedQueue
 
 log = logging.getLogger("hub.declared.serve")
 DEFAULT_TC = "60+1"
@@ -129,21 +126,6 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
-MOVABLE = ("tcp",)
-"""The kinds of waiting player the shared queue can send to another process (relayed)."""
-FIXED = ("browser",)
-"""The kinds that stay where they are (a person's page is served here)."""
-
-
-@attrs.define(eq=False)
-class Post:
-    """A wait posted on the shared queue; a movable one may be called away (to ``to``)."""
-
-    movable: bool
-    called: trio.Event = attrs.Factory(trio.Event)
-    to: str | None = None
-
-
 BROWSER_OPPONENTS = ("any", "person", "friend", "random")
 """What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
 is ``person``): nothing else is resolved, so no request learns which programs exist."""
@@ -181,12 +163,9 @@ class GameServer:
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
-    _posts: dict[int, Post] = attrs.Factory(dict)
-    """This process's waits posted on the shared queue, by their numbers there."""
-    shared: SharedQueue | None = None
+    sharing: Sharing | None = None
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
-    process's queue alone): a player who waits here is posted there, and a TCP client who
-    finds nobody waiting here is relayed to a process where someone waits."""
+    process's queue alone; hub.declared.sharing)."""
 
     def __attrs_post_init__(self) -> None:
         self.queue = pairing.Lobby(self.game.players[0])
@@ -237,7 +216,7 @@ class GameServer:
         if opponent is not None:
             await self._against(seat, opponent)
             return
-        if await self._relayed(connection, hello):
+        if self.sharing is not None and await self.sharing.relay_away(connection.lines, hello):
             return
         me = pairing.Waiting(seat)
         table = self.queue.join(me)
@@ -250,11 +229,11 @@ class GameServer:
                         await connection.lines.receive_line()
 
                 post = Post(movable=True)
-                if not await self.queue.wait(me, self._posted(gone, post)):
+                if not await self.queue.wait(me, self._watch(gone, post)):
                     if post.to is None:
                         return  # it left
-                    # called away: another process has a player waiting for it there
-                    if await relay(connection.lines, hello, post.to, self.game.name):
+                    assert self.sharing is not None  # (called away by another process)
+                    if await self.sharing.relay_to(connection.lines, hello, post):
                         return
                     me = pairing.Waiting(seat)  # (that process is gone: wait here again)
                     table = self.queue.join(me)
@@ -266,66 +245,9 @@ class GameServer:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
 
-    async def _relayed(self, connection: Connection, hello: Hello) -> bool:
-        """Whether the client was relayed to another process where a player waits (the
-        shared queue: only when nobody waits here, for a game of two)."""
-        if self.shared is None or self.queue.size != 2 or len(self.queue):
-            return False
-        while (claimed := await self.shared.claim(self.game.name, MOVABLE + FIXED)) is not None:
-            if await relay(connection.lines, hello, claimed.address, self.game.name):
-                return True
-        return False
-
-    def _posted(
-        self, gone: Callable[[], Awaitable[object]] | None, post: Post
-    ) -> Callable[[], Awaitable[object]] | None:
-        """``gone`` (a waiting entry's watch, which runs while it waits) that also posts the
-        wait on the shared queue, and withdraws it when the entry is seated or leaves. A
-        player who cannot move (a person in a browser here) first calls a movable one (a TCP
-        client) waiting at another process over; a movable one's watch also ends when it is
-        called away (``post.to``: where to)."""
-        shared = self.shared
-        if shared is None or self.queue.size != 2:
-            return gone
-        kind = MOVABLE[0] if post.movable else FIXED[0]
-
-        async def posted() -> None:
-            if not post.movable and len(self.queue) <= 1:
-                claimed = await shared.claim(self.game.name, MOVABLE)
-                if claimed is not None:
-                    await shared.call(claimed)
-            number = await shared.post(self.game.name, kind)
-            if number is not None:
-                self._posts[number] = post
-            try:
-                async with trio.open_nursery() as watch:
-
-                    async def until_gone() -> None:
-                        if gone is None:
-                            await trio.sleep_forever()
-                        await gone()
-                        watch.cancel_scope.cancel()
-
-                    async def until_called() -> None:
-                        await post.called.wait()
-                        watch.cancel_scope.cancel()
-
-                    watch.start_soon(until_gone)
-                    watch.start_soon(until_called)
-            finally:
-                if number is not None:
-                    self._posts.pop(number, None)
-                await shared.withdraw(number)
-
-        return posted
-
-    def called(self, number: int, to: str) -> None:
-        """Another process calls our posted wait ``number`` over to ``to`` (`SharedQueue`'s
-        listener): a movable player still waiting goes."""
-        post = self._posts.get(number)
-        if post is not None and post.movable and post.to is None:
-            post.to = to
-            post.called.set()
+    def _watch(self, gone: Watch | None, post: Post) -> Watch | None:
+        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue."""
+        return gone if self.sharing is None else self.sharing.watch(gone, post)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
@@ -492,7 +414,7 @@ class GameServer:
             async def gone() -> None:
                 await seat.gone(arrival, grace)
 
-        if not await self.queue.wait(entry, self._posted(gone, Post(movable=False))):
+        if not await self.queue.wait(entry, self._watch(gone, Post(movable=False))):
             seat.call_off("You left the queue: no game was played.")
 
 
@@ -529,9 +451,12 @@ async def serve(
         err.line(str(port))
         err.flush()
         report(problem)
-        lobby.shared = await share_queue(record_path(options), options.host, port, prog)
-        if lobby.shared is not None:
-            nursery.start_soon(lobby.shared.listen, lobby.called)
+        if lobby.queue.size == 2:
+            lobby.sharing = await open_sharing(
+                record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
+            )
+        if lobby.sharing is not None:
+            nursery.start_soon(lobby.sharing.listen)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -557,29 +482,6 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
-            if lobby.shared is not None:
-                await lobby.shared.aclose()
+            if lobby.sharing is not None:
+                await lobby.sharing.aclose()
     return 0
-
-
-async def share_queue(where: object, host: str, port: int, prog: str) -> SharedQueue | None:
-    """The waiting queue shared through the PostgreSQL database ``where`` (the records'),
-    this process reached at ``host:port``; None for an SQLite file or none, or (after one
-    line on stderr) a database that cannot be used."""
-    from hub.records.database import PostgresUrl, database_errors, one_line
-    from hub.records.waiting import SharedQueue, advertised_host
-
-    if not isinstance(where, PostgresUrl):
-        return None
-
-    def warn(text: str) -> None:
-        log.warning("%s", text)
-
-    try:
-        return await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
-    except database_errors(OSError) as exc:
-        from hub.core.io.output import write_all
-
-        line = f"{prog}: cannot share the waiting queue through {where}: {one_line(exc)}\n"
-        write_all(2, line.encode("utf-8", "replace"))
-        return None
