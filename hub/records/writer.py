@@ -11,7 +11,8 @@ Two tasks share a list of records waiting to be written:
   worker thread (a `trio.CapacityLimiter` of 1 around ``trio.to_thread``), so the event loop
   never blocks on the disk and the store's connection is only ever used by one thread at a
   time. A batch that fails (the disk is full, another process holds the lock too long) is
-  reported on stderr and tried again after `RETRY_SECONDS`.
+  reported on stderr and tried again after `RETRY_SECONDS`, on the store opened
+  again (a PostgreSQL connection that a server restart ended stays ended).
 
 A game is committed as soon as the batch it is in is written: a process killed a moment later
 (SIGKILL) loses no game already written; the games still waiting in memory and the games still
@@ -25,6 +26,7 @@ When the bus is closed it writes what is left and returns.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import trio
@@ -69,6 +71,9 @@ class _RecordWriter:
         self.pending: list[GameRecord] = []
         self.arrived = trio.Event()
         self.bus_closed = False
+        self.broken = False
+        """A write failed: the next one opens the store again first (a PostgreSQL server
+        that restarted, or a network that dropped, has ended the connection for good)."""
 
     def _keep(self, event: object) -> None:
         if isinstance(event, GameEnded) and finished(event.record):
@@ -119,6 +124,7 @@ class _RecordWriter:
                     f"could not write {len(batch)} game(s) to {self.store.path} ({one_line(exc)}); "
                     f"trying again in {RETRY_SECONDS:g} s"
                 )
+                self.broken = True
                 await trio.sleep(RETRY_SECONDS)
                 continue
             del self.pending[: len(batch)]
@@ -126,6 +132,8 @@ class _RecordWriter:
     def _write(self, batch: list[GameRecord]) -> None:
         """In the worker thread: one transaction for the batch; a record that cannot be
         stored as JSON (a game whose view breaks the contract) is reported and skipped."""
+        if self.broken:
+            self._reopen()
         try:
             self.store.add_all(batch)
         except (TypeError, ValueError):
@@ -134,6 +142,13 @@ class _RecordWriter:
                     self.store.add(record)
                 except (TypeError, ValueError) as exc:
                     warn(f"game {record.game_id} ({record.game}) cannot be recorded: {exc}")
+
+    def _reopen(self) -> None:
+        """In the worker thread: the store opened again (the old connection closed)."""
+        with contextlib.suppress(*database_errors(OSError)):
+            self.store.close()
+        self.store = RecordStore.open(self.store.path)
+        self.broken = False
 
     def finish(self) -> None:
         """In the worker thread: the last batch, then close the store."""
