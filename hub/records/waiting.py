@@ -26,6 +26,7 @@ runs them in one worker thread of the trio process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -38,6 +39,9 @@ import attrs
 import trio
 
 from hub.records.database import PostgresDatabase, PostgresUrl
+
+RETRY_SECONDS = 1.0
+"""How long the listener waits before it connects again after a failure."""
 
 _CREATE = """
     CREATE TABLE IF NOT EXISTS hub_waiting (
@@ -79,8 +83,9 @@ def advertised_host(host: str) -> str:
 class WaitingBoard:
     """One connection to the shared waiting table; blocking calls, one thread at a time."""
 
-    def __init__(self, db: PostgresDatabase, address: str) -> None:
+    def __init__(self, db: PostgresDatabase, url: PostgresUrl, address: str) -> None:
         self.db = db
+        self.url = url
         self.address = address
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """This process's name on the board (a restarted process is a new one)."""
@@ -95,7 +100,13 @@ class WaitingBoard:
         except BaseException:
             db.close()
             raise
-        return cls(db, address)
+        return cls(db, url, address)
+
+    def reconnect(self) -> None:
+        """A new connection for the same process (its posts stay its own)."""
+        with contextlib.suppress(Exception):
+            self.db.close()
+        self.db = PostgresDatabase.open(self.url)
 
     def post(self, game: str, kind: str) -> int:
         """A player of ``game`` waits here: the post's number (to `withdraw` it)."""
@@ -171,69 +182,90 @@ class Listener:
 class SharedQueue:
     """`WaitingBoard` for a trio process: each call in the board's one worker thread. A
     database that fails costs the sharing only (a warning), never a game: a post that
-    fails is not made, a claim that fails finds nobody."""
+    fails is not made, a claim that fails finds nobody; the next call connects again, and
+    the listener connects again after `RETRY_SECONDS`."""
 
     def __init__(self, board: WaitingBoard, url: PostgresUrl, warn: Any) -> None:
         self.board = board
         self.url = url
         self._limiter = trio.CapacityLimiter(1)
         self._warn = warn
+        self._broken = False
 
     @classmethod
     async def open(cls, url: PostgresUrl, address: str, warn: Any) -> SharedQueue:
         board = await trio.to_thread.run_sync(WaitingBoard.open, url, address)
         return cls(board, url, warn)
 
-    async def _run(self, call: Any, *args: Any) -> Any:
+    async def _run(self, name: str, *args: Any) -> Any:
+        """The board's method ``name`` in its thread, once more on a new connection if the
+        server had ended the old one (a restart: the call never reached it); None, after a
+        warning, if it fails."""
         from hub.records.database import database_errors, one_line
 
+        def work() -> Any:
+            if self._broken:
+                self.board.reconnect()
+                self._broken = False
+            try:
+                return getattr(self.board, name)(*args)
+            except database_errors():
+                if not self.board.db.connection.closed:
+                    raise
+                self.board.reconnect()
+                return getattr(self.board, name)(*args)
+
         try:
-            return await trio.to_thread.run_sync(call, *args, limiter=self._limiter)
+            return await trio.to_thread.run_sync(work, limiter=self._limiter)
         except database_errors(OSError) as exc:
+            self._broken = True
             self._warn(f"the shared waiting queue failed: {one_line(exc)}")
             return None
 
     async def post(self, game: str, kind: str) -> int | None:
-        entry: int | None = await self._run(self.board.post, game, kind)
+        entry: int | None = await self._run("post", game, kind)
         return entry
 
     async def withdraw(self, entry: int | None) -> None:
         if entry is not None:
             with trio.CancelScope(shield=True):
-                await self._run(self.board.withdraw, entry)
+                await self._run("withdraw", entry)
 
     async def claim(self, game: str, kinds: Sequence[str]) -> Claimed | None:
-        claimed: Claimed | None = await self._run(self.board.claim, game, kinds)
+        claimed: Claimed | None = await self._run("claim", game, kinds)
         return claimed
 
     async def call(self, claimed: Claimed) -> None:
-        await self._run(self.board.call, claimed)
+        await self._run("call", claimed)
 
     async def listen(self, called: Callable[[int, str], None]) -> None:
         """Until cancelled: ``called(entry, to)`` for each call of one of our posts (another
         process wants that player at ``to``). Waits on the listening connection's socket in
-        the trio loop itself; a connection that fails ends the listening (a warning)."""
+        the trio loop itself; a connection that fails is opened again after `RETRY_SECONDS`
+        (a warning; calls made meanwhile are lost: their callers' players wait at home)."""
         from hub.records.database import database_errors, one_line
 
-        try:
-            listener = await trio.to_thread.run_sync(Listener.open, self.url, self.board.process)
-        except database_errors(OSError) as exc:
-            self._warn(f"cannot listen for calls of the shared queue: {one_line(exc)}")
-            return
-        try:
-            while True:
-                await trio.lowlevel.wait_readable(listener.fileno())
-                try:
-                    arrived = listener.calls()
-                except database_errors(OSError) as exc:
-                    self._warn(f"stopped listening for calls of the shared queue: {one_line(exc)}")
-                    return
-                for entry, to in arrived:
-                    called(entry, to)
-        finally:
-            listener.close()
+        while True:
+            try:
+                listener = await trio.to_thread.run_sync(
+                    Listener.open, self.url, self.board.process
+                )
+            except database_errors(OSError) as exc:
+                self._warn(f"cannot listen for calls of the shared queue: {one_line(exc)}")
+                await trio.sleep(RETRY_SECONDS)
+                continue
+            try:
+                while True:
+                    await trio.lowlevel.wait_readable(listener.fileno())
+                    for entry, to in listener.calls():
+                        called(entry, to)
+            except database_errors(OSError) as exc:
+                self._warn(f"lost the calls of the shared queue ({one_line(exc)}): listening again")
+            finally:
+                listener.close()
+            await trio.sleep(RETRY_SECONDS)
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
-            await self._run(self.board.withdraw_all)
+            await self._run("withdraw_all")
             await trio.to_thread.run_sync(self.board.close, limiter=self._limiter)
