@@ -11,6 +11,7 @@ real `hub.records.RecordStore`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -65,9 +66,24 @@ class RecordsReader:
         read: a database the command could not open costs its pages the saved games only."""
 
         def work() -> Any:
-            store = self._idle.pop() if self._idle else self._opener()
+            kept = bool(self._idle)
+            store = self._idle.pop() if kept else self._opener()
             try:
                 answer = question(store)
+            except database_errors() as exc:
+                with contextlib.suppress(*database_errors()):
+                    store.close()
+                if not kept:
+                    raise
+                # a kept connection the server may have ended meanwhile (a restart): once
+                # more on a new one, which says whether the database itself can be read
+                LOGGER.info("a kept records connection failed (%s): opening another", exc)
+                store = self._opener()
+                try:
+                    answer = question(store)
+                except BaseException:
+                    store.close()
+                    raise
             except BaseException:
                 store.close()
                 raise

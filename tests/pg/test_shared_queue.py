@@ -141,14 +141,17 @@ async def test_a_bot_waiting_on_one_process_is_called_to_a_browser_on_the_other(
 def test_the_sharing_survives_connections_ended_by_the_server(
     pg_url: str, servers: tuple[Server, Server]
 ) -> None:
-    """Every connection of both processes is ended (as by a PostgreSQL restart): the next
-    bots are still paired across the processes, and their game is recorded."""
+    """Every connection of both processes is ended (as by a PostgreSQL restart): the web view
+    still lists the games from the database, the next bots are still paired across the
+    processes, and their game is recorded."""
     from tests.pg.test_writer import end_every_other_connection
 
     one, two = servers
     one.play_bot("warm-up", 1)  # (every connection open: the writer's, the board's, ...)
     wait_for(lambda: len(recorded(pg_url)) == 1, "the warm-up game recorded")
+    assert [row["id"] for row in two.recent()] == list(recorded(pg_url))  # (a kept connection)
     assert end_every_other_connection(pg_url) >= 4  # two boards and two listeners at least
+    assert [row["id"] for row in two.recent()] == list(recorded(pg_url))  # on a new one
     first = bot(one, "first")
     try:
         wait_for(lambda: posted(pg_url) == 1, "the first bot's wait posted")
