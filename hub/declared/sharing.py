@@ -86,6 +86,7 @@ class Sharing:
             number = await queue.post(self.game, MOVABLE if post.movable else FIXED)
             if number is not None:
                 self.posts[number] = post
+                await self._meet_older(post, number)
             try:
                 async with trio.open_nursery() as watching:
 
@@ -107,6 +108,19 @@ class Sharing:
                 await queue.withdraw(number)
 
         return posted
+
+    async def _meet_older(self, post: Post, number: int) -> None:
+        """Two players who arrive at two processes at once may both find nobody posted and
+        both post: the newer post then goes to the older one (a movable player moves there;
+        a person calls a movable one over), never both to each other."""
+        kinds = (MOVABLE, FIXED) if post.movable else (MOVABLE,)
+        older = await self.queue.claim(self.game, kinds, before=number)
+        if older is None:
+            return
+        if post.movable:
+            self.called(number, older.address)
+        else:
+            await self.queue.call(older)
 
     def called(self, number: int, to: str) -> None:
         """Another process calls our wait ``number`` over to ``to``: a movable player still

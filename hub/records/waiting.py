@@ -55,11 +55,13 @@ _CREATE = """
 """
 _CLAIM = """
     DELETE FROM hub_waiting WHERE entry = (
-        SELECT entry FROM hub_waiting WHERE game = ? AND process <> ? AND kind = ANY(?)
+        SELECT entry FROM hub_waiting
+        WHERE game = ? AND process <> ? AND kind = ANY(?) AND entry < ?
         ORDER BY entry LIMIT 1 FOR UPDATE SKIP LOCKED
     )
     RETURNING entry, process, address
 """
+_NO_BOUND = 2**63 - 1
 CHANNEL = "hub_waiting"
 """The channel of calls (`WaitingBoard.call`): its payload is JSON
 ``{"process", "entry", "to"}``, for the one process named."""
@@ -121,10 +123,11 @@ class WaitingBoard:
         """The wait ``entry`` is over (a no-op if another process claimed it)."""
         self.db.execute("DELETE FROM hub_waiting WHERE entry = ?", (entry,))
 
-    def claim(self, game: str, kinds: Sequence[str]) -> Claimed | None:
-        """The oldest wait for ``game`` of one of ``kinds`` that is not ours, taken off the
-        board; None if there is none."""
-        row = self.db.execute(_CLAIM, (game, self.process, list(kinds))).fetchone()
+    def claim(self, game: str, kinds: Sequence[str], before: int | None = None) -> Claimed | None:
+        """The oldest wait for ``game`` of one of ``kinds`` that is not ours (and was posted
+        before our wait ``before``, if given), taken off the board; None if there is none."""
+        bound = _NO_BOUND if before is None else before
+        row = self.db.execute(_CLAIM, (game, self.process, list(kinds), bound)).fetchone()
         return None if row is None else Claimed(int(row[0]), str(row[1]), str(row[2]))
 
     def call(self, claimed: Claimed) -> None:
@@ -231,8 +234,10 @@ class SharedQueue:
             with trio.CancelScope(shield=True):
                 await self._run("withdraw", entry)
 
-    async def claim(self, game: str, kinds: Sequence[str]) -> Claimed | None:
-        claimed: Claimed | None = await self._run("claim", game, kinds)
+    async def claim(
+        self, game: str, kinds: Sequence[str], before: int | None = None
+    ) -> Claimed | None:
+        claimed: Claimed | None = await self._run("claim", game, kinds, before)
         return claimed
 
     async def call(self, claimed: Claimed) -> None:
