@@ -699,7 +699,7 @@ def main(argv: Sequence[str]) -> int:
             return 0
         try:
             store = RecordStore.open(path)
-        except database_errors() as exc:
+        except database_errors(OSError) as exc:
             err.line(f"{PROG}: cannot use the records database {path}: {one_line(exc)}")
             return 1
         with store:

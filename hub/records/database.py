@@ -296,7 +296,14 @@ class PostgresDatabase:
 
     @classmethod
     def open(cls, url: PostgresUrl) -> PostgresDatabase:
-        import psycopg
+        """Connect; an `OSError` (as for a file that cannot be opened) if psycopg is not
+        installed."""
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise OSError(
+                f"PostgreSQL needs psycopg: pip install 'psycopg[binary]' ({exc})"
+            ) from exc
 
         options: dict[str, Any] = {"autocommit": True}
         if "connect_timeout" not in url.url:

@@ -4,6 +4,7 @@ without its password, SQLite's parameters in psycopg's spelling, errors on one l
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,11 @@ def test_errors_are_sqlites_and_psycopgs_once_loaded() -> None:
     assert one_line(RuntimeError("connection failed\n\tIs the server running?")) == (
         "connection failed Is the server running?"
     )
+
+
+def test_without_psycopg_a_url_is_an_os_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hub.records import RecordStore
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # (import psycopg raises ImportError)
+    with pytest.raises(OSError, match=r"PostgreSQL needs psycopg: pip install 'psycopg\[binary\]'"):
+        RecordStore.open("postgresql://hub@db/games")
