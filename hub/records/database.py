@@ -52,11 +52,17 @@ class PostgresUrl:
 
     def __str__(self) -> str:
         parts = urllib.parse.urlsplit(self.url)
-        if parts.password is None:
-            return self.url
-        user = parts.username or ""
-        host = parts.netloc.rpartition("@")[2]
-        return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+        if parts.password is not None:
+            user = parts.username or ""
+            host = parts.netloc.rpartition("@")[2]
+            parts = parts._replace(netloc=f"{user}:***@{host}")
+        if "password" in urllib.parse.parse_qs(parts.query):  # (?password=... too)
+            query = [
+                f"{key}={'***' if key == 'password' else urllib.parse.quote(value, safe='/%')}"
+                for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+            ]
+            parts = parts._replace(query="&".join(query))
+        return urllib.parse.urlunsplit(parts)
 
     def __repr__(self) -> str:
         return f"PostgresUrl({str(self)!r})"

@@ -42,6 +42,8 @@ def test_a_password_is_never_shown() -> None:
     assert "s3cret" not in repr(url) and "s3cret" not in f"{url}"
     assert str(PostgresUrl("postgresql://:pw@db/games")) == "postgresql://:***@db/games"
     assert str(PostgresUrl("postgresql://hub@db/games")) == "postgresql://hub@db/games"
+    hidden = PostgresUrl("postgresql://hub@db/games?sslmode=require&password=s3cret")
+    assert str(hidden) == "postgresql://hub@db/games?sslmode=require&password=***"
 
 
 def test_parameters_in_psycopg_spelling() -> None:
