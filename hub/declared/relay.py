@@ -15,17 +15,22 @@ import json
 
 import trio
 
-from hub.core.io.lines import LineError, LineStream
+from hub.core.io.lines import LineError, LineStream, PeerClosed
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, Hello, dumps
 
 CONNECT_SECONDS = 5.0
 """How long the relay waits for the other process to connect and welcome."""
 
 
-async def relay(client: LineStream, hello: Hello, address: str, game: str) -> bool:
-    """Play ``client``'s games at the process at ``address`` (``HOST:PORT``); False, having
-    sent the client nothing, if that process cannot be reached or is not serving ``game``
-    (the caller then pairs the client at home)."""
+class Relayed(PeerClosed):
+    """The client's conversation went on at another process and is over there (either side
+    closed): its connection here ends too, as after any peer's close."""
+
+
+async def relay(client: LineStream, hello: Hello, address: str, game: str) -> None:
+    """Play ``client``'s games at the process at ``address`` (``HOST:PORT``), then raise
+    `Relayed`; returns, having sent the client nothing, if that process cannot be reached
+    or is not serving ``game`` (the caller then pairs the client at home)."""
     host, _, port = address.rpartition(":")
     remote: LineStream | None = None
     ready = False
@@ -33,25 +38,25 @@ async def relay(client: LineStream, hello: Hello, address: str, game: str) -> bo
         try:
             stream = await trio.open_tcp_stream(host, int(port))
         except (OSError, ValueError):
-            return False
+            return
         remote = LineStream(stream, stream, max_line=MAX_LINE)
         try:
             welcome = json.loads(await remote.receive_line(MAX_LINE))
             if not (isinstance(welcome, dict) and welcome.get("game") == game):
                 await remote.aclose()
-                return False
+                return
             await remote.send_line(
                 dumps({"type": "hello", "name": hello.name, "opponent": OPPONENTS_ANY})
             )
             ready = True
         except (LineError, ValueError):
             await remote.aclose()
-            return False
+            return
     if remote is None or not ready:
         if remote is not None:
             with trio.CancelScope(shield=True):
                 await remote.aclose()
-        return False
+        return
     try:
         async with trio.open_nursery() as nursery:
 
@@ -68,4 +73,4 @@ async def relay(client: LineStream, hello: Hello, address: str, game: str) -> bo
     finally:
         with trio.CancelScope(shield=True):
             await remote.aclose()
-    return True
+    raise Relayed()

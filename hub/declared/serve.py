@@ -216,8 +216,8 @@ class GameServer:
         if opponent is not None:
             await self._against(seat, opponent)
             return
-        if self.sharing is not None and await self.sharing.relay_away(connection.lines, hello):
-            return
+        if self.sharing is not None:  # (relayed elsewhere: Relayed ends the connection)
+            await self.sharing.relay_away(connection.lines, hello)
         me = pairing.Waiting(seat)
         table = self.queue.join(me)
         while True:  # again if its table is called off (a person did not come)
@@ -233,8 +233,7 @@ class GameServer:
                     if post.to is None:
                         return  # it left
                     assert self.sharing is not None  # (called away by another process)
-                    if await self.sharing.relay_to(connection.lines, hello, post):
-                        return
+                    await self.sharing.relay_to(connection.lines, hello, post)
                     me = pairing.Waiting(seat)  # (that process is gone: wait here again)
                     table = self.queue.join(me)
                     continue

@@ -57,20 +57,20 @@ class Sharing:
     posts: dict[int, Post] = attrs.Factory(dict)
     """This process's posted waits, by their numbers on the board."""
 
-    async def relay_away(self, lines: LineStream, hello: Hello) -> bool:
-        """Whether the TCP client of ``lines`` was relayed to (and has played at) another
-        process where a player waits; False when someone waits here, or nowhere."""
+    async def relay_away(self, lines: LineStream, hello: Hello) -> None:
+        """Relay the TCP client of ``lines`` to another process where a player waits, if
+        nobody waits here: it plays there, then `hub.declared.relay.Relayed` is raised (its
+        connection ends). Returns if nobody waits anywhere else (or nobody answers)."""
         if self.waiting_here():
-            return False
+            return
         while (claimed := await self.queue.claim(self.game, (MOVABLE, FIXED))) is not None:
-            if await relay(lines, hello, claimed.address, self.game):
-                return True
-        return False
+            await relay(lines, hello, claimed.address, self.game)
 
-    async def relay_to(self, lines: LineStream, hello: Hello, post: Post) -> bool:
-        """Relay a client whose wait was called away (`Post.to`); False if that process
-        cannot be reached (the client waits here again)."""
-        return post.to is not None and await relay(lines, hello, post.to, self.game)
+    async def relay_to(self, lines: LineStream, hello: Hello, post: Post) -> None:
+        """Relay a client whose wait was called away (`Post.to`), as `relay_away`; returns
+        if that process cannot be reached (the client waits here again)."""
+        if post.to is not None:
+            await relay(lines, hello, post.to, self.game)
 
     def watch(self, gone: Watch | None, post: Post) -> Watch:
         """``gone`` (a waiting entry's watch, which runs exactly while it waits) that also

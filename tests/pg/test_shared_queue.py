@@ -164,3 +164,30 @@ def test_the_sharing_survives_connections_ended_by_the_server(
     wait_for(lambda: len(recorded(pg_url)) == 2, "the game recorded")
     games = [sorted(players) for players in recorded(pg_url).values() if "warm-up" not in players]
     assert games == [["first", "second"]]
+
+
+def test_a_relayed_client_is_let_go_when_the_process_it_plays_at_dies(
+    pg_url: str, servers: tuple[Server, Server]
+) -> None:
+    """The relaying process ends its client's connection when the game's process goes: the
+    client is not left waiting for a game that will never come."""
+    from tests.pg.test_two_servers import MidGame
+
+    one, two = servers
+    waiting = bot(one, "host-side")
+    try:
+        wait_for(lambda: posted(pg_url) == 1, "the wait posted")
+        relayed = MidGame(two.port, opponent="any")  # relayed to one: a game in progress there
+        try:
+            assert relayed.start["players"].count("cut-off") == 1
+            one.process.send_signal(signal.SIGKILL)
+            assert one.process.wait(timeout=30) == -signal.SIGKILL
+            left = relayed.rest()
+            assert "end" not in left and "error" not in left  # EOF from two at once: cut off
+        finally:
+            relayed.close()
+    finally:
+        waiting.kill()
+        waiting.wait()
+    assert two.process.poll() is None  # two serves on
+    two.play_bot("after", 1)  # against its AI, to show it
