@@ -61,3 +61,23 @@ def test_an_unreachable_database_is_one_line_and_status_1(
     assert status == 1 and out == ""
     assert err.startswith(f"hub games: cannot use the records database {url}: ")
     assert len(err.splitlines()) == 1
+
+
+def test_hub_match_records_in_postgresql_and_resumes_from_it(pg_url: str) -> None:
+    """``hub match --db postgresql://...``: every game recorded with its match, the match's
+    seed kept, and ``--resume`` of a finished match plays nothing and gives the same table."""
+    from tests.tournament.test_cli import KIT
+    from tests.tournament.test_cli import match_id as match_of
+    from tests.tournament.test_cli import run as hub_match
+
+    args = [KIT, "first", "random:3", "--games", "4", "--db", pg_url, "--json"]
+    done = hub_match(*args)
+    assert done.returncode == 0, done.stderr
+    ident = match_of(done.stderr.splitlines()[0])
+    with RecordStore.open(pg_url) as store:
+        assert store.finished_indices(ident) == {0, 1, 2, 3}
+        assert store.match_seed(ident) is not None
+    again = hub_match(*args, "--resume", ident)
+    assert again.returncode == 0, again.stderr
+    assert "0 of 4 games to play" in again.stderr.splitlines()[0]
+    assert json.loads(again.stdout)["standings"] == json.loads(done.stdout)["standings"]
