@@ -71,6 +71,7 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
+from hub.declared.sharing import Post, Sharing, Watch, open_sharing
 from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
@@ -187,6 +188,9 @@ class GameServer:
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
+    sharing: Sharing | None = None
+    """The waiting queue shared with the other processes on one PostgreSQL (None: this
+    process's queue alone; hub.declared.sharing)."""
 
     _pairing: bool = False
     """Whether the task that seats waiting players whose reach has grown runs."""
@@ -287,7 +291,7 @@ class GameServer:
             raise BadHello(str(exc)) from None
         connection.busy = lambda: True
         try:
-            await self._one_game(connection, player, opponent)
+            await self._one_game(connection, hello, player, opponent)
         finally:
             connection.busy = lambda: False
 
@@ -335,12 +339,18 @@ class GameServer:
             raise BadHello(str(exc)) from None
 
     async def _one_game(
-        self, connection: Connection, player: PlayerInfo, opponent: SeatSpec | None
+        self,
+        connection: Connection,
+        hello: Hello,
+        player: PlayerInfo,
+        opponent: SeatSpec | None,
     ) -> None:
         seat = self._seat(connection, player)
         if opponent is not None:
             await self._against(seat, opponent)
             return
+        if self.sharing is not None:  # (relayed elsewhere: Relayed ends the connection)
+            await self.sharing.relay_away(connection.lines, hello)
         me = pairing.Waiting(seat)
         table = self._join(me)
         while True:  # again if its table is called off (a person did not come)
@@ -351,14 +361,25 @@ class GameServer:
                     with contextlib.suppress(LineError):
                         await connection.lines.receive_line()
 
-                if not await self.queue.wait(me, gone):
-                    return
+                post = Post(movable=True)
+                if not await self.queue.wait(me, self._watch(gone, post)):
+                    if post.to is None:
+                        return  # it left
+                    assert self.sharing is not None  # (called away by another process)
+                    await self.sharing.relay_to(connection.lines, hello, post)
+                    me = pairing.Waiting(seat)  # (that process is gone: wait here again)
+                    table = self.queue.join(me)
+                    continue
             else:
                 await self._play_table(table)
             again = self._again.pop(id(seat), None)
             if again is None:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
+
+    def _watch(self, gone: Watch | None, post: Post) -> Watch | None:
+        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue."""
+        return gone if self.sharing is None else self.sharing.watch(gone, post)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
         async with table.playing() as seats:
@@ -538,7 +559,7 @@ class GameServer:
             async def gone() -> None:
                 await seat.gone(arrival, grace)
 
-        if not await self.queue.wait(entry, gone):
+        if not await self.queue.wait(entry, self._watch(gone, Post(movable=False))):
             seat.call_off("You left the queue: no game was played.")
 
 
@@ -589,6 +610,12 @@ async def serve(
         boards = None if path is None or problem is not None else LeaderboardReader(path)
         if boards is not None:
             nursery.start_soon(keep_ratings, lobby, boards)
+        if lobby.queue.size == 2:
+            lobby.sharing = await open_sharing(
+                record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
+            )
+        if lobby.sharing is not None:
+            nursery.start_soon(lobby.sharing.listen)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -615,6 +642,8 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
+            if lobby.sharing is not None:
+                await lobby.sharing.aclose()
     return 0
 
 

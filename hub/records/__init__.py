@@ -1,6 +1,11 @@
-"""Records: every finished game in an SQLite database, and ``hub games`` to look at them.
+"""Records: every finished game in an SQLite database (or a PostgreSQL one that several
+processes share), and ``hub games`` to look at them.
 
 * `RecordStore` (store.py): the database: versioned schema, WAL, idempotent `add`, queries;
+* database.py: the two backends behind one connection interface (`location` tells a file
+  from a ``postgresql://`` URL);
+* waiting.py: the waiting queue's shared part for several ``hub serve`` processes on one
+  PostgreSQL (state, not records; docs/postgres.md);
 * `record_games` (writer.py): the event-stream subscriber that writes each game as it ends,
   off the event loop;
 * `add_record_options` / `record_path` (options.py): ``--db PATH`` and ``--no-record``;

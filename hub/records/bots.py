@@ -11,12 +11,12 @@ usage error.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import time
 from collections.abc import Sequence
 
 from hub.core.io.output import Output
+from hub.records.database import database_errors
 from hub.records.identities import NAME_RULE, BadName, IdentityStore
 from hub.records.options import add_db_option, db_path
 
@@ -58,7 +58,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         try:
             store = IdentityStore.open(path)
-        except (sqlite3.Error, OSError) as exc:
+        except database_errors(OSError) as exc:
             err.line(f"{PROG}: cannot use the records database {path}: {exc}")
             return 1
         with store:

@@ -11,7 +11,6 @@ import argparse
 import json
 import math
 import pathlib
-import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from hub.core.io.output import Output, write_all
 from hub.core.model.referee import Termination
+from hub.records.database import Location, database_errors, exists, one_line
 from hub.records.elo import PRIOR_ELO, Rated, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
 from hub.records.options import add_db_option, db_path
@@ -516,7 +516,7 @@ def ratings(store: RecordStore, options: argparse.Namespace, out: Output, err: O
     return status
 
 
-def rating_list_lines(path: pathlib.Path, game: str) -> list[str]:
+def rating_list_lines(path: Location, game: str) -> list[str]:
     """The rating list of ``game`` from every game recorded in ``path`` (what ``hub games
     ratings GAME`` prints), for the web view's match page; empty if there is none."""
     from hub.records.store import RecordStore
@@ -524,7 +524,7 @@ def rating_list_lines(path: pathlib.Path, game: str) -> list[str]:
     try:
         with RecordStore.open(path) as store:
             summaries = _by_game(store, game).get(game, [])
-    except (OSError, ValueError, sqlite3.Error):
+    except database_errors(OSError, ValueError):  # (unreachable, corrupt, a bad anchor)
         return []
     if not summaries:
         return []
@@ -689,7 +689,7 @@ def main(argv: Sequence[str]) -> int:
     out, err = Output(1), Output(2)
     path = db_path(options)
     try:
-        if not path.exists():
+        if not exists(path):
             missing = f"no games recorded: {path} does not exist"
             if options.command == "show" or getattr(options, "ids", None):
                 err.line(f"{PROG} {options.command}: {missing}")
@@ -699,8 +699,8 @@ def main(argv: Sequence[str]) -> int:
             return 0
         try:
             store = RecordStore.open(path)
-        except sqlite3.Error as exc:
-            err.line(f"{PROG}: cannot use the records database {path}: {exc}")
+        except database_errors(OSError) as exc:
+            err.line(f"{PROG}: cannot use the records database {path}: {one_line(exc)}")
             return 1
         with store:
             return COMMANDS[options.command](store, options, out, err)

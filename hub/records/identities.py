@@ -20,10 +20,8 @@ import enum
 import hashlib
 import hmac
 import os
-import pathlib
 import re
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -31,7 +29,8 @@ from typing import Any, TypeVar
 import attrs
 import trio
 
-from hub.records.store import _transaction, connect, migrate
+from hub.records.database import Database, Location, database_errors, location, open_database
+from hub.records.store import _transaction, migrate
 
 KINDS = ("bot", "person")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -118,12 +117,14 @@ def check_name(name: str) -> str:
 class IdentityStore:
     """The registered names of the records database at one path (`open` it, `close` it)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> IdentityStore:
-        db = connect(path)
+    def open(cls, path: str | os.PathLike[str] | Location) -> IdentityStore:
+        """The names of the records database at ``path`` (a file or a ``postgresql://``
+        URL), its schema migrated."""
+        db = open_database(location(path))
         try:
             migrate(db)
         except BaseException:
@@ -149,25 +150,28 @@ class IdentityStore:
         token = new_token()
         try:
             with _transaction(self._db):
+                if self.find(name) is not None:
+                    raise BadName(f"the name {name!r} is taken")
                 self._db.execute(
-                    "INSERT INTO names (name, kind, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                    (name, kind, token_hash(token), time.time()),
+                    "INSERT INTO names (key, name, kind, token_hash, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (name.lower(), name, kind, token_hash(token), time.time()),
                 )
-        except sqlite3.IntegrityError:
-            raise BadName(f"the name {name!r} is taken") from None
+        except database_errors():
+            if self.find(name) is not None:  # another process registered it meanwhile
+                raise BadName(f"the name {name!r} is taken") from None
+            raise
         return token
 
     def remove(self, name: str, kind: str | None = None) -> bool:
         """Forget ``name`` (of ``kind``, if given); False if it was not registered. Its
         games stay recorded; the name may be registered again (with a new token)."""
         with _transaction(self._db):
-            if kind is None:
-                gone = self._db.execute("DELETE FROM names WHERE name = ?", (name,))
-            else:
-                gone = self._db.execute(
-                    "DELETE FROM names WHERE name = ? AND kind = ?", (name, kind)
-                )
-            return gone.rowcount > 0
+            found = self.find(name)
+            if found is None or (kind is not None and found.kind != kind):
+                return False
+            self._db.execute("DELETE FROM names WHERE key = ?", (name.lower(),))
+            return True
 
     def names(self, kind: str | None = None) -> list[Registered]:
         """The registered names (of ``kind``, if given), in alphabetical order."""
@@ -176,19 +180,20 @@ class IdentityStore:
         if kind is not None:
             query += " WHERE kind = ?"
             params = (kind,)
-        rows = self._db.execute(query + " ORDER BY name", params)
+        rows = self._db.execute(query + " ORDER BY key", params)
         return [Registered(name, found, created) for name, found, created in rows]
 
     def find(self, name: str) -> Registered | None:
         row = self._db.execute(
-            "SELECT name, kind, created_at FROM names WHERE name = ?", (name,)
+            "SELECT name, kind, created_at FROM names WHERE key = ?", (name.lower(),)
         ).fetchone()
         return None if row is None else Registered(*row)
 
     def check(self, name: str, token: str | None) -> Checked:
         """What ``name`` with ``token`` is worth (`NameVerdict`)."""
         row = self._db.execute(
-            "SELECT name, kind, created_at, token_hash FROM names WHERE name = ?", (name,)
+            "SELECT name, kind, created_at, token_hash FROM names WHERE key = ?",
+            (name.lower(),),
         ).fetchone()
         if row is None:
             return Checked(NameVerdict.UNKNOWN)
@@ -210,8 +215,9 @@ class NameBook:
         self._limiter = trio.CapacityLimiter(limit)
 
     @classmethod
-    def at(cls, path: str | os.PathLike[str]) -> NameBook:
-        return cls(lambda: IdentityStore.open(pathlib.Path(path)))
+    def at(cls, path: str | os.PathLike[str] | Location) -> NameBook:
+        where = location(path)
+        return cls(lambda: IdentityStore.open(where))
 
     async def _ask(self, question: Callable[[IdentityStore], T]) -> T:
         def work() -> T:
@@ -223,7 +229,7 @@ class NameBook:
 
         try:
             return await trio.to_thread.run_sync(work, limiter=self._limiter)
-        except (sqlite3.Error, OSError) as exc:
+        except database_errors(OSError) as exc:
             raise NamesUnavailable(str(exc)) from exc
 
     async def check(self, name: str, token: str | None) -> Checked:

@@ -17,15 +17,14 @@ the database has another game or name.
 from __future__ import annotations
 
 import os
-import pathlib
 import re
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import attrs
 import trio
 
+from hub.records.database import Location, database_errors, location
 from hub.records.elo import RatingError, fit
 from hub.records.identities import IdentityStore, Registered
 from hub.records.store import GameSummary, RecordStore
@@ -150,8 +149,8 @@ class LeaderboardReader:
     """Boards and player pages from the database at ``path``, each read in a worker thread
     (at most ``limit`` at once) with connections of its own."""
 
-    def __init__(self, path: str | os.PathLike[str], *, limit: int = 2) -> None:
-        self.path = pathlib.Path(path)
+    def __init__(self, path: str | os.PathLike[str] | Location, *, limit: int = 2) -> None:
+        self.path = location(path)
         self._limiter = trio.CapacityLimiter(limit)
         self._boards: dict[str, tuple[tuple[int, int], Leaderboard]] = {}
 
@@ -175,7 +174,7 @@ class LeaderboardReader:
         """``game``'s leaderboard (an empty one if the database cannot be read)."""
         try:
             return await self._ask(lambda records, names: self._cached(records, names, game))
-        except (sqlite3.Error, OSError):
+        except database_errors(OSError):
             return Leaderboard(game)
 
     async def player(self, name: str, games: Sequence[str] = ()) -> PlayerPage | None:
@@ -200,5 +199,5 @@ class LeaderboardReader:
 
         try:
             return await self._ask(ask)
-        except (sqlite3.Error, OSError):
+        except database_errors(OSError):
             return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import pathlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -20,21 +19,27 @@ import trio
 from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a command that does not record never imports the database)
     from hub.core.model.events import GameRecord
+    from hub.records.database import Location
 
 ENVIRONMENT = "HUB_DB"
 """The database of the programs whose command line a spec fixes (also `default_db_path`'s)."""
 
 
-def environment_record_path(environ: Mapping[str, str] | None = None) -> pathlib.Path | None:
-    """The database ``$HUB_DB`` names, or None when it is unset or empty (do not record)."""
+def environment_record_path(environ: Mapping[str, str] | None = None) -> Location | None:
+    """The database ``$HUB_DB`` names (a file or a ``postgresql://`` URL), or None when it is
+    unset or empty (do not record)."""
     value = (os.environ if environ is None else environ).get(ENVIRONMENT, "")
-    return pathlib.Path(value).expanduser() if value else None
+    if not value:
+        return None
+    from hub.records.database import location
+
+    return location(value)
 
 
 async def start_recording(
-    nursery: trio.Nursery, bus: EventBus, path: pathlib.Path | None, *, prog: str
+    nursery: trio.Nursery, bus: EventBus, path: Location | None, *, prog: str
 ) -> bool:
     """Record every game that ends on ``bus`` into ``path`` (None: do nothing), as a task of
     ``nursery``; False, after one line on stderr, if the database cannot be opened."""
@@ -46,7 +51,7 @@ async def start_recording(
 async def open_recording(
     nursery: trio.Nursery,
     bus: EventBus,
-    path: pathlib.Path | None,
+    path: Location | None,
     *,
     prog: str,
     keep: Callable[[GameRecord], bool] | None = None,
@@ -58,8 +63,7 @@ async def open_recording(
     which ended games to write (default: the finished ones, `hub.records.writer.finished`)."""
     if path is None:
         return None
-    import sqlite3  # (here: a command that does not record never imports the database)
-
+    from hub.records.database import database_errors, one_line
     from hub.records.writer import record_games
 
     try:
@@ -67,8 +71,9 @@ async def open_recording(
             await nursery.start(record_games, bus, path)
         else:
             await nursery.start(functools.partial(record_games, bus, path, keep=keep))
-    except (sqlite3.Error, OSError) as exc:
-        return f"{prog}: cannot record games in {path} ({exc}); playing on without recording"
+    except database_errors(OSError) as exc:
+        problem = one_line(exc)
+        return f"{prog}: cannot record games in {path} ({problem}); playing on without recording"
     return None
 
 
@@ -79,7 +84,7 @@ def report(problem: str | None) -> None:
 
 
 @contextlib.asynccontextmanager
-async def recording(bus: EventBus, path: pathlib.Path | None, *, prog: str) -> AsyncIterator[bool]:
+async def recording(bus: EventBus, path: Location | None, *, prog: str) -> AsyncIterator[bool]:
     """`start_recording` for the duration of the block (whether it records); on the way out
     the games that ended in the block are written (`record_games` drains when cancelled)."""
     async with trio.open_nursery() as nursery:

@@ -1,4 +1,5 @@
-"""The records database: every finished game in one SQLite file (standard library only).
+"""The records database: every finished game in one SQLite file (the default), or in one
+PostgreSQL database shared by several processes (hub.records.database: one store, two backends).
 
 One row of ``games`` per game holds the whole record as JSON (`hub.core.model.events.to_json`, so
 nothing is lost and the record format can evolve) beside the columns the queries need; the
@@ -13,8 +14,13 @@ for ``--player``. See docs/records.md.
   the game survives the process being killed and also an OS crash or power loss (the WAL is
   fsynced at every commit); a transaction cut short leaves no trace.
 * **Several writers.** Every write is one short ``BEGIN IMMEDIATE`` transaction and every
-  connection waits up to `BUSY_SECONDS` for the lock, so hub processes can record into one
-  file at once; readers never wait for writers (WAL).
+  connection waits up to `hub.records.database.BUSY_SECONDS` for the lock, so hub processes
+  can record into one file at once; readers never wait for writers (WAL).
+
+The same on PostgreSQL (`hub.records.database.PostgresDatabase`): the version is kept in the
+table ``hub_schema`` and migrations are serialised by an advisory lock; a commit is durable when
+it returns; any number of processes write at once. The SQL below is written once; where the
+dialects differ, `Dialect` gives the fragment.
 
 A `RecordStore` is one connection: use it from one thread at a time (it may move between
 threads, as `record_games` moves it between trio's worker threads).
@@ -27,7 +33,6 @@ import json
 import os
 import pathlib
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -37,11 +42,10 @@ from hub.core.model.events import GameRecord, record_from_json, to_json
 from hub.core.model.identity import identity_of, seat_identities
 from hub.core.model.referee import Termination
 from hub.core.model.values import JSON, PlayerInfo
+from hub.records.database import Database, Location, SqliteDatabase, location, open_database
 
-BUSY_SECONDS = 10.0
-"""How long a write waits for another process's transaction before it fails."""
-
-Migration = Callable[[sqlite3.Connection], None]
+Migration = Callable[[Database], None]
+"""One step of the schema, written for both dialects (``db.dialect``)."""
 
 
 class SchemaTooNew(sqlite3.DatabaseError):
@@ -106,22 +110,23 @@ class StoredGame:
 # -- schema ------------------------------------------------------------------------------------
 
 
-def _create_games(db: sqlite3.Connection) -> None:
+def _create_games(db: Database) -> None:
     """Version 1: the games, each with its whole record, and the indexes of the listings."""
+    d = db.dialect
     db.execute(
-        """
-        CREATE TABLE games (
-            game_id     TEXT PRIMARY KEY,
+        f"""
+        CREATE TABLE games ({d.row_number}
+            game_id     {d.key_type} PRIMARY KEY,
             game        TEXT NOT NULL,
-            players     TEXT NOT NULL,   -- JSON: [{"name", "kind", "spec"} per seat]
+            players     TEXT NOT NULL,   -- JSON: [{{"name", "kind", "spec"}} per seat]
             settings    TEXT NOT NULL,   -- JSON object
             result      TEXT NOT NULL,   -- GameRecord.result_text(): 1-0, 0-1, 1/2-1/2, ...
             winners     TEXT NOT NULL,   -- JSON: [seat, ...]
             termination TEXT NOT NULL,   -- Termination value: normal, timeout, ...
             fault       TEXT,            -- JSON FaultInfo or NULL
             moves       INTEGER NOT NULL,
-            started_at  REAL NOT NULL,   -- Unix time
-            ended_at    REAL NOT NULL,
+            started_at  {d.float_type} NOT NULL,   -- Unix time
+            ended_at    {d.float_type} NOT NULL,
             match_id    TEXT,
             match_index INTEGER,
             record      TEXT NOT NULL,   -- JSON: to_json(record), the whole game
@@ -134,27 +139,28 @@ def _create_games(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX games_by_match ON games (match_id, match_index)")
 
 
-def _create_players(db: sqlite3.Connection) -> None:
+def _create_players(db: Database) -> None:
     """Version 2: every seat's player, indexed by name (case-insensitive) for ``--player``;
     derived data, filled from the records already stored."""
+    d = db.dialect
     db.execute(
-        """
+        f"""
         CREATE TABLE players (
-            game_id TEXT NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+            game_id {d.key_type} NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
             seat    INTEGER NOT NULL,
             name    TEXT NOT NULL,
             kind    TEXT NOT NULL,
             spec    TEXT NOT NULL,
             PRIMARY KEY (game_id, seat)
-        ) WITHOUT ROWID
+        ){d.without_rowid}
         """
     )
-    db.execute("CREATE INDEX players_by_name ON players (name COLLATE NOCASE)")
+    db.execute(f"CREATE INDEX players_by_name ON players ({d.nocase_index.format('name')})")
     rows = db.execute("SELECT game_id, players FROM games").fetchall()
     for game_id, players in rows:
         db.executemany(
-            "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO players (game_id, seat, name, kind, spec) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [
                 (game_id, seat, player["name"], player.get("kind", ""), player.get("spec", ""))
                 for seat, player in enumerate(json.loads(players))
@@ -162,12 +168,13 @@ def _create_players(db: sqlite3.Connection) -> None:
         )
 
 
-def _add_identities(db: sqlite3.Connection) -> None:
+def _add_identities(db: Database) -> None:
     """Version 3: each seat's player identity (hub.core.model.identity) beside its name, indexed
     for ``--player``; filled from the records already stored (an older record's players have
     none: theirs is derived from kind, spec and name, `identity_of`)."""
     db.execute("ALTER TABLE players ADD COLUMN identity TEXT NOT NULL DEFAULT ''")
-    db.execute("CREATE INDEX players_by_identity ON players (identity COLLATE NOCASE)")
+    index = db.dialect.nocase_index.format("identity")
+    db.execute(f"CREATE INDEX players_by_identity ON players ({index})")
     rows = db.execute("SELECT game_id, game, players FROM games").fetchall()
     for game_id, game, players in rows:
         db.executemany(
@@ -176,31 +183,34 @@ def _add_identities(db: sqlite3.Connection) -> None:
         )
 
 
-def _create_matches(db: sqlite3.Connection) -> None:
+def _create_matches(db: Database) -> None:
     """Version 4: each ``hub match``'s seed (`RecordStore.keep_match_seed`), which stays in
     the database: a game's record shows only its own seeds, from which no other game's
     deal follows, and ``--resume`` reads the match's seed here."""
     db.execute(
-        """
+        f"""
         CREATE TABLE matches (
             match_id TEXT PRIMARY KEY,
             seed     TEXT NOT NULL  -- (any size of integer, as text)
-        ) WITHOUT ROWID
+        ){db.dialect.without_rowid}
         """
     )
 
 
-def _create_names(db: sqlite3.Connection) -> None:
+def _create_names(db: Database) -> None:
     """Version 5: the registered names (bots' and people's: hub.records.identities), each
-    with the SHA-256 of its token, never the token."""
+    with the SHA-256 of its token, never the token; ``key`` is the name in lower case (one
+    name whatever its case, in both dialects)."""
+    d = db.dialect
     db.execute(
-        """
+        f"""
         CREATE TABLE names (
-            name       TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+            key        TEXT NOT NULL PRIMARY KEY,   -- the name in lower case
+            name       TEXT NOT NULL,   -- as registered
             kind       TEXT NOT NULL,   -- bot (hub bots add) or person (the lobby page)
             token_hash TEXT NOT NULL,   -- hex SHA-256 of the token
-            created_at REAL NOT NULL    -- Unix time
-        ) WITHOUT ROWID
+            created_at {d.float_type} NOT NULL    -- Unix time
+        ){d.without_rowid}
         """
     )
 
@@ -212,7 +222,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     _create_matches,
     _create_names,
 )
-"""Migration N (from 0) takes a database from version N to N + 1; only ever append."""
+"""Migration N (from 0) takes a database from version N to N + 1; only ever append. Each is
+written for both dialects (`hub.records.database.Dialect`)."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -225,17 +236,17 @@ _INSERT_GAME = """
         match_index = coalesce(games.match_index, excluded.match_index)
 """
 _INSERT_PLAYER = (
-    "INSERT OR IGNORE INTO players (game_id, seat, name, kind, spec, identity) "
-    "VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO players (game_id, seat, name, kind, spec, identity) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 )
-_SUMMARY = """
+
+
+def _summary_select(db: Database) -> str:
+    return f"""
     SELECT game_id, game, players, result, termination, moves, started_at, ended_at,
            match_id, match_index, winners,
-           json_extract(record, '$.scores'), json_extract(record, '$.detail'),
-           json_extract(fault, '$.termination'),
-           json_quote(json_extract(record, '$.final_state'))
-    FROM games
-"""
+           {db.dialect.summary_from}
+    """
 
 
 PlayerRow = tuple[str, int, str, str, str, str]
@@ -291,32 +302,28 @@ def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
 
 
 @contextlib.contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` (take the write lock now, waiting up to the busy timeout) ...
-    ``COMMIT``, or ``ROLLBACK`` on any error."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
+def _transaction(db: Database) -> Iterator[None]:
+    """One write transaction (`Database.transaction`)."""
+    with db.transaction():
         yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
-def schema_version(db: sqlite3.Connection) -> int:
-    version: int = db.execute("PRAGMA user_version").fetchone()[0]
-    return version
+def schema_version(db: Database | sqlite3.Connection) -> int:
+    """How many migrations ``db`` has had (an SQLite connection: its ``user_version``)."""
+    if isinstance(db, sqlite3.Connection):
+        return SqliteDatabase(db).schema_version()
+    return db.schema_version()
 
 
-def migrate(db: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+def migrate(db: Database, migrations: Sequence[Migration] = MIGRATIONS) -> int:
     """Bring ``db`` up to ``len(migrations)``, one transaction per step; the version reached.
 
-    Safe against other processes migrating the same file: each step re-reads the version
-    under the write lock and skips what another process has done meanwhile.
+    Safe against other processes migrating the same database: each step re-reads the
+    version under the schema lock and skips what another process has done meanwhile.
     """
     target = len(migrations)
     while True:
-        version = schema_version(db)
+        version = db.schema_version()
         if version > target:
             raise SchemaTooNew(
                 f"the records database has schema version {version}; this hub knows up to "
@@ -324,52 +331,19 @@ def migrate(db: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS
             )
         if version == target:
             return version
-        with _transaction(db):
-            version = schema_version(db)
+        with db.transaction():
+            db.lock_schema()
+            version = db.schema_version()
             if version < target:
                 migrations[version](db)
-                db.execute(f"PRAGMA user_version = {version + 1:d}")
+                db.set_schema_version(version + 1)
 
 
-def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """A connection as every store uses it: autocommit (we BEGIN ourselves), WAL, FULL sync,
-    a busy timeout, foreign keys on. Creates the file and its directories if needed."""
-    pathlib.Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(
-        pathlib.Path(path).expanduser(),
-        timeout=BUSY_SECONDS,
-        isolation_level=None,
-        check_same_thread=False,
-    )
-    try:
-        db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000):d}")
-        _use_wal(db)
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA foreign_keys = ON")
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _use_wal(db: sqlite3.Connection) -> None:
-    """``PRAGMA journal_mode = WAL``, retried while another connection holds the lock.
-
-    Switching a new database to WAL needs its exclusive lock, and SQLite can answer "database
-    is locked" at once, without waiting out the busy timeout, when another process is
-    switching or creating the same file (two programs recording to one new database at the
-    same moment): so it is retried, with a growing pause, for up to `BUSY_SECONDS`."""
-    deadline = time.monotonic() + BUSY_SECONDS
-    pause = 0.001
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
+def connect(path: str | os.PathLike[str]) -> SqliteDatabase:
+    """An SQLite connection as every store uses it (`SqliteDatabase.open`): autocommit (we
+    BEGIN ourselves), WAL, FULL sync, a busy timeout, foreign keys on. Creates the file and
+    its directories if needed."""
+    return SqliteDatabase.open(path)
 
 
 def _prefix_bounds(prefix: str) -> tuple[str, str]:
@@ -378,23 +352,32 @@ def _prefix_bounds(prefix: str) -> tuple[str, str]:
     return prefix, prefix + "\U0010ffff"
 
 
-class RecordStore:
-    """The records database at one path (`open` it; `close` it, or use ``with``)."""
+def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
+    """A LIMIT clause and its parameter (none: every row)."""
+    return ("", ()) if limit is None else (" LIMIT ?", (limit,))
 
-    def __init__(self, db: sqlite3.Connection, path: pathlib.Path) -> None:
+
+class RecordStore:
+    """The records database at one location (`open` it; `close` it, or use ``with``): an
+    SQLite file or a PostgreSQL database (hub.records.database)."""
+
+    def __init__(self, db: Database, path: Location) -> None:
         self._db = db
         self.path = path
+        """Where it is (shown in messages: a PostgreSQL URL without its password)."""
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> RecordStore:
-        """Open (creating the file and its directories if needed) and migrate the schema."""
-        db = connect(path)
+    def open(cls, path: str | os.PathLike[str] | Location) -> RecordStore:
+        """Open (an SQLite file: creating it and its directories if needed) and migrate the
+        schema. ``path`` is a file or a ``postgresql://`` URL (`location`)."""
+        where = location(path)
+        db = open_database(where)
         try:
             migrate(db)
         except BaseException:
             db.close()
             raise
-        return cls(db, pathlib.Path(path).expanduser())
+        return cls(db, where)
 
     def close(self) -> None:
         self._db.close()
@@ -435,7 +418,7 @@ class RecordStore:
         ``--resume`` (`match_seed`)."""
         with _transaction(self._db):
             self._db.execute(
-                "INSERT OR IGNORE INTO matches (match_id, seed) VALUES (?, ?)",
+                "INSERT INTO matches (match_id, seed) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 (match_id, str(seed)),
             )
 
@@ -469,10 +452,11 @@ class RecordStore:
         if not prefix:
             return []
         low, high = _prefix_bounds(prefix)
+        limited, count = _limit(limit)
         rows = self._db.execute(
             "SELECT game_id FROM games WHERE game_id >= ? AND game_id < ? "
-            "ORDER BY game_id != ?, game_id LIMIT ?",
-            (low, high, prefix, -1 if limit is None else limit),
+            f"ORDER BY game_id != ?, game_id{limited}",
+            (low, high, prefix, *count),
         )
         return [game_id for (game_id,) in rows]
 
@@ -486,10 +470,11 @@ class RecordStore:
     ) -> list[GameSummary]:
         """Summaries of the games that match every filter given, newest (by end) first.
         ``player`` is a player's name, case-insensitive."""
-        where, params = _filters(game, player, match_id)
+        where, params = _filters(self._db, game, player, match_id)
+        limited, count = _limit(limit)
         rows = self._db.execute(
-            f"{_SUMMARY} {where} ORDER BY ended_at DESC, rowid DESC LIMIT ?",
-            (*params, -1 if limit is None else limit),
+            f"{_summary_select(self._db)} {where} ORDER BY ended_at DESC, rowid DESC{limited}",
+            (*params, *count),
         )
         return [_summary(row) for row in rows]
 
@@ -497,7 +482,7 @@ class RecordStore:
         self, *, game: str | None = None, player: str | None = None, match_id: str | None = None
     ) -> Iterator[StoredGame]:
         """The whole records of the matching games, oldest (by end) first, read lazily."""
-        where, params = _filters(game, player, match_id)
+        where, params = _filters(self._db, game, player, match_id)
         rows = self._db.execute(
             f"SELECT record, match_id, match_index FROM games {where} ORDER BY ended_at, rowid",
             params,
@@ -521,7 +506,7 @@ class RecordStore:
 
 
 def _filters(
-    game: str | None, player: str | None, match_id: str | None
+    db: Database, game: str | None, player: str | None, match_id: str | None
 ) -> tuple[str, tuple[Any, ...]]:
     clauses: list[str] = []
     params: list[Any] = []
@@ -529,9 +514,10 @@ def _filters(
         clauses.append("game = ?")
         params.append(game)
     if player is not None:
+        equal = db.dialect.nocase_equal
         clauses.append(
-            "game_id IN (SELECT game_id FROM players WHERE name = ? COLLATE NOCASE "
-            "UNION SELECT game_id FROM players WHERE identity = ? COLLATE NOCASE)"
+            f"game_id IN (SELECT game_id FROM players WHERE {equal.format('name')} "
+            f"UNION SELECT game_id FROM players WHERE {equal.format('identity')})"
         )
         params.extend((player, player))
     if match_id is not None:
@@ -547,7 +533,7 @@ def _stored(row: Sequence[Any]) -> StoredGame:
 
 
 def _summary(row: Sequence[Any]) -> GameSummary:
-    columns, from_record = row[:11], row[11:]  # the record's JSON (`_SUMMARY`)
+    columns, from_record = row[:11], row[11:]  # the record's JSON (`_summary_select`)
     (game_id, game, players, result, termination, moves, started, ended, match, index, won) = (
         columns
     )

@@ -11,7 +11,12 @@ Two tasks share a list of records waiting to be written:
   worker thread (a `trio.CapacityLimiter` of 1 around ``trio.to_thread``), so the event loop
   never blocks on the disk and the store's connection is only ever used by one thread at a
   time. A batch that fails (the disk is full, another process holds the lock too long) is
-  reported on stderr and tried again after `RETRY_SECONDS`.
+  reported on stderr and tried again after `RETRY_SECONDS`, on the store opened
+  again (a PostgreSQL connection that a server restart ended stays ended).
+
+A game is committed as soon as the batch it is in is written: a process killed a moment later
+(SIGKILL) loses no game already written; the games still waiting in memory and the games still
+being played are lost with it (neither was recorded: see docs/postgres.md).
 
 Cancelled, `record_games` drains: shielded and for at most `DRAIN_SECONDS` in all (a write in
 progress included), it writes what it has collected plus what is still buffered in its
@@ -21,8 +26,8 @@ When the bus is closed it writes what is left and returns.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sqlite3
 from collections.abc import Callable
 
 import trio
@@ -31,6 +36,7 @@ from hub.core.io.output import write_all
 from hub.core.model.bus import EventBus, Subscription
 from hub.core.model.events import GameEnded, GameRecord
 from hub.core.model.referee import Termination
+from hub.records.database import Location, database_errors, one_line
 from hub.records.store import RecordStore
 
 BUFFER = 4096
@@ -68,6 +74,9 @@ class _RecordWriter:
         self.pending: list[GameRecord] = []
         self.arrived = trio.Event()
         self.bus_closed = False
+        self.broken = False
+        """A write failed: the next one opens the store again first (a PostgreSQL server
+        that restarted, or a network that dropped, has ended the connection for good)."""
 
     def _keep(self, event: object) -> None:
         if isinstance(event, GameEnded) and self.keep(event.record):
@@ -113,11 +122,12 @@ class _RecordWriter:
                 await trio.to_thread.run_sync(
                     self._write, batch, limiter=self.limiter, abandon_on_cancel=True
                 )
-            except (sqlite3.Error, OSError) as exc:
+            except database_errors(OSError) as exc:
                 warn(
-                    f"could not write {len(batch)} game(s) to {self.store.path} ({exc}); "
+                    f"could not write {len(batch)} game(s) to {self.store.path} ({one_line(exc)}); "
                     f"trying again in {RETRY_SECONDS:g} s"
                 )
+                self.broken = True
                 await trio.sleep(RETRY_SECONDS)
                 continue
             del self.pending[: len(batch)]
@@ -125,6 +135,8 @@ class _RecordWriter:
     def _write(self, batch: list[GameRecord]) -> None:
         """In the worker thread: one transaction for the batch; a record that cannot be
         stored as JSON (a game whose view breaks the contract) is reported and skipped."""
+        if self.broken:
+            self._reopen()
         try:
             self.store.add_all(batch)
         except (TypeError, ValueError):
@@ -134,27 +146,37 @@ class _RecordWriter:
                 except (TypeError, ValueError) as exc:
                     warn(f"game {record.game_id} ({record.game}) cannot be recorded: {exc}")
 
+    def _reopen(self) -> None:
+        """In the worker thread: the store opened again (the old connection closed)."""
+        with contextlib.suppress(*database_errors(OSError)):
+            self.store.close()
+        self.store = RecordStore.open(self.store.path)
+        self.broken = False
+
     def finish(self) -> None:
         """In the worker thread: the last batch, then close the store."""
         try:
             if self.pending:
                 self._write(self.pending)
                 self.pending = []
-        except (sqlite3.Error, OSError) as exc:
-            warn(f"could not write {len(self.pending)} game(s) to {self.store.path}: {exc}")
+        except database_errors(OSError) as exc:
+            warn(
+                f"could not write {len(self.pending)} game(s) to {self.store.path}: {one_line(exc)}"
+            )
         finally:
             self.store.close()
 
 
 async def record_games(
     bus: EventBus,
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Location,
     *,
     keep: Callable[[GameRecord], bool] = finished,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Write every game that ends on ``bus`` (but aborted ones; ``keep`` says otherwise:
-    ``hub serve`` keeps the games its shutdown adjourned) to the store at ``path``.
+    ``hub serve`` keeps the games its shutdown adjourned) to the store at ``path`` (an
+    SQLite file or a ``postgresql://`` URL: `hub.records.database.location`).
 
     Subscribes at once, opens (creates, migrates) the store in the worker thread, then
     reports started (``nursery.start``: an unusable database raises there). Runs until

@@ -17,7 +17,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import attrs
@@ -65,6 +64,7 @@ from hub.web.options import add_web_option
 
 if TYPE_CHECKING:
     from hub.records import RecordStore
+    from hub.records.database import Location
     from hub.tournament.ray_backend import RayBackend
     from hub.web.limits import AllowedHosts
     from hub.web.server import WebServer
@@ -242,11 +242,13 @@ def build_parser(kit: TournamentKit | None) -> MatchParser:
     return parser
 
 
-def kept_seed(path: Path | None, match_id: str) -> int:
+def kept_seed(path: Location | None, match_id: str) -> int:
     """The seed of the match ``--resume`` continues: the one kept in the database, or for
     a match recorded before seeds were kept (or a database that cannot be read now: opening
     it again says why), the seed such a match took from its id (`seed_of`)."""
-    if path is not None and path.exists():
+    from hub.records.database import exists
+
+    if path is not None and exists(path):
         from hub.records import RecordStore
 
         with contextlib.suppress(Exception), RecordStore.open(path) as store:
@@ -366,7 +368,9 @@ class Setup:
             self.store = RecordStore.open(self.path)
             self.store.keep_match_seed(self.match_id, self.seed)
         except Exception as exc:
-            raise Failure(f"cannot open the database {self.path}: {exc}") from exc
+            from hub.records.database import one_line
+
+            raise Failure(f"cannot open the database {self.path}: {one_line(exc)}") from exc
         if self.options.resume is None:
             return
         summaries = self.store.games(match_id=self.match_id)
@@ -588,7 +592,7 @@ class WebView:
 
     address: tuple[str, int]
     events: EventBus
-    records: Path | None
+    records: Location | None
     err: Output
     report: Callable[[], MatchReport] | None = None
     server: WebServer | None = None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pathlib
 import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -65,6 +64,7 @@ from hub.records.recording import environment_record_path, start_recording
 if TYPE_CHECKING:
     from hub.core.commands.usage import Parser
     from hub.core.io.stdin import LineInput
+    from hub.records.database import Location
     from hub.web.limits import AllowedHosts
 
 from hub.web.options import (
@@ -307,7 +307,7 @@ async def run(
     out: Output,
     err: Output,
     web: tuple[str, int] | None = None,
-    record: pathlib.Path | None = None,
+    record: Location | None = None,
     early: EarlyStart | None = None,
     allowed_hosts: AllowedHosts | None = None,
 ) -> HubExit:
@@ -418,7 +418,7 @@ def main(
     argv: Sequence[str] | None = None,
     *,
     web: tuple[str, int] | None = None,
-    record: Callable[[], pathlib.Path | None] = environment_record_path,
+    record: Callable[[], Location | None] = environment_record_path,
     explain: bool = False,
     early: EarlyStart | None = None,
     allowed_hosts: AllowedHosts | None = None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import pathlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
@@ -27,6 +26,7 @@ from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
 if TYPE_CHECKING:
+    from hub.records.database import Location
     from hub.web.limits import AllowedHosts
 
 DEFAULT_GRACE_MS = 2000
@@ -75,7 +75,7 @@ class ServeOptions:
     """Stop after this many games (tests, demos); None = serve forever."""
     web: tuple[str, int] | None = None
     """Serve the live web view of the games there (``--web [HOST:]PORT``)."""
-    record: pathlib.Path | None = None
+    record: Location | None = None
     """The database every finished game is written to (``--db PATH``); None: ``--no-record``."""
     allowed_hosts: AllowedHosts | None = None
     """The names the web view answers to (``--allowed-hosts``; None: the default)."""
@@ -87,7 +87,7 @@ class PlayOptions:
     connect: str | None = None
     human: bool = True
     quiet: bool = False
-    record: pathlib.Path | None = None
+    record: Location | None = None
     """Where a local game is recorded when it ends (``--db PATH``); None: ``--no-record``."""
     grace_ms: int = DEFAULT_GRACE_MS
     """How much longer than twice the time limit the client waits for the server."""

@@ -24,7 +24,6 @@ import contextlib
 import itertools
 import logging
 import math
-import pathlib
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -67,6 +66,7 @@ from hub.games.kalah.settings import KalahSettings
 from hub.records.recording import open_recording, report
 
 if TYPE_CHECKING:
+    from hub.records.database import Location
     from hub.web.limits import AllowedHosts
 
 RECORDS_KEPT = 100
@@ -350,7 +350,7 @@ async def serve(
     keyboard: Keys | None = None,
     make_player: PlayerFactory | None = None,
     web: tuple[str, int] | None = None,
-    record: pathlib.Path | None = None,
+    record: Location | None = None,
     allowed_hosts: AllowedHosts | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> int:
@@ -417,7 +417,7 @@ async def _start_web(
     events: EventBus,
     web: tuple[str, int],
     err: Output,
-    record: pathlib.Path | None,
+    record: Location | None,
     allowed_hosts: AllowedHosts | None,
 ) -> bool:
     """The web view (hub.web) of the server's games, live and saved in ``record``; False if

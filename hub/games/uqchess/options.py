@@ -5,7 +5,6 @@ exit statuses (shared/specs/uqchess.md): `parse_args` gives the options as one v
 from __future__ import annotations
 
 import argparse
-import pathlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from hub.web.options import ENVIRONMENT as WEB_ENVIRONMENT
 from hub.web.options import add_web_option, allowed_hosts, web_address
 
 if TYPE_CHECKING:
+    from hub.records.database import Location
     from hub.web.limits import AllowedHosts
 
 PROGRAM = "uqchessserver"
@@ -39,7 +39,7 @@ class ServerOptions:
     engines: int = 1
     web: tuple[str, int] | None = None
     """Where to serve the live web view (``hub serve uqchess --web``, or ``$HUB_WEB``)."""
-    record: pathlib.Path | None = None
+    record: Location | None = None
     """The records database every finished game goes to (``hub serve uqchess``: ``--db PATH``,
     by default hub.records' default, None with ``--no-record``; ``uqchessserver``: ``$HUB_DB``,
     None when unset)."""

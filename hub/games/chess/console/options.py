@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import pathlib
+from typing import TYPE_CHECKING
 
 import attrs
 
 from hub.chess.search import Limits
 from hub.records.options import record_path
+
+if TYPE_CHECKING:
+    from hub.records.database import Location
 
 SEEDED_NODES = 40_000
 """Level 4's budget with ``--seed``: 0.5-0.8 s a move on the reference machine (docs/chess.md)."""
@@ -31,7 +34,7 @@ class ConsoleOptions:
     """``--no-record``: the games are not written to the database."""
 
     @property
-    def record_path(self) -> pathlib.Path | None:
+    def record_path(self) -> Location | None:
         """Where `main` records every finished game; None with ``--no-record``."""
         return record_path(argparse.Namespace(db=self.db, no_record=self.no_record))
 

@@ -1,0 +1,161 @@
+"""A `hub.declared.serve.GameServer`'s part in the waiting queue that the ``hub serve``
+processes on one PostgreSQL share (`hub.records.waiting`; docs/postgres.md).
+
+The server keeps its own queue and plays its own games; `Sharing` adds three things to it, for
+games of two:
+
+* `relay_away`: a TCP client that finds nobody waiting here takes the oldest wait posted by
+  another process and is relayed there (`hub.declared.relay`), where it is paired;
+* `watch`: a player who waits here is posted for as long as they wait (the watch runs exactly
+  while the entry waits); a person (who cannot move) first calls a TCP client waiting at
+  another process over, and a TCP client's wait also ends when another process calls it
+  (`Post.to`: the server then relays it there);
+* `listen`: the calls of this process's posts, from ``NOTIFY``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import attrs
+import trio
+
+from hub.core.io.lines import LineStream
+from hub.core.io.output import write_all
+from hub.core.play.jsonbot import Hello
+from hub.declared.relay import relay
+
+if TYPE_CHECKING:
+    from hub.records.waiting import SharedQueue
+
+MOVABLE = "tcp"
+"""A waiting player the shared queue can send to another process (relayed): a TCP client."""
+FIXED = "browser"
+"""A waiting player who stays where they are: a person, whose page is served here."""
+
+Watch = Callable[[], Awaitable[object]]
+
+
+@attrs.define(eq=False)
+class Post:
+    """A wait posted on the shared queue; a movable one may be called away (to ``to``)."""
+
+    movable: bool
+    called: trio.Event = attrs.Factory(trio.Event)
+    to: str | None = None
+
+
+@attrs.define(eq=False)
+class Sharing:
+    """One server's sharing: its game's name, the shared queue, and its own queue's size."""
+
+    queue: SharedQueue
+    game: str
+    waiting_here: Callable[[], int]
+    """How many players wait in this process's own queue."""
+    posts: dict[int, Post] = attrs.Factory(dict)
+    """This process's posted waits, by their numbers on the board."""
+
+    async def relay_away(self, lines: LineStream, hello: Hello) -> None:
+        """Relay the TCP client of ``lines`` to another process where a player waits, if
+        nobody waits here: it plays there, then `hub.declared.relay.Relayed` is raised (its
+        connection ends). Returns if nobody waits anywhere else (or nobody answers)."""
+        if self.waiting_here():
+            return
+        while (claimed := await self.queue.claim(self.game, (MOVABLE, FIXED))) is not None:
+            await relay(lines, hello, claimed.address, self.game)
+
+    async def relay_to(self, lines: LineStream, hello: Hello, post: Post) -> None:
+        """Relay a client whose wait was called away (`Post.to`), as `relay_away`; returns
+        if that process cannot be reached (the client waits here again)."""
+        if post.to is not None:
+            await relay(lines, hello, post.to, self.game)
+
+    def watch(self, gone: Watch | None, post: Post) -> Watch:
+        """``gone`` (a waiting entry's watch, which runs exactly while it waits) that also
+        posts the wait and withdraws it when the entry is seated or leaves; a movable wait's
+        watch ends when it is called away too."""
+        queue = self.queue
+
+        async def posted() -> None:
+            if not post.movable and self.waiting_here() <= 1:
+                claimed = await queue.claim(self.game, (MOVABLE,))
+                if claimed is not None:
+                    await queue.call(claimed)
+            number = await queue.post(self.game, MOVABLE if post.movable else FIXED)
+            if number is not None:
+                self.posts[number] = post
+                await self._meet_older(post, number)
+            try:
+                async with trio.open_nursery() as watching:
+
+                    async def until_gone() -> None:
+                        if gone is None:
+                            await trio.sleep_forever()
+                        await gone()
+                        watching.cancel_scope.cancel()
+
+                    async def until_called() -> None:
+                        await post.called.wait()
+                        watching.cancel_scope.cancel()
+
+                    watching.start_soon(until_gone)
+                    watching.start_soon(until_called)
+            finally:
+                if number is not None:
+                    self.posts.pop(number, None)
+                await queue.withdraw(number)
+
+        return posted
+
+    async def _meet_older(self, post: Post, number: int) -> None:
+        """Two players who arrive at two processes at once may both find nobody posted and
+        both post: the newer post then goes to the older one (a movable player moves there;
+        a person calls a movable one over), never both to each other."""
+        kinds = (MOVABLE, FIXED) if post.movable else (MOVABLE,)
+        older = await self.queue.claim(self.game, kinds, before=number)
+        if older is None:
+            return
+        if post.movable:
+            self.called(number, older.address)
+        else:
+            await self.queue.call(older)
+
+    def called(self, number: int, to: str) -> None:
+        """Another process calls our wait ``number`` over to ``to``: a movable player still
+        waiting goes."""
+        post = self.posts.get(number)
+        if post is not None and post.movable and post.to is None:
+            post.to = to
+            post.called.set()
+
+    async def listen(self) -> None:
+        """Until cancelled: answer the calls of our posts."""
+        await self.queue.listen(self.called)
+
+    async def aclose(self) -> None:
+        await self.queue.aclose()
+
+
+async def open_sharing(
+    where: object, host: str, port: int, game: str, waiting_here: Callable[[], int], prog: str
+) -> Sharing | None:
+    """The sharing of a server of ``game`` through the PostgreSQL database ``where`` (the
+    records'), this process reached at ``host:port``; None for an SQLite file or none, or
+    (after one line on stderr) a database that cannot be used."""
+    from hub.records.database import PostgresUrl, database_errors, one_line
+    from hub.records.waiting import SharedQueue, advertised_host
+
+    if not isinstance(where, PostgresUrl):
+        return None
+
+    def warn(text: str) -> None:
+        write_all(2, f"{prog}: {text}\n".encode("utf-8", "replace"))
+
+    try:
+        queue = await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
+    except database_errors(OSError) as exc:
+        warn(f"cannot share the waiting queue through {where}: {one_line(exc)}")
+        return None
+    return Sharing(queue, game, waiting_here)

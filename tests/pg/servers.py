@@ -1,0 +1,72 @@
+"""Two ``hub serve connect4`` processes on one PostgreSQL database, as the tests of tests/pg
+start them (the ``servers`` fixture of tests/pg/conftest.py), and what the tests ask of them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hub.records import RecordStore
+from tests.conftest import program
+
+ROOT = Path(__file__).resolve().parents[2]
+PY_BOT = str(ROOT / "players" / "json_bot.py")
+DEADLINE = 60.0
+
+
+@attrs.define
+class Server:
+    process: subprocess.Popen[str]
+    port: int
+    web: str
+
+    def recent(self) -> list[dict[str, Any]]:
+        """The lobby's recent games (``/api/games``), newest first."""
+        with urllib.request.urlopen(f"{self.web}api/games", timeout=30) as answer:
+            lobby: dict[str, Any] = json.load(answer)
+        return list(lobby["recent"])
+
+    def play_bot(self, name: str, games: int) -> None:
+        """``games`` whole games of the example bot against the AI, over TCP."""
+        bot = [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{self.port}", "--seed", "3"]
+        done = subprocess.run(
+            [*bot, "--opponent", "ai:1", "--name", name, "--games", str(games)],
+            timeout=DEADLINE,
+            check=False,
+        )
+        assert done.returncode == 0
+
+
+def start_server(url: str) -> Server:
+    process = subprocess.Popen(
+        [program("hub"), "serve", "connect4", "--db", url, "--web", "0", "--tc", "none"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    port = process.stderr.readline().strip()
+    web = process.stderr.readline().strip()
+    assert port.isdigit() and web.startswith("http://127.0.0.1:"), (port, web)
+    return Server(process, int(port), web)
+
+
+def wait_for(check: Callable[[], bool], what: str) -> None:
+    """Until ``check()`` (another process's commit is seen only by asking again)."""
+    deadline = time.monotonic() + DEADLINE
+    while not check():
+        assert time.monotonic() < deadline, f"still not {what} after {DEADLINE:g} s"
+        time.sleep(0.05)
+
+
+def recorded(url: str) -> dict[str, tuple[str, ...]]:
+    """Every recorded game's players, by id."""
+    with RecordStore.open(url) as store:
+        return {game.game_id: game.players for game in store.games()}
