@@ -71,7 +71,7 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
-from hub.declared.sharing import Post, Sharing, Watch, open_sharing
+from hub.declared.sharing import Post, Sharing, WaitWatch, open_sharing
 from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
@@ -377,7 +377,7 @@ class GameServer:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
 
-    def _watch(self, gone: Watch | None, post: Post) -> Watch | None:
+    def _watch(self, gone: WaitWatch | None, post: Post) -> WaitWatch | None:
         """A waiting entry's watch: ``gone``, and the entry's post on the shared queue."""
         return gone if self.sharing is None else self.sharing.watch(gone, post)
 

@@ -34,7 +34,7 @@ MOVABLE = "tcp"
 FIXED = "browser"
 """A waiting player who stays where they are: a person, whose page is served here."""
 
-Watch = Callable[[], Awaitable[object]]
+WaitWatch = Callable[[], Awaitable[object]]
 
 
 @attrs.define(eq=False)
@@ -72,7 +72,7 @@ class Sharing:
         if post.to is not None:
             await relay(lines, hello, post.to, self.game)
 
-    def watch(self, gone: Watch | None, post: Post) -> Watch:
+    def watch(self, gone: WaitWatch | None, post: Post) -> WaitWatch:
         """``gone`` (a waiting entry's watch, which runs exactly while it waits) that also
         posts the wait and withdraws it when the entry is seated or leaves; a movable wait's
         watch ends when it is called away too."""

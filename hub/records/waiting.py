@@ -143,7 +143,7 @@ class WaitingBoard:
         self.db.close()
 
 
-class Listener:
+class CallListener:
     """A connection that ``LISTEN``s to `CHANNEL`: `fileno` to wait on, `calls` (which never
     blocks) to read the calls for ``process`` that have arrived."""
 
@@ -152,7 +152,7 @@ class Listener:
         self.process = process
 
     @classmethod
-    def open(cls, url: PostgresUrl, process: str) -> Listener:
+    def open(cls, url: PostgresUrl, process: str) -> CallListener:
         db = PostgresDatabase.open(url)
         try:
             db.execute(f"LISTEN {CHANNEL}")
@@ -253,7 +253,7 @@ class SharedQueue:
         while True:
             try:
                 listener = await trio.to_thread.run_sync(
-                    Listener.open, self.url, self.board.process
+                    CallListener.open, self.url, self.board.process
                 )
             except database_errors(OSError) as exc:
                 self._warn(f"cannot listen for calls of the shared queue: {one_line(exc)}")
