@@ -71,7 +71,7 @@ sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != H
 
 import chess  # noqa: E402
 from pgn_plies import read_games, total_plies  # noqa: E402
-from shared import cpu_seconds, load, machine, tree_env  # noqa: E402
+from shared import TICK, cpu_seconds, load, machine, tree_env  # noqa: E402
 
 from hub.games.chess.openings import OPENINGS  # noqa: E402
 
@@ -104,8 +104,8 @@ def write_epd(path: Path, count: int) -> int:
 
 class Timed(NamedTuple):
     """A finished command: its wall seconds, the CPU seconds (user + system) of it and every
-    process it started and reaped (the engines, the hub's workers), the share of the
-    machine's CPUs that were busy meanwhile (whoever used them; 1.0: all), its output."""
+    process it started and reaped (the engines, the hub's workers), the CPU seconds the
+    whole machine was busy meanwhile (whoever used them), its output."""
 
     seconds: float
     cpu: float
@@ -113,28 +113,42 @@ class Timed(NamedTuple):
     stdout: str
 
 
-def cpu_times() -> tuple[int, int]:
-    """The machine's busy and total CPU ticks so far, from the first line of /proc/stat."""
+def busy_seconds() -> float:
+    """The CPU seconds all the machine's CPUs have been busy so far (/proc/stat's ``cpu``
+    line: user, nice, system, irq and softirq; guest time is already in user, and steal is
+    the hypervisor's)."""
     fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return sum(fields) - idle, sum(fields)
+    return (sum(fields[:7]) - fields[3] - fields[4]) / TICK
+
+
+def settle(limit: float, threshold: float = 0.3) -> tuple[float, float]:
+    """Wait, at most ``limit`` seconds, for a second in which the machine's CPUs were busy
+    less than ``threshold`` CPUs in all (someone else's work ending); the seconds waited and
+    the CPUs busy in the last second."""
+    started = time.perf_counter()
+    while True:
+        before = busy_seconds()
+        time.sleep(1.0)
+        busy = busy_seconds() - before
+        waited = time.perf_counter() - started
+        if busy < threshold or waited >= limit:
+            return waited, busy
 
 
 def timed(command: list[str], env: dict[str, str], cwd: Path) -> Timed:
     """Run ``command`` to its end."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    busy, total = cpu_times()
+    busy = busy_seconds()
     started = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
-    busy_after, total_after = cpu_times()
+    busy = busy_seconds() - busy
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.stderr.write(done.stderr[-4000:])
         raise SystemExit(f"bench/fastchess.py: {command[0]} exited {done.returncode}")
     cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-    share = (busy_after - busy) / max(1, total_after - total)
-    return Timed(seconds, cpu, share, done.stdout)
+    return Timed(seconds, cpu, busy, done.stdout)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -229,17 +243,27 @@ class Spinners:
         self._started = time.perf_counter()
         return self
 
+    def cpu(self) -> float:
+        """The CPU seconds the spinners have had so far."""
+        return sum(cpu_seconds(proc.pid) for proc in self._procs)
+
     def __exit__(self, *exc: object) -> None:
         wall = time.perf_counter() - self._started
-        cpu = sum(cpu_seconds(proc.pid) for proc in self._procs)
-        self.share = cpu / wall if wall > 0 else 0.0
+        self.share = self.cpu() / wall if wall > 0 else 0.0
         for proc in self._procs:
             proc.kill()
             proc.wait()
 
 
 def rate(data: dict[str, Any]) -> float:
+    """Plies per second of wall time."""
     return float(data["plies"] / data["seconds"])
+
+
+def others(data: dict[str, Any]) -> float:
+    """The CPUs that processes neither of the tool nor of the spinners kept busy on average
+    during the tool's run (other people's work; also any process the tool failed to reap)."""
+    return float(data["others"] / data["seconds"])
 
 
 def spread(values: list[float]) -> str:
@@ -257,6 +281,13 @@ def main() -> int:
     parser.add_argument("--spinners", type=int, default=1, help="busy processes in 'spin' (1)")
     parser.add_argument(
         "--conditions", default="quiet,spin", help="quiet, spin or both (quiet,spin)"
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="before each pair, wait up to S seconds for a second with the CPUs idle (60)",
     )
     parser.add_argument("--quick", action="store_true", help="0.3+0.003 only, 10 games, 1 run")
     parser.add_argument(
@@ -293,15 +324,20 @@ def main() -> int:
                 for condition in conditions:
                     hub_first = (run + pair) % 2 == 1
                     pair += 1
+                    waited, idle = settle(args.settle)
                     spinners = Spinners(args.spinners if condition == "spin" else 0)
                     loads = [load()]
                     results: dict[str, dict[str, Any]] = {}
                     with spinners:
                         for tool in ("hub", "fastchess") if hub_first else ("fastchess", "hub"):
+                            spun = spinners.cpu()
                             if tool == "hub":
-                                results[tool] = run_hub(tc, games, openings, epd, work, sf)
+                                result = run_hub(tc, games, openings, epd, work, sf)
                             else:
-                                results[tool] = run_fastchess(binary, tc, games, epd, work, sf)
+                                result = run_fastchess(binary, tc, games, epd, work, sf)
+                            result["spin"] = spinners.cpu() - spun
+                            result["others"] = result["busy"] - result["cpu"] - result["spin"]
+                            results[tool] = result
                             loads.append(load())
                     row = {
                         "tc": tc,
@@ -309,6 +345,7 @@ def main() -> int:
                         "run": run,
                         "first": "hub" if hub_first else "fastchess",
                         "spin_share": spinners.share,
+                        "settled": f"{waited:.0f} s, {idle:.2f}",
                         "loads": " / ".join(text.split()[0] for text in loads),
                         **results,
                     }
@@ -324,7 +361,9 @@ def main() -> int:
                         f"plies/s), {fast['time_losses']} time losses; hub/fastchess "
                         f"{rate(hub) / rate(fast):.2f}; hub's own time per move median "
                         f"{own.get('median', float('nan')):.0f} us; spinners "
-                        f"{spinners.share:.2f} CPU; load {row['loads']}",
+                        f"{spinners.share:.2f} CPU; others' CPUs {others(hub):.2f} (hub), "
+                        f"{others(fast):.2f} (fastchess); settled {row['settled']}; "
+                        f"load {row['loads']}",
                         flush=True,
                     )
     print_tables(rows)
@@ -335,9 +374,10 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
     print()
     print(
         "| TC | load | run | first | tool | games | plies | wall s | plies/s | games/s "
-        "| CPU s | CPUs busy | time losses | other faults | spinner CPUs | load avg (1 min) |"
+        "| tool CPU s | spinner CPUs | others' CPUs | time losses | other faults "
+        "| idle wait, CPUs busy before | load avg (1 min) |"
     )
-    print("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for row in rows:
         for tool in ("hub", "fastchess"):
             data = row[tool]
@@ -345,9 +385,9 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                 f"| {row['tc']} | {row['condition']} | {row['run']} | {row['first']} | {tool} "
                 f"| {data['games']} | {data['plies']} | {data['seconds']:.2f} | {rate(data):.1f} "
                 f"| {data['games'] / data['seconds']:.2f} | {data['cpu']:.1f} "
-                f"| {2 * data['busy']:.2f} | {data['time_losses']} "
-                f"| {data['other_faults'] + data['aborted']} | {row['spin_share']:.2f} "
-                f"| {row['loads']} |"
+                f"| {data['spin'] / data['seconds']:.2f} | {others(data):.2f} "
+                f"| {data['time_losses']} | {data['other_faults'] + data['aborted']} "
+                f"| {row['settled']} | {row['loads']} |"
             )
     print()
     print(
