@@ -56,6 +56,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -79,7 +80,16 @@ DEFAULT_STOCKFISH = "/usr/games/stockfish"
 DEFAULT_PLAN = ("1+0.01:30", "0.3+0.003:40")
 OPTIONS = {"Threads": "1", "Hash": "16"}
 MAX_PLIES = 300
-SPIN = "while True: pass"
+SPIN = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(1_000_000):
+        pass
+"""
+"""A spinner: a busy loop that ends by itself soon after the bench does."""
+STOP_WAIT = 10.0
+"""Seconds a tool has to end its games after SIGTERM when the bench is stopped."""
 
 
 def find_fastchess(given: str | None) -> str | None:
@@ -140,15 +150,26 @@ def timed(command: list[str], env: dict[str, str], cwd: Path) -> Timed:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     busy = busy_seconds()
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    with subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:  # the bench stopped (SIGTERM, Ctrl-C): let the tool clean up
+            process.terminate()
+            try:
+                process.wait(STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
     seconds = time.perf_counter() - started
     busy = busy_seconds() - busy
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr[-4000:])
-        raise SystemExit(f"bench/fastchess.py: {command[0]} exited {done.returncode}")
+    if process.returncode != 0:
+        sys.stderr.write(stderr[-4000:])
+        raise SystemExit(f"bench/fastchess.py: {command[0]} exited {process.returncode}")
     cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-    return Timed(seconds, cpu, busy, done.stdout)
+    return Timed(seconds, cpu, busy, stdout)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -273,6 +294,12 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
+def stopped(signum: int, _frame: object) -> None:
+    """SIGTERM: unwind, so the running tool is stopped and the spinners and the temporary
+    directory go."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fastchess", metavar="PATH", help="the fastchess binary")
@@ -294,6 +321,7 @@ def main() -> int:
         "--tc", action="append", metavar="TC:GAMES", help=f"default {' and '.join(DEFAULT_PLAN)}"
     )
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, stopped)
     binary = find_fastchess(args.fastchess)
     sf = args.stockfish or os.environ.get("STOCKFISH", DEFAULT_STOCKFISH)
     if binary is None:
