@@ -3,7 +3,8 @@
 the same openings, time control, concurrency and number of games, played on a quiet machine
 and again beside a CPU spinner; plies per second, games per second and time losses of each.
 Usage: ``.venv/bin/python bench/fastchess.py [--fastchess PATH] [--runs N] [--tc TC:GAMES ...]
-[--spinners N] [--quick]`` (about 8 minutes with the defaults on a quiet 2-core machine).
+[--spinners N] [--conditions quiet,spin] [--settle S] [--keep DIR] [--quick]`` (about 10
+minutes with the defaults on a quiet 2-core machine, more on a busy one).
 
 fastchess (https://github.com/Disservin/fastchess) is the measuring stick, never a
 dependency: build it yourself, outside this repository, and name the binary with
@@ -11,17 +12,19 @@ dependency: build it yourself, outside this repository, and name the binary with
 /tmp/fastchess/fastchess)::
 
     git clone https://github.com/Disservin/fastchess /tmp/fastchess
-    make -C /tmp/fastchess -j2          # 10-15 minutes on 2 cores; makes /tmp/fastchess/fastchess
+    make -C /tmp/fastchess -j2     # 2-15 minutes on 2 cores; makes /tmp/fastchess/fastchess
 
 Without it (or without Stockfish, ``--stockfish`` or $STOCKFISH, default
 /usr/games/stockfish) the bench says so and does nothing, as bench/instructions.py does
 without valgrind.
 
-For each run, each time control (default ``1+0.01`` with 30 games and ``0.3+0.003`` with 40) and
-each condition (``quiet``, then ``spin``: ``--spinners N`` busy processes, default one in
-all, started before the pair and stopped after it), the two tools play one after the other,
-the order alternating from one pair to the next and from one run to the next (so with an even
-``--runs`` every configuration has each tool first equally often):
+For each run, each time control (default ``1+0.01`` with 30 games and ``0.3+0.003`` with
+40) and each condition (``quiet``, then ``spin``: ``--spinners N`` busy processes, default
+one in all, started before the pair and stopped after it), the two tools play one after the
+other, the order alternating from one pair to the next and from one run to the next (so with
+an even ``--runs`` every configuration has each tool first equally often). Before each pair
+the bench waits (``--settle S``, at most 60 s) for a second in which the machine's CPUs were
+nearly idle: the machine may be shared.
 
 * ``hub match chess SF SF --tc TC --concurrency 2 --games N --opening-file EPD --openings
   N/2 --max-plies 300 --db TMP --json``, where SF is ``STOCKFISH?Threads=1&Hash=16``; the
@@ -41,16 +44,19 @@ by the same PGN reader for both (bench/pgn_plies.py: the hub's games exported wi
 games export --format pgn`` after the timed run, fastchess's from its ``-pgnout``), and plies
 per second = all plies / wall time (games vary too much in length for games per second to
 compare runs); time losses and other faults (the hub's ``--json`` standings; fastchess's PGN
-``Termination`` tags); the load average before, between and after; how much CPU the spinners
-got. Also the hub's own time per move, from reading an engine's ``bestmove`` to writing the
-opponent's ``go`` (`hub.chess.engine_client.TurnTimer`, switched on by $HUB_UCI_LATENCY for
-the hub's run only), and what fastchess reports as latency. Nothing is asserted; results are
-in docs/performance.md.
+``Termination`` tags); the CPU time of the tool's whole process tree (engines included); the
+CPUs the spinners got, and those that other people's work took meanwhile (the machine's
+busy time from /proc/stat less the tool's and the spinners'); the load average before,
+between and after. Also the hub's own time per move, from reading an engine's ``bestmove``
+to writing the opponent's ``go`` (`hub.chess.engine_client.TurnTimer`, switched on by
+$HUB_UCI_LATENCY for the hub's run only). Nothing is asserted; results are in
+docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -301,7 +307,10 @@ def stopped(signum: int, _frame: object) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="hub match against fastchess, side by side: plies per second and time "
+        "losses of each, quiet and beside a CPU spinner (see this script's docstring)"
+    )
     parser.add_argument("--fastchess", metavar="PATH", help="the fastchess binary")
     parser.add_argument("--stockfish", metavar="PATH", help=f"default {DEFAULT_STOCKFISH}")
     parser.add_argument("--runs", type=int, default=2, help="pairs of each configuration (2)")
@@ -315,6 +324,12 @@ def main() -> int:
         default=60.0,
         metavar="S",
         help="before each pair, wait up to S seconds for a second with the CPUs idle (60)",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep the games (hub's databases, fastchess's PGN files) in DIR",
     )
     parser.add_argument("--quick", action="store_true", help="0.3+0.003 only, 10 games, 1 run")
     parser.add_argument(
@@ -341,8 +356,12 @@ def main() -> int:
     print(f"concurrency 2; 'spin': {args.spinners} busy process(es) in all; load {load()}")
     rows: list[dict[str, Any]] = []
     pair = 0
-    with tempfile.TemporaryDirectory(prefix="hub-fastchess-") as tmp:
-        work = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        if args.keep is None:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hub-fastchess-")))
+        else:
+            work = args.keep
+            work.mkdir(parents=True, exist_ok=True)
         for run in range(1, runs + 1):
             for item in plan:
                 tc, _, count = item.partition(":")
