@@ -49,6 +49,9 @@ def _main_of(module: str) -> Callable[[], int] | None:
 
 
 def hub() -> int:
+    # built-in AIs think their timed turns in worker processes (hub.core.play.threads's
+    # PROCESS_SWITCH): a search thread holds the GIL that the event loop needs for its clock
+    os.environ.setdefault("HUB_AI_PROCESS", "1")
     main = _main_of("hub.cli")
     return INTERRUPTED if main is None else main()
 
