@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Built-in players keep to their clocks (issue 28, item 2):
 ``.venv/bin/python bench/clocks.py [--quick] [--games N] [--limits 0.1,1] [--spinner-only]
-[--threads] [--lag]``.
+[--threads | --compare] [--lag]``.
 
 Whole games between built-in players, in this process through the one match loop
 (`hub.core.play.match.Match`, seats made as ``hub match`` makes them), at a limit of 100 ms
@@ -15,7 +15,8 @@ time (the goal: none) and the load average when the row ended.
 Players: Connect Four ``ai:6`` (its own search) and ``mcts:6`` (the general player), Kalah
 ``ai:9``, chess ``ai:4``, each against itself, and chess ``ai:4`` against ``mcts:6``. The
 searches think in worker processes as under ``hub`` (`hub.core.play.threads.ProcessSeat`;
-``--threads``: in threads, as before). A game longer than ``--plies`` (60) is ended there by
+``--threads``: in threads, as before; ``--compare``: each game both ways, one after the other,
+so that both see the same load). A game longer than ``--plies`` (60) is ended there by
 a resignation (the bench measures moves, not results). ``--lag``: first, how late a 5 ms
 sleep of the event loop wakes beside nothing, a CPU-bound thread and a CPU-bound process
 (the cause: a thread holding the GIL). Asserts nothing; at ``--quick`` a few minutes.
@@ -126,18 +127,25 @@ def row(label: str, limit: float, tally: Tally) -> str:
     )
 
 
-def section(title: str, limits: list[float], games: dict[float, int], plies: int) -> None:
+def section(
+    title: str, limits: list[float], games: dict[float, int], plies: int, compare: bool = False
+) -> None:
     print(f"\n### {title}\n")
     print("| players | limit | budget | games | moves | median ms | p99 ms | worst ms "
           "| late | hard stops | time losses | load |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    modes = ("0", "1") if compare else (os.environ[PROCESS_SWITCH],)
     for limit in limits:
         for make, *pair in PLAYERS:
-            tally = Tally()
+            tallies = {mode: Tally() for mode in modes}
             for seed in range(games[limit]):
-                trio.run(play, make(), (pair[0], pair[1]), limit, seed, plies, tally)
+                for mode in modes:  # (--compare: each game in threads, then in processes)
+                    os.environ[PROCESS_SWITCH] = mode
+                    trio.run(play, make(), (pair[0], pair[1]), limit, seed, plies, tallies[mode])
             label = pair[0] if pair[0] == pair[1] else " - ".join(pair)
-            print(row(f"{make.name} {label}", limit, tally), flush=True)
+            for mode, tally in tallies.items():
+                how = f" ({'processes' if mode == '1' else 'threads'})" if compare else ""
+                print(row(f"{make.name} {label}{how}", limit, tally), flush=True)
 
 
 def lag(beside: str, seconds: float) -> str:
@@ -189,6 +197,9 @@ def main() -> None:
     parser.add_argument("--spinner-only", action="store_true", help="only beside the spinner")
     parser.add_argument("--threads", action="store_true", help="search in threads, not processes")
     parser.add_argument("--lag", action="store_true", help="first, the event loop's lateness")
+    parser.add_argument(
+        "--compare", action="store_true", help="play each game in threads and in processes"
+    )
     args = parser.parse_args()
     os.environ[PROCESS_SWITCH] = "0" if args.threads else "1"
     fast = args.games or (4 if args.quick else 10)
@@ -207,11 +218,11 @@ def main() -> None:
         for beside in ("nothing", "thread", "process"):
             print(lag(beside, 10.0), flush=True)
     if not args.spinner_only:
-        section("as the machine is", limits, games, args.plies)
+        section("as the machine is", limits, games, args.plies, args.compare)
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # (the spinner is killed below)
     try:
-        section("beside a CPU spinner", limits, games, args.plies)
+        section("beside a CPU spinner", limits, games, args.plies, args.compare)
     finally:
         spinner.kill()
         spinner.wait()
