@@ -8,6 +8,7 @@ On trio's virtual clock that stands still: no timing is asserted."""
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 import attrs
@@ -147,3 +148,27 @@ async def test_untimed_turns_unpicklable_states_and_too_many_processes_use_a_thr
     assert bounded.worker is None
     assert await ask(bounded, NimState(10), PER_MOVE) == 1
     assert [os.getpid()] * 3 == THOUGHT  # the three turns thought here, in threads
+
+
+async def test_a_child_that_died_is_replaced_by_a_thread(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    THOUGHT.clear()
+    seat: ProcessSeat[NimState, int] = ProcessSeat(take_one, fallback=lambda s: 2, forked=True)
+    await begun(seat, NimState(10), PER_MOVE)
+    worker = seat.worker
+    assert worker is not None
+    os.kill(worker.pid, signal.SIGKILL)  # (killed from outside, out of memory...)
+    await trio.to_thread.run_sync(os.waitpid, worker.pid, 0)  # (dead before it is asked)
+    with trio.fail_after(30):
+        assert await ask(seat, NimState(10), PER_MOVE) == 1
+    assert seat.worker is None
+    assert [os.getpid()] == THOUGHT  # thought here, in a thread
+
+
+def test_a_process_dropped_without_close_is_killed_and_reaped() -> None:
+    process = threads.ThinkingProcess(take_one)
+    pid = process.pid
+    del process  # (its finalizer runs at once: no cycle holds it)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable
 from multiprocessing.connection import Connection, Pipe
 from typing import Any, Generic, TypeVar
@@ -393,6 +394,19 @@ def _child(conn: Connection, think: Callable[[Any, TurnTime, StopFlag], Any]) ->
             return
 
 
+def _wait(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):  # (reaped already)
+        os.waitpid(pid, 0)
+
+
+def _reap(pid: int, conn: Connection) -> None:
+    _live_processes[0] -= 1
+    conn.close()
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 class ThinkingProcess:
     """A forked worker process that runs one seat's ``think`` (a copy of the seat's AI as
     the fork found it, kept between turns: its tables persist), one turn at a time, over a
@@ -430,6 +444,9 @@ class ThinkingProcess:
         self.turns = 0
         self.closed = False
         _live_processes[0] += 1
+        # a process dropped without `close` (a host that never ended its game) is still
+        # killed and reaped when this object goes, not left a zombie of a long-lived server
+        self._reaper = weakref.finalize(self, _reap, pid, parent)
 
     def ask(self, state: Any, when: TurnTime) -> int:
         """Send the child a turn; its number. Raises what pickling ``state`` raises (nothing
@@ -464,12 +481,13 @@ class ThinkingProcess:
         if self.closed:
             return
         self.closed = True
+        self._reaper.detach()
         _live_processes[0] -= 1
         self.conn.close()
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(os.waitpid, self.pid, 0)
+            await trio.to_thread.run_sync(_wait, self.pid)
 
 
 @attrs.define(eq=False)
@@ -511,13 +529,17 @@ class ProcessSeat(ThreadSeat[S, M], LaunchedSeat[S, M], Generic[S, M]):
         state, when, stop = turn.state, self.turn_time(turn), StopFlag()
         try:
             number = worker.ask(state, when)
-        except (pickle.PicklingError, TypeError, AttributeError):
-            await self.aclose()  # a state that cannot be pickled: threads from now on
+        except (pickle.PicklingError, TypeError, AttributeError, OSError):
+            await self.aclose()  # a state that cannot be pickled, a dead child: threads now
             return await super().choose(turn)
-        if self.fallback is None:
-            return await worker.answer(number, stop)  # type: ignore[no-any-return]
-        with trio.move_on_after(when.hard_stop()):
-            return await worker.answer(number, stop)  # type: ignore[no-any-return]
+        try:
+            if self.fallback is None:
+                return await worker.answer(number, stop)  # type: ignore[no-any-return]
+            with trio.move_on_after(when.hard_stop()):
+                return await worker.answer(number, stop)  # type: ignore[no-any-return]
+        except (EOFError, OSError):  # the child died (killed, out of memory): threads now
+            await self.aclose()
+            return await super().choose(turn)
         self.hard_stops += 1
         offered = stop.offered
         return offered if offered is not None else self.fallback(state)  # type: ignore[return-value]
