@@ -495,8 +495,8 @@ class ProcessSeat(ThreadSeat[S, M], LaunchedSeat[S, M], Generic[S, M]):
     """A `ThreadSeat` whose timed turns are thought in a `ThinkingProcess` forked when the
     game begins with a time limit (``forked``, or by default the environment's
     `PROCESS_SWITCH`, which the ``hub`` program turns on; at most `MAX_PROCESSES` at once;
-    beyond, a thread), with
-    the same budget, offers and hard stop. A search in Python in a thread shares the GIL
+    beyond, a thread), with the same budget, offers and hard stop (its ``think`` must not
+    call back into trio: it runs in the child). A search in Python in a thread shares the GIL
     with the event loop: on a busy machine the thread holding it is not run for tens or
     hundreds of ms, and the loop, waiting for it, missed the hard stop (a 5 ms sleep beside
     a CPU-bound thread woke 78 ms late at p99, 490 ms at worst; beside none 6 and 32:
