@@ -32,7 +32,7 @@ from pathlib import Path
 import trio
 
 from hub.core.io.lines import LineStream
-from hub.games.kalah.ai import LEVEL_DEPTH, NATIVE, KalahSearch, greedy
+from hub.games.kalah.ai import LEVEL_DEPTH, LEVEL_NODES, NATIVE, KalahSearch, greedy
 from hub.games.kalah.protocol import format_move, parse_info, parse_move
 from hub.games.kalah.rules import (
     KalahState,
@@ -146,7 +146,8 @@ def ai_move(state: KalahState, level: int, budget: float) -> Move:
     if level == 0:
         return greedy(state)
     search = KalahSearch(state.holes, state.total)
-    return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level]).move
+    nodes = LEVEL_NODES.get(level)
+    return search.run(state, budget=budget, max_depth=LEVEL_DEPTH[level], max_nodes=nodes).move
 
 
 def match(a: int, b: int, games: int, budget: float) -> tuple[float, float]:

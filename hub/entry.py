@@ -17,6 +17,10 @@ collections of the interpreter's exit, which for one clubs game were about 55 mi
 instructions, a tenth of what the import costs (they are still freed as usual when
 unreferenced; docs/performance.md).
 
+``hub`` also turns on, unless the environment says otherwise, the worker processes in which
+built-in AIs think their timed turns (``HUB_AI_PROCESS=1``, read by
+`hub.core.play.threads.ProcessSeat`; in-process callers and tests keep threads).
+
 This module must stay free of imports (see `hub`'s docstring).
 """
 
@@ -49,6 +53,9 @@ def _main_of(module: str) -> Callable[[], int] | None:
 
 
 def hub() -> int:
+    # built-in AIs think their timed turns in worker processes (hub.core.play.threads's
+    # PROCESS_SWITCH): a search thread holds the GIL that the event loop needs for its clock
+    os.environ.setdefault("HUB_AI_PROCESS", "1")
     main = _main_of("hub.cli")
     return INTERRUPTED if main is None else main()
 

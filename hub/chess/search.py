@@ -34,9 +34,13 @@ INFINITY = 1_000_000
 MAX_PLY = 96
 MAX_DEPTH = 64
 TT_MAX_ENTRIES = 400_000
-CHECK_EVERY = 128
-"""Nodes between two looks at the clock and the stop flag (a few ms: a time-limited search
-ends close to its budget, and a stopped one at once)."""
+CHECK_EVERY = 16
+"""Nodes between two looks at the clock and the stop flag (about a millisecond of CPU: a
+time-limited search ends close to its budget, and a stopped one at once. At 128 it was
+10-20 ms of CPU, and far more of wall time on a busy machine where the thread gets a share
+of a core: level 4 overran its budget into its seat's hard stop, and an abandoned search
+held the GIL that the event loop needed to answer; a look costs well under 1% of the
+nodes between two, docs/performance.md)."""
 NODE_CHECK_EVERY = 1024
 """Nodes between two looks at the node limit: a node-limited search stops at the first
 multiple of this at or past its limit, so that seeded games replay exactly as before."""

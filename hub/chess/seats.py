@@ -45,7 +45,14 @@ from hub.chess.engine_client import (
     EngineStartError,
 )
 from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
-from hub.chess.search import CHECK_EVERY, ComputerPlayer, Limits, Searcher, level3
+from hub.chess.search import (
+    CHECK_EVERY,
+    ComputerPlayer,
+    Limits,
+    Searcher,
+    SearchInfo,
+    level3,
+)
 from hub.chess.uci import Go, setoption_line
 from hub.core.io.output import LinesOutput
 from hub.core.io.process import SpawnFailed
@@ -54,7 +61,7 @@ from hub.core.model.identity import ai_identity, person_identity, with_options
 from hub.core.model.referee import IllegalMove, Termination
 from hub.core.model.values import PlayerInfo
 from hub.core.play.person import AskAgain, PersonSeat
-from hub.core.play.threads import ClockedSeat, StopFlag, ThreadSeat, TurnTime
+from hub.core.play.threads import ClockedSeat, ProcessSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.play.vocabulary import LaunchedSeat, MatchResult, Moved, SeatFailure, Start, Turn
 
 UNLIMITED_MOVETIME_MS = 1000
@@ -162,7 +169,7 @@ class LevelAi:
         board = state.board.copy()
         if self.level < 4:
             return self.computer.choose(board).uci()
-        stop.offer(level3(board, random.Random(0)).uci())  # for the seat's hard stop
+        stop.offer(level3(board, random.Random(0)).uci())  # for the hard stop, then each depth's
         go = turn_go_of(time, board.turn)
         limits = level_limits(go, board.turn, time.left, self.check_interval)
         budget = time.budget()  # the core's rule, less a look at the clock: before the hard stop
@@ -173,7 +180,12 @@ class LevelAi:
 
     def search(self, board: chess.Board, limits: Limits, stop: StopFlag) -> str:
         """Level 4's move for ``board`` (a copy this call may use freely)."""
-        result = self.searcher.search(board, limits, should_stop=stop.is_set)
+
+        def offer(info: SearchInfo) -> None:  # each finished depth: for the hard stop
+            if info.pv:
+                stop.offer(info.pv[0].uci())
+
+        result = self.searcher.search(board, limits, offer, should_stop=stop.is_set)
         if result.seconds >= 0.002 and result.nodes >= 64:
             self.speeds.append(result.nodes / result.seconds)
         assert result.move is not None  # the loop asks only in a position with moves
@@ -187,14 +199,18 @@ def level_seat(
     player: PlayerInfo | None = None,
     limiter: trio.CapacityLimiter | None = None,
     threaded: bool = True,
+    process: bool = False,
 ) -> ThreadSeat[ChessState, str]:
     """Level ``level`` as the core's one local-player seat (a `LevelAi` thinking in a worker
     thread, with the seat's hard stop behind its budget: `any_move`; ``threaded=False``: in
-    the event loop's thread, for tests)."""
+    the event loop's thread, for tests). ``process``: level 4's timed turns think in a
+    worker process (`hub.core.play.threads.ProcessSeat`: its search holds the GIL, which the
+    event loop needs to keep the clock; ``hub match``)."""
     ai = LevelAi(level, rng if rng is not None else random.Random())
     if player is None:
         player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity("chess", level))
-    return ThreadSeat(ai, player, limiter=limiter, threaded=threaded, fallback=any_move)
+    kind = ProcessSeat if process and level == 4 else ThreadSeat
+    return kind(ai, player, limiter=limiter, threaded=threaded, fallback=any_move)
 
 
 def any_move(state: ChessState) -> str:

@@ -42,7 +42,7 @@ from hub.core.play import mcts
 from hub.core.play.game import Game, SeatKind
 from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, JsonCodec, parse_hello, welcome_line
 from hub.core.play.seats import LineSeat, SeatCodec
-from hub.core.play.threads import StopFlag, ThreadSeat, TurnTime
+from hub.core.play.threads import ProcessSeat, StopFlag, ThreadSeat, TurnTime
 from hub.core.play.vocabulary import (
     BaseSeat,
     FailedSeat,
@@ -194,7 +194,7 @@ def general_seat(game: Game[Any, Any], spec: SeatSpec, seed: int) -> ThreadSeat[
 
     word = spec.text.strip().partition(":")[0]
     player = PlayerInfo(f"{word}:{level}", "ai", spec.text, f"{game.name}/mcts:{level}")
-    return ThreadSeat(think, player, fallback=any_move(game))
+    return ProcessSeat(think, player, fallback=any_move(game))
 
 
 def any_move(game: Game[Any, Any]) -> Callable[[Any], Any]:
@@ -229,7 +229,7 @@ def ai_seat(
             return move(game, view(state, seat), level, seconds(time), stop)
 
     player = PlayerInfo(f"ai:{level}", "ai", f"ai:{level}", ai_identity(game.name, level))
-    return ThreadSeat(think, player, threaded=threaded, fallback=any_move(game))
+    return ProcessSeat(think, player, threaded=threaded, fallback=any_move(game))
 
 
 def seconds(time: TurnTime) -> float:

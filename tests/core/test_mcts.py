@@ -17,6 +17,7 @@ from hub.core.model.referee import IllegalMove, Outcome
 from hub.core.play.game import Game
 from hub.core.play.mcts import (
     LEVELS,
+    PLAYOUT_CHECK,
     Budget,
     choose,
     general_move,
@@ -204,3 +205,52 @@ def test_a_level_is_its_budget_and_is_deterministic() -> None:
     first = general_move(game, state, 0, 2, None, None)
     assert first == general_move(game, state, 0, 2, None, None)
     assert first in game.legal_moves(state)
+
+
+class LongWalk(Game[int, int]):
+    """Two seats take turns adding 1 or 2 to a count; at 10,000 whoever moved last wins: a
+    random playout from the start is thousands of plies."""
+
+    name = "long-walk"
+    players = (2, 2)
+    applied = 0
+
+    def start(self, rng: random.Random) -> int:
+        return 0
+
+    def to_move(self, state: int) -> int | None:
+        return None if state >= 10_000 else state % 2
+
+    def legal_moves(self, state: int) -> list[int]:
+        return [1, 2]
+
+    def apply(self, state: int, move: int) -> int:
+        LongWalk.applied += 1
+        return state + move
+
+    def outcome(self, state: int) -> Outcome | None:
+        if state < 10_000:
+            return None
+        winner = 1 - state % 2
+        return Outcome([int(seat == winner) for seat in (0, 1)], [winner])
+
+    def view(self, state: int, seat: int | None = None) -> int:
+        return state
+
+
+def test_a_long_playout_is_cut_and_dropped_when_the_stop_comes() -> None:
+    """The stop flag (and the clock) are looked at inside a playout, not only after it: a
+    search told to stop during its first playout ends within a few plies, not 10,000 (a
+    chess playout at random overran the seat's budget into its hard stop)."""
+    LongWalk.applied = 0
+    stop = CountingStop(after=1)  # the look before the search, then the first in the playout
+    move = choose(LongWalk(), 0, random.Random(1), Budget(seconds=math.inf), stop)
+    assert move in (1, 2)
+    assert stop.looks == 2
+    assert LongWalk.applied <= PLAYOUT_CHECK + 1  # the expansion and the playout's first plies
+
+
+def test_a_playout_budget_alone_never_cuts_a_playout() -> None:
+    LongWalk.applied = 0
+    choose(LongWalk(), 0, random.Random(1), Budget(playouts=2))
+    assert LongWalk.applied > 10_000

@@ -200,3 +200,28 @@ def test_ai_moves_are_always_legal_across_settings() -> None:
             else:
                 move = rng.choice(legal_moves(state))
             state = play(state, move)
+
+
+def test_the_top_levels_differ_by_the_nodes_they_may_visit() -> None:
+    """Levels 6-8 are node budgets four times apart (a short clock truncates depth caps
+    alike); level 9 has none but its clock. Without a clock each level's search stays within
+    its own (deterministic: nodes, not time)."""
+    from hub.core.play.threads import StopFlag
+    from hub.games.kalah.ai import LEVEL_NODES
+    from hub.games.kalah.players import KalahAi
+
+    budgets = [LEVEL_NODES[level] for level in (6, 7, 8)]
+    assert budgets == sorted(budgets) and LEVEL_NODES.get(9) is None
+    assert all(
+        b is not None and a is not None and b == 4 * a for a, b in itertools.pairwise(budgets)
+    )
+    state = play_random(new_game(6, 4), random.Random(3), 4)
+    searched = {}
+    for level in (6, 7):
+        ai = KalahAi(level, budget=1000.0)  # (a budget no search here comes near)
+        ai.search(state, 1000.0, StopFlag())
+        assert ai.last is not None
+        searched[level] = ai.last.nodes
+        budget = LEVEL_NODES[level]
+        assert budget is not None and ai.last.nodes <= budget + CHECK_EVERY
+    assert searched[7] > searched[6]

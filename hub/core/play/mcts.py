@@ -19,7 +19,8 @@ one tree over the seat's moves and what follows, a fresh sample for every iterat
 sampler the general player refuses such a game (`refuse_hidden` says why).
 
 Budgets: ``playouts`` (deterministic given the seeded ``rng``), and/or ``seconds`` of a
-clock read every `CLOCK_EVERY` playouts, and a ``stop`` flag; a legal move is returned in
+clock read every `CLOCK_EVERY` playouts and every `PLAYOUT_CHECK` plies of a random playout
+(a playout cut there is dropped), and a ``stop`` flag; a legal move is returned in
 every case, even with no time at all. The levels of ``ai:N``/``mcts:N`` are `LEVELS`:
 level 1 is `BASE_PLAYOUTS` playouts and each level doubles it, capped by the clock.
 
@@ -53,6 +54,12 @@ EXPLORATION = 1.0
 CLOCK_EVERY = 1
 """Playouts between two looks at the clock and the stop flag (a look costs well under 1% of
 the cheapest real playout; a clubs playout is milliseconds)."""
+PLAYOUT_CHECK = 8
+"""Plies of a random playout between two looks at the clock and the stop flag: a playout
+can be long (chess played at random: hundreds of plies, tens of ms), and a search that
+finished its playout first overran its budget and, abandoned at its seat's hard stop, held
+the GIL that the event loop needed to answer (docs/performance.md). A time limit or a stop
+cuts the playout and drops it (a playout budget alone never does: the same moves)."""
 TIME_SHARE = THINK_SHARE
 """The share of a per-move limit the player spends (`hub.core.model.clock.think_budget`)."""
 TIME_MARGIN = THINK_MARGIN
@@ -116,6 +123,13 @@ class _Deadline:
         self.out = seconds is not None and seconds <= 0
         if stop is not None and stop.is_set():
             self.out = True
+
+    def expired(self) -> bool:
+        """Out of time, or told to stop (not the playout count): looked at inside a long
+        playout, which is then dropped."""
+        if self.until is not None and time.perf_counter() >= self.until:
+            return True
+        return self.stop is not None and self.stop.is_set()
 
     def done(self) -> bool:
         self.count += 1
@@ -227,10 +241,16 @@ def choose(
                 result = rewards(playout(game, now, rng), seats)
             else:
                 ended = outcome_of(now)
+                plies = 0
                 while ended is None:
+                    plies += 1
+                    if not plies % PLAYOUT_CHECK and deadline.expired():
+                        break  # out of time: drop this playout
                     moves = legal_moves(now)
                     now = apply(now, moves[int(rng.random() * len(moves))])
                     ended = outcome_of(now)
+                if ended is None:
+                    break
                 result = rewards(ended, seats)
         # back-propagation: each move credited to the seat that chose it
         for step in path:
@@ -326,10 +346,16 @@ def choose_from_view(
             ended = outcome_of(state)
         if ended is None and playout is not None:
             ended = playout(game, state, rng)
+        plies = 0
         while ended is None:
+            plies += 1
+            if not plies % PLAYOUT_CHECK and deadline.expired():
+                break  # out of time: drop this playout
             moves = legal_moves(state)
             state = apply(state, moves[int(rng.random() * len(moves))])
             ended = outcome_of(state)
+        if ended is None:
+            break
         result = rewards(ended, seats)
         for step in path:
             step[1] += 1

@@ -8,6 +8,10 @@
   from it as it likes (Kalah's a share of its limit, chess's level 4 as UCI's ``go``).
 * `PromptedSeat`: a built-in AI that thinks (in a worker thread, as `ThreadSeat`) only when
   its host says so with `PromptedSeat.play` (the chess console's bare ``move``).
+* `ProcessSeat`: a `ThreadSeat` whose timed turns are thought in a forked worker process
+  (`ThinkingProcess`), so that a search in Python does not share the GIL with the event
+  loop: beside a search thread, the loop woke up to hundreds of ms late on a busy machine
+  and missed its hard stop (docs/performance.md, "Built-in players on their clocks").
 
 Apart from `hub.core.play.seats` (a peer over a line stream) so that a program whose seats are all
 peers, such as ``clubhub``, does not build these classes at start-up.
@@ -15,12 +19,19 @@ peers, such as ``clubhub``, does not build these classes at start-up.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import pickle
+import signal
 import sys
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from multiprocessing.connection import Connection, Pipe
+from typing import Any, Generic, TypeVar
 
 import attrs
 import trio
@@ -35,6 +46,8 @@ from hub.core.model.clock import (
 from hub.core.model.values import PlayerInfo
 from hub.core.play.vocabulary import (
     BaseSeat,
+    LaunchedSeat,
+    MatchResult,
     MatchView,
     Moved,
     Start,
@@ -298,3 +311,243 @@ class PromptedSeat(ThreadSeat[S, M], Generic[S, M]):
             return False
         await self.match.settle()
         return True
+
+
+# -- thinking in a worker process -----------------------------------------------------------
+
+PROCESS_SWITCH = "HUB_AI_PROCESS"
+"""The environment variable that turns `ProcessSeat`'s worker processes on (``1``) or off
+(anything else) for a seat that does not say: the ``hub`` program sets it to ``1`` unless it
+is set (hub/entry.py); a library or a test that plays in-process keeps threads."""
+MAX_PROCESSES = 2 * (os.cpu_count() or 1)
+"""Worker processes alive at once in this process (`ThinkingProcess`): a seat that would
+start one more thinks in a thread (a server with many games must not fork a process each)."""
+_live_processes = [0]
+
+
+class _ChildStop(StopFlag):
+    """The stop flag of a search in the worker process: set when the parent says ``stop``
+    for this turn (or goes away), polled on the pipe; `offer` sends the move to the parent."""
+
+    def __init__(self, conn: Connection, turn: int) -> None:
+        super().__init__()
+        self._conn = conn
+        self._turn = turn
+        self.pending: tuple[Any, ...] | None = None
+        """A message for the next turn read while polling (cannot happen in order; kept)."""
+
+    def offer(self, move: object) -> None:
+        self.offered = move
+        with contextlib.suppress(OSError):
+            self._conn.send(("offer", self._turn, move))
+
+    def is_set(self) -> bool:
+        if self._event.is_set():
+            return True
+        try:
+            while self._conn.poll():
+                message = self._conn.recv()
+                if message[0] == "turn":
+                    self.pending = message
+                    self._event.set()
+                elif message[0] == "stop" and message[1] >= self._turn:
+                    self._event.set()
+        except (EOFError, OSError):
+            self._event.set()
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            remaining = None if end is None else end - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            self._conn.poll(remaining)  # until a message (or the end of the pipe) comes
+        return True
+
+
+def _child(conn: Connection, think: Callable[[Any, TurnTime, StopFlag], Any]) -> None:
+    """The worker process's loop: each ``("turn", n, state, time)`` is answered with
+    ``("move", n, move)`` (or ``("error", n, text)``); ``("stop", n)`` stops turn n; the end
+    of the pipe ends the process."""
+    pending: tuple[Any, ...] | None = None
+    while True:
+        if pending is None:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return
+        else:
+            message, pending = pending, None
+        if message[0] != "turn":
+            continue  # a stop for a turn already answered
+        _, number, state, when = message
+        stop = _ChildStop(conn, number)
+        try:
+            reply: tuple[Any, ...] = ("move", number, think(state, when, stop))
+        except Exception as exc:  # (the parent raises it in the seat)
+            reply = ("error", number, f"{type(exc).__name__}: {exc}")
+        pending = stop.pending
+        try:
+            conn.send(reply)
+        except (OSError, ValueError):
+            return
+
+
+def _wait(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):  # (reaped already)
+        os.waitpid(pid, 0)
+
+
+def _reap(pid: int, conn: Connection) -> None:
+    _live_processes[0] -= 1
+    conn.close()
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+class ThinkingProcess:
+    """A forked worker process that runs one seat's ``think`` (a copy of the seat's AI as
+    the fork found it, kept between turns: its tables persist), one turn at a time, over a
+    socket pair: the state and `TurnTime` go in pickled, offers and the move come back.
+
+    Forked (not spawned): nothing is pickled but states and moves, and the child starts at
+    once. The child closes every other inherited descriptor (a server's listening socket
+    stays the server's), ignores SIGINT (the parent answers Ctrl-C and stops it) and ends
+    when the pipe closes; `close` kills and reaps it."""
+
+    def __init__(self, think: Callable[[Any, TurnTime, StopFlag], Any]) -> None:
+        parent, child = Pipe(duplex=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12: fork with threads
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover  (the child; coverage does not follow it)
+            code = 0
+            try:
+                parent.close()
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                with contextlib.suppress(ValueError, OSError):
+                    signal.set_wakeup_fd(-1)
+                keep = child.fileno()
+                os.closerange(3, keep)
+                os.closerange(keep + 1, 1 << 16)
+                _child(child, think)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        child.close()
+        self.pid = pid
+        self.conn = parent
+        self.turns = 0
+        self.closed = False
+        _live_processes[0] += 1
+        # a process dropped without `close` (a host that never ended its game) is still
+        # killed and reaped when this object goes, not left a zombie of a long-lived server
+        self._reaper = weakref.finalize(self, _reap, pid, parent)
+
+    def ask(self, state: Any, when: TurnTime) -> int:
+        """Send the child a turn; its number. Raises what pickling ``state`` raises (nothing
+        is sent then: a state that cannot be pickled is thought in a thread)."""
+        self.turns += 1
+        self.conn.send(("turn", self.turns, state, when))
+        return self.turns
+
+    async def answer(self, number: int, stop: StopFlag) -> Any:
+        """The child's move for turn ``number``; offers go to ``stop`` as they come.
+        Cancelled (the hard stop, the game's end), it tells the child to stop the turn."""
+        try:
+            while True:
+                await trio.lowlevel.wait_readable(self.conn.fileno())
+                while self.conn.poll():
+                    kind, turn, payload = self.conn.recv()
+                    if turn != number:
+                        continue  # the late answer of an abandoned turn
+                    if kind == "offer":
+                        stop.offer(payload)
+                    elif kind == "move":
+                        return payload
+                    else:
+                        raise RuntimeError(f"the thinking process failed: {payload}")
+        except BaseException:
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send(("stop", number))
+            raise
+
+    async def close(self) -> None:
+        """Kill and reap the child (at once: it holds nothing to keep)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._reaper.detach()
+        _live_processes[0] -= 1
+        self.conn.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(_wait, self.pid)
+
+
+@attrs.define(eq=False)
+class ProcessSeat(ThreadSeat[S, M], LaunchedSeat[S, M], Generic[S, M]):
+    """A `ThreadSeat` whose timed turns are thought in a `ThinkingProcess` forked when the
+    game begins with a time limit (``forked``, or by default the environment's
+    `PROCESS_SWITCH`, which the ``hub`` program turns on; at most `MAX_PROCESSES` at once;
+    beyond, a thread), with the same budget, offers and hard stop (its ``think`` must not
+    call back into trio: it runs in the child). A search in Python in a thread shares the GIL
+    with the event loop: on a busy machine the thread holding it is not run for tens or
+    hundreds of ms, and the loop, waiting for it, missed the hard stop (a 5 ms sleep beside
+    a CPU-bound thread woke 78 ms late at p99, 490 ms at worst; beside none 6 and 32:
+    docs/performance.md). Untimed turns (and ``threaded=False``) think as a `ThreadSeat`.
+    Its host closes it (`aclose`, as every `LaunchedSeat`); the game's end stops it too."""
+
+    forked: bool | None = None
+    """Think timed turns in a worker process: True, False, or None: as the environment's
+    `PROCESS_SWITCH` says."""
+    worker: ThinkingProcess | None = None
+
+    async def begin(self, start: Start[S]) -> None:
+        await super().begin(start)
+        forked = self.forked
+        if forked is None:
+            forked = os.environ.get(PROCESS_SWITCH) == "1"
+        if (
+            forked
+            and self.worker is None
+            and self.threaded
+            and start.control.limited
+            and _live_processes[0] < MAX_PROCESSES
+        ):
+            self.worker = ThinkingProcess(self.think)
+
+    async def choose(self, turn: Turn[S]) -> M:
+        worker = self.worker
+        if worker is None or worker.closed or turn.deadline == math.inf:
+            return await super().choose(turn)
+        state, when, stop = turn.state, self.turn_time(turn), StopFlag()
+        try:
+            number = worker.ask(state, when)
+        except (pickle.PicklingError, TypeError, AttributeError, OSError):
+            await self.aclose()  # a state that cannot be pickled, a dead child: threads now
+            return await super().choose(turn)
+        try:
+            if self.fallback is None:
+                return await worker.answer(number, stop)  # type: ignore[no-any-return]
+            with trio.move_on_after(when.hard_stop()):
+                return await worker.answer(number, stop)  # type: ignore[no-any-return]
+        except (EOFError, OSError):  # the child died (killed, out of memory): threads now
+            await self.aclose()
+            return await super().choose(turn)
+        self.hard_stops += 1
+        offered = stop.offered
+        return offered if offered is not None else self.fallback(state)  # type: ignore[return-value]
+
+    async def end(self, result: MatchResult[S, M]) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            await worker.close()

@@ -269,7 +269,8 @@ def level_seat(
     """``ai:N``: level N of `hub.chess.search` (level 4 budgets its search from its clock),
     its choices seeded by the game and the seat."""
     level = int(command)
-    return chess_level_seat(level, random.Random(seed), player=parse_player(f"ai:{level}").player)
+    player = parse_player(f"ai:{level}").player
+    return chess_level_seat(level, random.Random(seed), player=player, process=True)
 
 
 def check_seat(spec: str) -> str | None:

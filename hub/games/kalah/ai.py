@@ -72,6 +72,12 @@ MIN_LEVEL, MAX_LEVEL = 1, 9
 DEFAULT_LEVEL = MAX_LEVEL
 LEVEL_DEPTH = {1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 7: 10, 8: 14, 9: 1000}
 """The deepest iteration of each level (in whole turns)."""
+LEVEL_NODES: dict[int, int | None] = {6: 25_000, 7: 100_000, 8: 400_000}
+"""The most nodes a turn's search of each level visits (None or absent: as many as its
+clock allows). The top levels differ by the work they do, four times as much a level, not
+by depth caps, which a short clock truncates alike (at 100 ms a move levels 7, 8 and 9 all
+reached about 10 turns and were even); at a move's nodes per second the C search's is
+about 5 M on a quiet core (docs/kalah.md, "The ladder")."""
 UNLIMITED_BUDGET = 1.0
 """Seconds an AI thinks per turn when the game has no time limit."""
 TIME_SHARE = 0.4

@@ -30,6 +30,7 @@ from hub.core.play.vocabulary import Seat, SeatFailure, Turn
 from hub.games.kalah.ai import (
     DEFAULT_LEVEL,
     LEVEL_DEPTH,
+    LEVEL_NODES,
     KalahSearch,
     KalahSearchResult,
     budget_seconds,
@@ -130,11 +131,12 @@ class KalahAi:
         """The move found in about ``seconds`` (the search at ``level``, given up soon after
         ``stop`` is set)."""
         search = self._take(state)
+        nodes = [n for n in (self.max_nodes, LEVEL_NODES.get(self.level)) if n is not None]
         result = search.run(
             state,
             budget=seconds,
             max_depth=LEVEL_DEPTH[self.level],
-            max_nodes=self.max_nodes,
+            max_nodes=min(nodes, default=None),
             stop=stop.is_set,
         )
         if not stop.is_set():
