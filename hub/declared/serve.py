@@ -242,6 +242,11 @@ class GameServer:
         except SettingsError as exc:  # (chosen settings at odds with the server's)
             raise TermsError(str(exc)) from None
 
+    @property
+    def waiting(self) -> int:
+        """How many wait for the next to arrive, whatever their choice."""
+        return sum(len(queue) for queue in self.queues.values())
+
     def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
         """The queue of ``terms``, made when first asked for (the empty ones are dropped
         then; at most `MAX_QUEUES` at once: `TermsError` beyond)."""

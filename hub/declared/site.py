@@ -214,7 +214,7 @@ class Site:
             "games": {
                 name: {
                     "playing": len(server.running),
-                    "waiting": len(server.queue),
+                    "waiting": server.waiting,
                     "played": server.games,
                 }
                 for name, server in self.servers.items()

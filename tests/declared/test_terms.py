@@ -204,6 +204,7 @@ async def test_next_to_arrive_pairs_only_bots_that_asked_for_the_same_choice(
         while sum(len(queue) for queue in server.queues.values()) < 3:
             await trio.testing.wait_all_tasks_blocked()
     assert not started and len(server.queues) == 4  # (the server's own, empty, and three)
+    assert server.waiting == 3 and len(server.queue) == 0
     hello = {"type": "hello", "name": "too", "tc": "180+2"}
     nursery.start_soon(partial(converse, server, hello, play=True))
     with trio.fail_after(5):
