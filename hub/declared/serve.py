@@ -37,7 +37,7 @@ from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.model.referee import Termination
 from hub.core.model.values import PlayerInfo
-from hub.core.play.game import Game
+from hub.core.play.game import Game, SettingsError
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
@@ -72,6 +72,15 @@ from hub.declared.seats import (
     parse_seat,
 )
 from hub.declared.sharing import Post, Sharing, WaitWatch, open_sharing
+from hub.declared.terms import (
+    MAX_QUEUES,
+    Offer,
+    Terms,
+    TermsError,
+    add_terms_options,
+    offer_from,
+    settings_of,
+)
 from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
@@ -108,6 +117,7 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     )
     add_game_options(parser, game)
     add_time_control(parser, DEFAULT_TC)
+    add_terms_options(parser)
     add_limit_options(parser)
     add_log_options(parser)
     add_web_option(parser)
@@ -119,14 +129,15 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
 def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     def build(options: argparse.Namespace) -> tuple[Any, ...]:
         game = game_class(settings_from(options, game_class))
-        return game, time_control(options.tc), options
+        control = time_control(options.tc)
+        return game, offer_from(game, control, options.tc_choices, options.offer), options
 
     parsed = read_command_line(parser_for(game_class), args, build)
     if isinstance(parsed, int):
         return parsed
-    game, control, options = parsed
+    game, offer, options = parsed
     configure_logging(game.name, log_level_from_args(options))
-    status: int = run_program(serve, game, control, options, cancel_on_signal=True)
+    status: int = run_program(serve, game, offer, options, cancel_on_signal=True)
     return status
 
 
@@ -190,13 +201,63 @@ class GameServer:
     (they wait again, at the front of the queue)."""
     sharing: Sharing | None = None
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
-    process's queue alone; hub.declared.sharing)."""
+    process's queue alone; hub.declared.sharing). Only the server's own terms are shared."""
+    offer: Offer | None = None
+    """What people and bots may choose (hub.declared.terms): the time controls and the
+    game's offered options; None: only ``control`` and the game's settings."""
+    queues: dict[Terms, pairing.Lobby[Seat[Any, Any]]] = attrs.field(init=False)
+    """"Next to arrive" for each choice (`Terms`) somebody waits with; `queue` is the
+    server's own terms' (always there)."""
 
     _pairing: bool = False
     """Whether the task that seats waiting players whose reach has grown runs."""
 
     def __attrs_post_init__(self) -> None:
-        self.queue = pairing.Lobby(self.game.players[0], distance=self._distance, reach=self._reach)
+        if self.offer is None:
+            self.offer = Offer((self.control,), (), dict(self.game.settings))
+        self.queue = self._new_queue()
+        self.queues = {self.default: self.queue}
+
+    def _new_queue(self) -> pairing.Lobby[Seat[Any, Any]]:
+        return pairing.Lobby(self.game.players[0], distance=self._distance, reach=self._reach)
+
+    @property
+    def default(self) -> Terms:
+        """The server's own terms: its ``--tc`` and settings."""
+        assert self.offer is not None
+        return self.offer.default
+
+    def terms(self, tc: object = None, settings: object = None) -> Terms:
+        """A request's `Terms` within the `offer`; `TermsError` (a `ValueError`) if not."""
+        assert self.offer is not None
+        return self.offer.terms(tc, settings)
+
+    def game_of(self, terms: Terms) -> Game[Any, Any]:
+        """The game played on ``terms`` (the server's own for its default terms)."""
+        if terms == self.default:
+            return self.game
+        assert self.offer is not None
+        try:
+            return type(self.game)(settings_of(terms, self.offer))
+        except SettingsError as exc:  # (chosen settings at odds with the server's)
+            raise TermsError(str(exc)) from None
+
+    @property
+    def waiting(self) -> int:
+        """How many wait for the next to arrive, whatever their choice."""
+        return sum(len(queue) for queue in self.queues.values())
+
+    def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
+        """The queue of ``terms``, made when first asked for (the empty ones are dropped
+        then; at most `MAX_QUEUES` at once: `TermsError` beyond)."""
+        queue = self.queues.get(terms)
+        if queue is None:
+            for key in [k for k, q in self.queues.items() if not len(q) and k != self.default]:
+                del self.queues[key]
+            if len(self.queues) >= MAX_QUEUES:
+                raise TermsError("too many different choices are waiting: pick a listed one")
+            queue = self.queues[terms] = self._new_queue()
+        return queue
 
     def _reach(self, waited: float) -> float:
         """How far (Elo) a player who has waited ``waited`` s accepts a partner: `REACH`
@@ -206,21 +267,24 @@ class GameServer:
         return REACH + REACH_GROWS * waited
 
     def _join(
-        self, entry: pairing.Waiting[Seat[Any, Any]], *, ahead: bool = False
+        self, entry: pairing.Waiting[Seat[Any, Any]], terms: Terms, *, ahead: bool = False
     ) -> pairing.Seating[Seat[Any, Any]] | None:
-        """`Lobby.join` now; while two or more wait, a task re-pairs them each second."""
-        table = self.queue.join(entry, ahead=ahead, now=trio.current_time())
-        if table is None and len(self.queue) > 1 and not self._pairing and self.nursery:
+        """`Lobby.join` of ``terms``' queue now; while two or more wait in one, a task
+        re-pairs them each second."""
+        queue = self.queue_of(terms)
+        table = queue.join(entry, ahead=ahead, now=trio.current_time())
+        if table is None and len(queue) > 1 and not self._pairing and self.nursery:
             self._pairing = True
             self.nursery.start_soon(self._re_pair)
         return table
 
     async def _re_pair(self) -> None:
         try:
-            while len(self.queue) > 1:
+            while any(len(queue) > 1 for queue in self.queues.values()):
                 await trio.sleep(PAIR_EVERY)
-                for table in self.queue.pair_waiting(trio.current_time()):
-                    self._seat_table(table)
+                for terms, queue in list(self.queues.items()):
+                    for table in queue.pair_waiting(trio.current_time()):
+                        self._seat_table(table, terms)
         finally:
             self._pairing = False
 
@@ -286,12 +350,17 @@ class GameServer:
             raise BadHello(CLOSING)
         opponent = self._opponent(hello)
         try:
+            terms = self.terms(hello.tc, hello.settings)
+            self.game_of(terms)
+        except TermsError as exc:
+            raise BadHello(str(exc)) from None
+        try:
             player = await self.identify(hello.name, hello.token)
         except Refused as exc:
             raise BadHello(str(exc)) from None
         connection.busy = lambda: True
         try:
-            await self._one_game(connection, hello, player, opponent)
+            await self._one_game(connection, hello, player, opponent, terms)
         finally:
             connection.busy = lambda: False
 
@@ -302,9 +371,10 @@ class GameServer:
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
         self.closing = True
-        for entry in self.queue.dismiss():
-            if isinstance(entry.item, BrowserSeat):
-                entry.item.call_off(f"{CLOSING}: no game was played.")
+        for queue in self.queues.values():
+            for entry in queue.dismiss():
+                if isinstance(entry.item, BrowserSeat):
+                    entry.item.call_off(f"{CLOSING}: no game was played.")
 
     async def drained(self) -> None:
         """Return once no game is running (at once if none is)."""
@@ -344,15 +414,17 @@ class GameServer:
         hello: Hello,
         player: PlayerInfo,
         opponent: SeatSpec | None,
+        terms: Terms,
     ) -> None:
-        seat = self._seat(connection, player)
+        seat = self._seat(connection, player, self.game_of(terms))
         if opponent is not None:
-            await self._against(seat, opponent)
+            await self._against(seat, opponent, terms)
             return
-        if self.sharing is not None:  # (relayed elsewhere: Relayed ends the connection)
-            await self.sharing.relay_away(connection.lines, hello)
+        shared = self.sharing if terms == self.default else None
+        if shared is not None:  # (relayed elsewhere: Relayed ends the connection)
+            await shared.relay_away(connection.lines, hello)
         me = pairing.Waiting(seat)
-        table = self._join(me)
+        table = self._join(me, terms)
         while True:  # again if its table is called off (a person did not come)
             if table is None:
 
@@ -362,45 +434,58 @@ class GameServer:
                         await connection.lines.receive_line()
 
                 post = Post(movable=True)
-                if not await self.queue.wait(me, self._watch(gone, post)):
+                queue = self.queue_of(terms)
+                if not await queue.wait(me, self._watch(gone, post, terms)):
                     if post.to is None:
                         return  # it left
                     assert self.sharing is not None  # (called away by another process)
                     await self.sharing.relay_to(connection.lines, hello, post)
                     me = pairing.Waiting(seat)  # (that process is gone: wait here again)
-                    table = self.queue.join(me)
+                    table = queue.join(me)
                     continue
             else:
-                await self._play_table(table)
+                await self._play_table(table, terms)
             again = self._again.pop(id(seat), None)
             if again is None:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
 
-    def _watch(self, gone: WaitWatch | None, post: Post) -> WaitWatch | None:
-        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue."""
-        return gone if self.sharing is None else self.sharing.watch(gone, post)
+    def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
+        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (the
+        server's own terms only)."""
+        if self.sharing is None or terms != self.default:
+            return gone
+        return self.sharing.watch(gone, post)
 
-    async def _play_table(self, table: pairing.Seating[Seat[Any, Any]]) -> None:
+    async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
         async with table.playing() as seats:
-            await self._play(list(seats), {}, from_queue=True)
+            await self._play(list(seats), {}, terms, from_queue=True)
 
-    async def _against(self, seat: Seat[Any, Any], spec: SeatSpec) -> None:
-        await self._play_built([seat, None], {1: spec})
+    async def _against(
+        self, seat: Seat[Any, Any], spec: SeatSpec, terms: Terms | None = None
+    ) -> None:
+        await self._play_built([seat, None], {1: spec}, terms)
 
     async def _play_built(
-        self, slots: list[Seat[Any, Any] | None], built: dict[int, SeatSpec]
+        self,
+        slots: list[Seat[Any, Any] | None],
+        built: dict[int, SeatSpec],
+        terms: Terms | None = None,
     ) -> None:
-        """A game whose empty ``slots`` are built players (``built``, by seat number)."""
-        maker = SeatMaker(self.game, random.randrange(2**31))
+        """A game whose empty ``slots`` are built players (``built``, by seat number), on
+        ``terms`` (default: the server's)."""
+        terms = terms or self.default
+        maker = SeatMaker(self.game_of(terms), random.randrange(2**31))
         numbers = sorted(built)
         async with maker.seats([built[n] for n in numbers]) as made:
             seats = list(slots)
             for number, seat in zip(numbers, made, strict=True):
                 seats[number] = seat
-            await self._play([seat for seat in seats if seat is not None], built)
+            await self._play([seat for seat in seats if seat is not None], built, terms)
 
-    def _offer_rematch(self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec]) -> None:
+    def _offer_rematch(
+        self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec], terms: Terms
+    ) -> None:
         """Give the game's browser seats their rematch: the seats rotated (colours swapped),
         the same built players, the people in browsers asked; none with a TCP client."""
         browsers = [seat for seat in seats if isinstance(seat, BrowserSeat)]
@@ -414,24 +499,29 @@ class GameServer:
 
         def start() -> list[BrowserSeat]:
             assert self.nursery is not None and self.desk is not None
-            fresh = [self.desk.open(self.game, seat.player) for seat in browsers]
+            game = self.game_of(terms)
+            fresh = [self.desk.open(game, seat.player) for seat in browsers]
             new_of = {id(old): new for old, new in zip(browsers, fresh, strict=True)}
             order = rotated(range(len(seats)))
             slots: list[Seat[Any, Any] | None] = [
                 new_of.get(id(seats[n])) if n not in built else None for n in order
             ]
             again = {k: built[n] for k, n in enumerate(order) if n in built}
-            self.nursery.start_soon(self._play_built, slots, again)
+            self.nursery.start_soon(self._play_built, slots, again, terms)
             return fresh
 
         RematchOffer(browsers, start).offer_to()
 
-    def _seat(self, connection: Connection, player: PlayerInfo) -> Seat[Any, Any]:
+    def _seat(
+        self, connection: Connection, player: PlayerInfo, game: Game[Any, Any]
+    ) -> Seat[Any, Any]:
         from hub.core.play.jsonbot import JsonCodec
 
-        return LineSeat(connection.lines, JsonCodec(self.game), player)
+        return LineSeat(connection.lines, JsonCodec(game), player)
 
-    def _call_off(self, seats: list[Seat[Any, Any]], absent: list[int], from_queue: bool) -> None:
+    def _call_off(
+        self, seats: list[Seat[Any, Any]], absent: list[int], from_queue: bool, terms: Terms
+    ) -> None:
         """The game of ``seats`` is not played: ``absent`` did not come. From the queue the
         others wait again at its front (their place, in their order); else their page says
         why."""
@@ -441,43 +531,51 @@ class GameServer:
                     seat.call_off("You did not come in time: no game was played.")
             elif from_queue and isinstance(seat, BrowserSeat):
                 self._wait_in_queue(
-                    seat, "Your opponent did not come: waiting for another.", ahead=True
+                    seat, "Your opponent did not come: waiting for another.", terms, ahead=True
                 )
             elif from_queue:  # a TCP client: its task waits with the new entry
                 entry = pairing.Waiting(seat)
                 self._again[id(seat)] = entry
-                self._seat_table(self._join(entry, ahead=True))
+                self._seat_table(self._join(entry, terms, ahead=True), terms)
             elif isinstance(seat, BrowserSeat):
-                missing = who(self.game, seats, absent)
+                missing = who(self.game_of(terms), seats, absent)
                 seat.call_off(f"The game was called off: {missing} did not come in time.")
 
-    def _seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None) -> None:
-        """Play ``table`` (if a join made one) in the lobby's nursery."""
+    def _seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None, terms: Terms) -> None:
+        """Play ``table`` (if a join made one) in the lobby's nursery, on ``terms``."""
         if table is not None:
             assert self.nursery is not None
-            self.nursery.start_soon(self._play_table, table)
+            self.nursery.start_soon(self._play_table, table, terms)
 
     async def _play(
-        self, seats: list[Seat[Any, Any]], built: dict[int, SeatSpec], *, from_queue: bool = False
+        self,
+        seats: list[Seat[Any, Any]],
+        built: dict[int, SeatSpec],
+        terms: Terms | None = None,
+        *,
+        from_queue: bool = False,
     ) -> None:
-        absent = await come(self.game, seats, self.arrival, self.grace)
+        """Play ``seats`` on ``terms`` (default: the server's) once everyone has come."""
+        terms = terms or self.default
+        game = self.game_of(terms)
+        absent = await come(game, seats, self.arrival, self.grace)
         if self.closing:  # (no new game once closing: each person's page says why)
             for seat in seats:
                 if isinstance(seat, BrowserSeat):
                     seat.call_off(f"{CLOSING}: no game was played.")
             return
         if absent:
-            self._call_off(seats, absent, from_queue)
+            self._call_off(seats, absent, from_queue, terms)
             return
         self.games += 1
-        self._offer_rematch(seats, built)
+        self._offer_rematch(seats, built, terms)
         match = Match(
-            self.game,
-            self.game.start(random.Random()),
+            game,
+            game.start(random.Random()),
             seats,
             events=self.events,
-            time_control=self.control,
-            settings=self.game.settings,
+            time_control=terms.control,
+            settings=game.settings,
         )
         self.running.add(match)
         try:
@@ -496,11 +594,24 @@ class GameServer:
         offered.append(("any", "the next player to arrive (a browser or a program over TCP)"))
         return offered
 
-    def start(self, opponent: str, player: PlayerInfo | None = None) -> dict[str, Any]:
+    def limits(self) -> dict[str, Any]:
+        """What the lobby page offers to choose (`Offer.json`)."""
+        assert self.offer is not None
+        return self.offer.json()
+
+    def start(
+        self,
+        opponent: str,
+        player: PlayerInfo | None = None,
+        tc: object = None,
+        settings: object = None,
+    ) -> dict[str, Any]:
         """Seat a person in a browser for a game against ``opponent`` (an ``ai:N``, ``random``,
         ``person`` or ``friend``: a second browser seat whose link they share, ``any``: the
-        lobby's queue); the seat's page (and the link to share). Raises `SeatSpecError` for
-        anything else (the same words for every other text: nothing is looked up) and
+        queue of their choice) with the time control ``tc`` and the ``settings`` they chose
+        (None: the server's; `terms`); the seat's page (and the link to share, a seat of the
+        same game). Raises `SeatSpecError` for another opponent (the same words for every
+        other text: nothing is looked up), `TermsError` for a choice outside the `offer`, and
         `DeskFull` when the desk has no room. ``player``: who the person is (`identify`;
         default: a guest, ``browser``)."""
         assert self.nursery is not None and self.desk is not None
@@ -511,45 +622,54 @@ class GameServer:
         if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
             raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
         spec = None if opponent in PEOPLE else self._built(opponent)
+        terms = self.terms(tc, settings)
+        game = self.game_of(terms)
+        if opponent == OPPONENTS_ANY:
+            self.queue_of(terms)  # (refused before a seat is opened if too many wait)
         me = player or PlayerInfo("browser", "person", "web", "person:browser")
-        mine = self.desk.open(self.game, me)
+        mine = self.desk.open(game, me)
         reply: dict[str, Any] = {"play": f"/play/{mine.token}", "share": None}
         if opponent in ("person", "friend"):
             try:
                 theirs = self.desk.open(
-                    self.game, PlayerInfo("friend", "person", "web", "person:friend")
+                    game, PlayerInfo("friend", "person", "web", "person:friend")
                 )
             except DeskFull:
                 mine.call_off("The server is full: no game was played.")
                 raise
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
-            self.nursery.start_soon(self._play, pair, {})
+            self.nursery.start_soon(self._play, pair, {}, terms)
         elif opponent == OPPONENTS_ANY:
             self._wait_in_queue(
-                mine, "Waiting for an opponent: the next player to arrive plays you."
+                mine, "Waiting for an opponent: the next player to arrive plays you.", terms
             )
         else:
             assert spec is not None
-            self.nursery.start_soon(self._against, mine, spec)
+            self.nursery.start_soon(self._against, mine, spec, terms)
         return reply
 
-    def _wait_in_queue(self, seat: BrowserSeat, words: str, *, ahead: bool = False) -> None:
+    def _wait_in_queue(
+        self, seat: BrowserSeat, words: str, terms: Terms, *, ahead: bool = False
+    ) -> None:
         """A person in a browser joins the queue (at its front if ``ahead``: sent back to
         it): seated at once, or waiting (``words`` on their page, a "leave" button) while
         their page is open."""
         assert self.nursery is not None
         seat.place(-1, [])  # (its seat is known once it is seated)
         entry = pairing.Waiting[Seat[Any, Any]](seat)
-        table = self._join(entry, ahead=ahead)
+        table = self._join(entry, terms, ahead=ahead)
         if table is not None:
-            self._seat_table(table)
+            self._seat_table(table, terms)
             return
-        seat.leaving = lambda: self.queue.leave(entry)
+        queue = self.queue_of(terms)
+        seat.leaving = lambda: queue.leave(entry)
         seat.wait_for(words)
-        self.nursery.start_soon(self._queued, entry, seat)
+        self.nursery.start_soon(self._queued, entry, seat, terms)
 
-    async def _queued(self, entry: pairing.Waiting[Seat[Any, Any]], seat: BrowserSeat) -> None:
+    async def _queued(
+        self, entry: pairing.Waiting[Seat[Any, Any]], seat: BrowserSeat, terms: Terms
+    ) -> None:
         """A person in a browser waits in the queue while their page is open (or comes back
         within `GRACE`); if they go, or leave, they are not seated."""
         gone = None
@@ -559,13 +679,14 @@ class GameServer:
             async def gone() -> None:
                 await seat.gone(arrival, grace)
 
-        if not await self.queue.wait(entry, self._watch(gone, Post(movable=False))):
+        queue = self.queue_of(terms)
+        if not await queue.wait(entry, self._watch(gone, Post(movable=False), terms)):
             seat.call_off("You left the queue: no game was played.")
 
 
 async def serve(
     game: Game[Any, Any],
-    control: TimeControl,
+    control: TimeControl | Offer,
     options: argparse.Namespace,
     *,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
@@ -580,10 +701,12 @@ async def serve(
         return 1
     events = EventBus()
     path = record_path(options)
+    offer = control if isinstance(control, Offer) else None
     lobby = GameServer(
         game,
-        control,
+        control.controls[0] if isinstance(control, Offer) else control,
         events,
+        offer=offer,
         desk=SeatDesk(),
         arrival=ARRIVAL,
         names=None if path is None else NameBook.at(path),

@@ -58,6 +58,7 @@ from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
+from hub.declared.terms import Offer, add_terms_options, offer_from
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
@@ -137,11 +138,18 @@ class Site:
         controls: Mapping[str, TimeControl],
         *,
         arrival: float | None = ARRIVAL,
+        offers: Mapping[str, Offer] | None = None,
     ) -> Site:
-        """A site of ``games``, each on its clock in ``controls`` (by name)."""
+        """A site of ``games``, each on its clock in ``controls`` (by name), with what people
+        may choose in ``offers`` (by name; default: that clock alone)."""
         servers = {
             game.name: GameServer(
-                game, controls[game.name], EventBus(), desk=SeatDesk(), arrival=arrival
+                game,
+                controls[game.name],
+                EventBus(),
+                desk=SeatDesk(),
+                arrival=arrival,
+                offer=(offers or {}).get(game.name),
             )
             for game in games
         }
@@ -206,7 +214,7 @@ class Site:
             "games": {
                 name: {
                     "playing": len(server.running),
-                    "waiting": len(server.queue),
+                    "waiting": server.waiting,
                     "played": server.games,
                 }
                 for name, server in self.servers.items()
@@ -327,6 +335,7 @@ def parser(games: Sequence[str]) -> Parser:
         help="on SIGINT or SIGTERM, how long the running games may take to finish before "
         f"they are adjourned (default {DEFAULT_DRAIN:g})",
     )
+    add_terms_options(made, per_game=True)
     add_limit_options(made)
     add_log_options(made)
     add_web_option(made)
@@ -359,30 +368,55 @@ def build(
                 f"--games: no game {', '.join(unknown) or '(none named)'}; the installed "
                 f"games are {', '.join(available)}"
             )
-    every, one = DEFAULT_TC, {}
-    for text in options.tc:
-        game, equals, control = text.rpartition("=")
-        if not equals:
-            every = control
-        elif game not in names:
-            raise ValueError(f"--tc {text}: {game!r} is not served")
-        else:
-            one[game] = control
-    controls = {name: time_control(one.get(name, every)) for name in names}
+    tcs = _per_game("--tc", options.tc, names, DEFAULT_TC)
+    controls = {name: time_control(tcs[name] or DEFAULT_TC) for name in names}
     return [available[name]({}) for name in names], controls
+
+
+def _per_game(
+    flag: str, given: Sequence[str], names: Sequence[str], default: str | None
+) -> dict[str, str | None]:
+    """Each served game's value of a ``[GAME=]VALUE`` option given ``given`` times (the
+    last for every game, unless one names the game); `ValueError` for a game not served."""
+    every, one = default, {}
+    for text in given:
+        game, equals, value = text.partition("=")
+        if not equals:
+            every = text
+        elif game.strip() not in names:
+            raise ValueError(f"{flag} {text}: {game!r} is not served")
+        else:
+            one[game.strip()] = value
+    return {name: one.get(name, every) for name in names}
+
+
+def offers(
+    games: Sequence[Game[Any, Any]], controls: Mapping[str, TimeControl], options: Any
+) -> dict[str, Offer]:
+    """Each game's `Offer` from ``--tc-choices`` and ``--offer``; `ValueError` if wrong."""
+    names = [game.name for game in games]
+    tcs = _per_game("--tc-choices", options.tc_choices, names, None)
+    offered = _per_game("--offer", options.offer, names, None)
+    return {
+        game.name: offer_from(game, controls[game.name], tcs[game.name], offered[game.name])
+        for game in games
+    }
 
 
 def main(plugins: Mapping[str, GamePlugin], args: Sequence[str]) -> int:
     """``hub serve [OPTIONS]``: the exit status."""
     available = declared_games(plugins)
-    parsed = read_command_line(
-        parser(list(available)), args, lambda options: (*build(available, options), options)
-    )
+
+    def built(options: argparse.Namespace) -> tuple[Any, ...]:
+        games, controls = build(available, options)
+        return games, controls, offers(games, controls, options), options
+
+    parsed = read_command_line(parser(list(available)), args, built)
     if isinstance(parsed, int):
         return parsed
-    games, controls, options = parsed
+    games, controls, offered, options = parsed
     configure_logging(PROG, log_level_from_args(options))
-    site = Site.of(games, controls)
+    site = Site.of(games, controls, offers=offered)
     status: int = run_program(_with_signals, site, options, cancel_on_signal=True)
     return status
 

@@ -10,7 +10,9 @@ Routes (GET only; nothing here changes a game):
 * ``/api/games``, ``/api/game/{id}``, ``/api/game/{id}/ply/{n}``, ``/api/PAGE``: JSON;
 * ``POST /new`` (with a ``Host``, ``hub serve GAME --web``): a person starts a game from the
   lobby, within their address's share of new games (`hub.web.limits`), as the name their
-  browser keeps (``{"opponent", "name", "token"}``; a wrong token is 403), or a guest;
+  browser keeps (``{"opponent", "name", "token"}``; a wrong token is 403), or a guest,
+  with the time control and options they chose (``"tc"``, ``"settings"``: 400 outside the
+  operator's limits);
 * ``POST /name`` (``{"name"}``): a person registers a name: ``{"name", "token"}``, 409 if
   it is taken (counted in the same share);
 * ``/ratings``, ``/ratings/{game}``, ``/player/{name}``: leaderboards and players
@@ -242,8 +244,10 @@ def create_app(
         return EventStream(index, game_topic(request.path_params["game_id"]))
 
     async def new_game(request: Request) -> Response:
-        """A person starts a game (``{"opponent": KIND}``): 429 over the address's share,
-        503 when the server has no room, 400 with the host's words when refused."""
+        """A person starts a game (``{"opponent": KIND, "tc": TC, "settings": {NAME:
+        VALUE}}``, the last two optional): 429 over the address's share, 503 when the
+        server has no room, 400 with the host's words when refused (a time control or an
+        option outside the operator's limits too)."""
         if host is None:
             return refusal("no games are started here", 404, SECURITY_HEADERS)
         try:
@@ -263,7 +267,7 @@ def create_app(
         except ValueError as exc:
             return refusal(str(exc), 403, SECURITY_HEADERS)
         try:
-            return _json(host.start(opponent, player))
+            return _json(host.start(opponent, player, data.get("tc"), data.get("settings")))
         except ServerFull as exc:
             return refusal(str(exc), 503, SECURITY_HEADERS, 30)
         except ValueError as exc:

@@ -87,10 +87,24 @@ class GameStarter(Protocol):
         """(opponent, words) for each kind of game a person may start."""
         ...
 
-    def start(self, opponent: str, player: PlayerInfo | None = None) -> dict[str, Any]:
-        """Start one for ``player`` (`identify`'s; None: a guest): ``{"play": PATH,
-        "share": PATH or None}``; `ValueError` if refused (``POST /new`` answers 400 with
-        its words), `hub.web.limits.ServerFull` if there is no room (503)."""
+    def limits(self) -> dict[str, Any]:
+        """What a person may choose: ``{"tc": [TEXT, ...] (the first the default),
+        "options": [{"name", "kind" (bool, int, float, choice), "default", "low", "high",
+        "choices", "help"}, ...]}``."""
+        ...
+
+    def start(
+        self,
+        opponent: str,
+        player: PlayerInfo | None = None,
+        tc: object = None,
+        settings: object = None,
+    ) -> dict[str, Any]:
+        """Start one for ``player`` (`identify`'s; None: a guest) with the time control
+        ``tc`` and the ``settings`` chosen (None: the defaults; unchecked values from the
+        request): ``{"play": PATH, "share": PATH or None}``; `ValueError` if refused
+        (``POST /new`` answers 400 with its words: a choice outside the `limits` too),
+        `hub.web.limits.ServerFull` if there is no room (503)."""
         ...
 
     async def identify(
@@ -106,9 +120,46 @@ class GameStarter(Protocol):
         ...
 
 
+def terms_form(limits: dict[str, Any]) -> str:
+    """The choices of the "Play" section: a select of the time controls (the first chosen)
+    and an input per offered option with its default (``data-setting``: its name, read by
+    ``static/app.js``; the server checks them again)."""
+    controls = "".join(f'<option value="{escape(tc)}">{escape(tc)}</option>' for tc in limits["tc"])
+    fields = [
+        '<label>Time control <select id="tc" name="tc" title="BASE+INC seconds, or per move">'
+        f"{controls}</select></label>"
+    ]
+    for option in limits["options"]:
+        name, kind, default = str(option["name"]), option["kind"], option["default"]
+        label = escape(name.replace("_", " "))
+        common = f'id="setting-{escape(name)}" data-setting="{escape(name)}" data-kind="{kind}"'
+        tip = f' title="{escape(str(option["help"]))}"'
+        if kind == "bool":
+            checked = " checked" if default else ""
+            field = f'<input type="checkbox" {common}{checked}>'
+        elif kind == "choice":
+            field = (
+                f"<select {common}>"
+                + "".join(
+                    f"<option{' selected' if value == default else ''}>{escape(value)}</option>"
+                    for value in option["choices"]
+                )
+                + "</select>"
+            )
+        else:
+            step = "1" if kind == "int" else "any"
+            field = (
+                f'<input type="number" {common} step="{step}" min="{option["low"]:g}" '
+                f'max="{option["high"]:g}" value="{escape(str(default))}">'
+            )
+        fields.append(f"<label{tip}>{label} {field}</label>")
+    return f'<div id="terms" class="terms">{" ".join(fields)}</div>'
+
+
 def host_section(host: GameStarter) -> str:
     """The lobby's "Play" section: the person's name (picked once, kept by their browser
-    with its token: ``static/app.js``) and a button per kind of game a person may start."""
+    with its token: ``static/app.js``), the time control and options to choose
+    (`terms_form`) and a button per kind of game a person may start."""
     buttons = "".join(
         f'<li><button type="button" class="start" data-opponent="{escape(opponent)}">'
         f"Play {escape(words)}</button></li>"
@@ -125,7 +176,8 @@ def host_section(host: GameStarter) -> str:
         '<button type="submit">Take it</button></form>'
         '<p id="name-error" class="error"></p></section>'
         '<section id="play"><h2>Play</h2>'
-        f'<ul class="choices">{buttons}</ul><p id="start-error" class="error"></p></section>'
+        f'{terms_form(host.limits())}<ul class="choices">{buttons}</ul>'
+        '<p id="start-error" class="error"></p></section>'
     )
 
 

@@ -73,6 +73,10 @@ class Hello:
     game: str = ""
     token: str | None = attrs.field(default=None, repr=False)
     """The registered name's token (``hub bots add``), if the bot sent one; never logged."""
+    tc: str = ""
+    """The time control asked for (``hub serve``'s ``--tc-choices``); "": the server's."""
+    settings: dict[str, Any] = attrs.field(factory=dict)
+    """The game's options asked for (``hub serve``'s ``--offer``); none: the server's."""
 
 
 class BadHello(ValueError):
@@ -105,13 +109,21 @@ def parse_hello(line: str) -> Hello:
     opponent = value.get("opponent", OPPONENTS_ANY)
     token = value.get("token")
     game = value.get("game", "")
-    if not isinstance(name, str) or not isinstance(opponent, str) or not isinstance(game, str):
-        raise BadHello("name, opponent and game must be strings")
+    tc, settings = value.get("tc", ""), value.get("settings", {})
+    if not all(isinstance(text, str) for text in (name, opponent, game, tc)):
+        raise BadHello("name, opponent, game and tc must be strings")
+    if not isinstance(settings, dict):
+        raise BadHello("settings must be an object of the game's options")
     if token is not None and (not isinstance(token, str) or len(token) > MAX_TOKEN):
         raise BadHello(f"token must be a string of at most {MAX_TOKEN} characters")
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
     return Hello(
-        name, opponent.strip()[:40] or OPPONENTS_ANY, game=game.strip()[:40], token=token or None
+        name,
+        opponent.strip()[:40] or OPPONENTS_ANY,
+        game=game.strip()[:40],
+        token=token or None,
+        tc=tc.strip()[:40],
+        settings=settings,
     )
 
 

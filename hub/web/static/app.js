@@ -280,15 +280,23 @@ function nameForm() {
   });
 }
 
-// The lobby's "Play" buttons (hub serve GAME --web): start a game, then go to its seat's
-// page; a game with a friend opens a page that shows the link to share.
+// The lobby's "Play" buttons (hub serve GAME --web): start a game with the time control
+// and options chosen above them (the server checks them), then go to its seat's page; a
+// game with a friend opens a page that shows the link to share.
 function startButtons() {
   const section = document.getElementById("play");
   if (!section) return;
   section.addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-opponent]");
     if (!button) return;
-    const request = { opponent: button.dataset.opponent };
+    const request = { opponent: button.dataset.opponent, settings: {} };
+    const tc = document.getElementById("tc");
+    if (tc) request.tc = tc.value;
+    for (const field of section.querySelectorAll("[data-setting]")) {
+      const kind = field.dataset.kind;
+      request.settings[field.dataset.setting] =
+        kind === "bool" ? field.checked : (kind === "int" || kind === "float") ? Number(field.value) : field.value;
+    }
     const kept = myName();
     if (kept) { request.name = kept.name; request.token = kept.token; }
     const reply = await fetch(`${ROOT}/new`, {
