@@ -15,7 +15,7 @@ games of two:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -144,6 +144,15 @@ async def open_sharing(
     """The sharing of a server of ``game`` through the PostgreSQL database ``where`` (the
     records'), this process reached at ``host:port``; None for an SQLite file or none, or
     (after one line on stderr) a database that cannot be used."""
+    queue = await open_queue(where, host, port, prog)
+    return None if queue is None else Sharing(queue, game, waiting_here)
+
+
+async def open_queue(where: object, host: str, port: int, prog: str) -> SharedQueue | None:
+    """The shared waiting queue in the PostgreSQL database ``where``, for this process
+    reached at ``host:port`` (one for every game a process serves: ``hub serve``'s site
+    gives each game's `Sharing` the same one, and `listen_all` answers their calls); None
+    as `open_sharing`."""
     from hub.records.database import PostgresUrl, database_errors, one_line
     from hub.records.waiting import SharedQueue, advertised_host
 
@@ -154,8 +163,18 @@ async def open_sharing(
         write_all(2, f"{prog}: {text}\n".encode("utf-8", "replace"))
 
     try:
-        queue = await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
+        return await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
     except database_errors(OSError) as exc:
         warn(f"cannot share the waiting queue through {where}: {one_line(exc)}")
         return None
-    return Sharing(queue, game, waiting_here)
+
+
+async def listen_all(queue: SharedQueue, sharings: Sequence[Sharing]) -> None:
+    """Until cancelled: answer the calls of the posts of ``sharings`` (several games' on one
+    queue: a post's number is unique on the board, so only its own game's sharing has it)."""
+
+    def called(number: int, to: str) -> None:
+        for sharing in sharings:
+            sharing.called(number, to)
+
+    await queue.listen(called)

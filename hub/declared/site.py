@@ -32,7 +32,7 @@ import logging
 import signal
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -58,10 +58,14 @@ from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
+from hub.declared.sharing import Sharing, listen_all, open_queue
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.records.waiting import SharedQueue
 
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
@@ -195,6 +199,28 @@ class Site:
         if server is None:
             raise BadHello(f"no game {hello.game!r} here; the games are {games}")
         return server
+
+    # -- several processes on one PostgreSQL (docs/postgres.md) -------------------------------
+
+    async def share(
+        self, nursery: trio.Nursery, where: object, host: str, port: int
+    ) -> SharedQueue | None:
+        """Share the waiting queue of every game of two through the PostgreSQL database
+        ``where`` (one `SharedQueue` for the process, one `Sharing` per game, its calls
+        answered in ``nursery``), this process reached at ``host:port``: a player waiting
+        for a game here is paired with one who came to another process's site, or to a
+        ``hub serve GAME`` of that game. The queue (to close at the end), or None: nothing
+        shared (an SQLite file, or a database that cannot be used: a line on stderr)."""
+        queue = await open_queue(where, host, port, PROG)
+        if queue is None:
+            return None
+        sharings = []
+        for name, server in self.servers.items():
+            if server.queue.size == 2:
+                server.sharing = Sharing(queue, name, partial(len, server.queue))
+                sharings.append(server.sharing)
+        nursery.start_soon(listen_all, queue, sharings)
+        return queue
 
     # -- health -------------------------------------------------------------------------------
 
@@ -437,6 +463,7 @@ async def serve(
             server.guests = options.guests
             server.names = None if boards is None or path is None else NameBook.at(path)
         stop_log = site.log_events()
+        queue: SharedQueue | None = None
         try:
             async with trio.open_nursery() as games:
                 for server in site.servers.values():
@@ -451,6 +478,8 @@ async def serve(
                 if boards is not None:
                     for server in site.servers.values():
                         games.start_soon(keep_ratings, server, boards)
+                if problem is None:
+                    queue = await site.share(games, path, options.host, port)
                 web_ok = options.web is None or await _start_web(outer, site, options, err, boards)
                 if not web_ok:
                     games.cancel_scope.cancel()
@@ -463,6 +492,8 @@ async def serve(
                 games.cancel_scope.cancel()
         finally:
             stop_log()
+            if queue is not None:
+                await queue.aclose()
         outer.cancel_scope.cancel()
     return 0
 
