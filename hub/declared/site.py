@@ -30,7 +30,7 @@ import argparse
 import json
 import logging
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +61,9 @@ from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
 from hub.declared.sharing import Sharing, listen_all, open_queue
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
+from hub.records.live import LiveList
 from hub.records.options import add_record_options, record_path
+from hub.web.index import elsewhere_row
 from hub.web.options import add_web_option
 
 if TYPE_CHECKING:
@@ -129,6 +131,8 @@ class Site:
     stopping: trio.Event = attrs.Factory(trio.Event)
     """Set by `stop` (the first signal): `serve` drains and ends."""
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    live: LiveList | None = None
+    """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
 
     def __attrs_post_init__(self) -> None:
         for server in self.servers.values():
@@ -220,14 +224,35 @@ class Site:
                 server.sharing = Sharing(queue, name, partial(len, server.queue))
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
+        self.live = LiveList(queue)
+        self.events.listen(self.live.listen)
+        await nursery.start(self.live.run)
         return queue
+
+    def others(self, game: str) -> Any:
+        """How ``game``'s lobby follows the games running at the other processes (None when
+        nothing is shared): `hub.web.site.SiteGame.others`."""
+        live = self.live
+        if live is None:
+            return None
+
+        def follow(show: Callable[[list[dict[str, Any]]], None]) -> None:
+            live.follow(
+                game,
+                lambda rows: show(
+                    [elsewhere_row(r.game_id, r.game, r.players, r.started) for r in rows]
+                ),
+            )
+
+        return follow
 
     # -- health -------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """``/health``: ``ok`` or ``draining``, and per game the games running, the players
-        waiting in its queue and the games played since the start."""
-        return {
+        waiting in its queue and the games played since the start (with ``elsewhere``, the
+        games running at the other processes of a hub on PostgreSQL)."""
+        report: dict[str, Any] = {
             "status": "draining" if self.closing else "ok",
             "games": {
                 name: {
@@ -238,6 +263,10 @@ class Site:
                 for name, server in self.servers.items()
             },
         }
+        if self.live is not None:  # (the other processes' running games, as last read)
+            for name, counts in report["games"].items():
+                counts["elsewhere"] = self.live.seen.playing.get(name, 0)
+        return report
 
     # -- shutdown -----------------------------------------------------------------------------
 
@@ -520,6 +549,7 @@ async def _start_web(
             server,
             None if reader is None else reader.of_game(name),
             None if boards is None else Ratings(boards, (name,)),
+            site.others(name),
         )
         for name, server in site.servers.items()
     ]

@@ -6,12 +6,17 @@ and listed by both."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from typing import Any
 
+import psycopg
 import pytest
 
+from hub.records.live import STALE
 from tests.pg.servers import DEADLINE, PY_BOT, Server, recorded, wait_for
 from tests.pg.test_shared_queue import posted
 from tests.web.browser import run_in_browser
@@ -85,3 +90,57 @@ async def test_a_browser_waiting_at_one_site_plays_a_bot_that_came_to_the_other(
     [players] = recorded(pg_url).values()
     assert sorted(players) == ["browser", "tcpbot"]
     assert [row["id"] for row in two.recent("connect4")] == list(recorded(pg_url))
+
+
+def running(server: Server) -> dict[str, dict[str, Any]]:
+    """The connect4 lobby's running games, by id."""
+    return {row["id"]: row for row in server.lobby("connect4")["running"]}
+
+
+def page(server: Server, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"{server.web}{path}", timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_both_sites_list_a_game_running_at_one_until_it_ends_or_its_process_dies(
+    pg_url: str, sites: tuple[Server, Server]
+) -> None:
+    from tests.pg.test_two_servers import MidGame
+
+    one, two = sites
+    playing = MidGame(one.port, game="connect4")  # a game in progress at one
+    try:
+        wait_for(lambda: len(running(one)) == 1, "the game listed at its own process")
+        [(game_id, here)] = running(one).items()
+        assert not here.get("elsewhere") and here["ply"] >= 1
+        wait_for(lambda: game_id in running(two), "the game listed at the other process")
+        there = running(two)[game_id]
+        assert there["elsewhere"] and there["words"] == "playing at another process"
+        assert [p["name"] for p in there["players"]] == [p["name"] for p in here["players"]]
+        status, text = page(two, f"connect4/game/{game_id}")  # its page there says where
+        assert status == 200 and "being played at another process" in text
+        status, text = page(two, "")  # the home page counts it
+        assert status == 200 and '<tr data-game="connect4">' in text
+        assert "<td>1</td>" in text.split('<tr data-game="connect4">')[1].split("</tr>")[0]
+    finally:
+        playing.close()  # it leaves: the game ends (and is recorded)
+    wait_for(lambda: not running(two) and not running(one), "the ended game unlisted")
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the ended game recorded")
+    status, text = page(two, f"connect4/game/{game_id}")
+    assert status == 200 and "being played at another process" not in text  # the record
+
+    cut_off = MidGame(one.port, game="connect4")  # another, at one, which then dies
+    try:
+        wait_for(lambda: len(running(two)) == 1, "the second game listed at the other")
+        one.process.send_signal(signal.SIGKILL)
+        assert one.process.wait(timeout=30) == -signal.SIGKILL
+        assert len(running(two)) == 1  # (its rows stay until its heartbeat is old)
+        with psycopg.connect(pg_url, autocommit=True) as db:  # time passes: STALE seconds
+            db.execute("UPDATE hub_processes SET seen = seen - %s", (STALE + 1,))
+        wait_for(lambda: not running(two), "the dead process's game unlisted")
+    finally:
+        cut_off.close()
+    assert two.lobby("connect4")["recent"]  # (two still serves)
