@@ -71,7 +71,14 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
-from hub.declared.sharing import Post, Sharing, WaitWatch, open_sharing
+from hub.declared.sharing import (
+    Post,
+    Sharing,
+    WaitWatch,
+    follow_elsewhere,
+    open_sharing,
+    start_live,
+)
 from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
@@ -614,8 +621,10 @@ async def serve(
             lobby.sharing = await open_sharing(
                 record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
             )
+        live = None
         if lobby.sharing is not None:
             nursery.start_soon(lobby.sharing.listen)
+            live = await start_live(nursery, lobby.sharing.queue, events)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -638,6 +647,8 @@ async def serve(
                 if web is None:
                     nursery.cancel_scope.cancel()
                     return 1
+                if live is not None:  # (the games running at the other processes too)
+                    follow_elsewhere(live, game.name, web.index.set_elsewhere)
             task_status.started(port)
             await trio.sleep_forever()
         finally:

@@ -16,7 +16,7 @@ games of two:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -27,6 +27,8 @@ from hub.core.play.jsonbot import Hello
 from hub.declared.relay import relay
 
 if TYPE_CHECKING:
+    from hub.core.model.bus import EventBus
+    from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
 
 MOVABLE = "tcp"
@@ -178,3 +180,27 @@ async def listen_all(queue: SharedQueue, sharings: Sequence[Sharing]) -> None:
             sharing.called(number, to)
 
     await queue.listen(called)
+
+
+async def start_live(nursery: trio.Nursery, queue: SharedQueue, events: EventBus) -> LiveList:
+    """The list of running games shared through ``queue``'s database (hub.records.live):
+    the games of ``events`` written, the other processes' read, in ``nursery``."""
+    from hub.records.live import LiveList
+
+    live = LiveList(queue)
+    events.listen(live.listen)
+    await nursery.start(live.run)
+    return live
+
+
+def follow_elsewhere(
+    live: LiveList, game: str, show: Callable[[list[dict[str, Any]]], None]
+) -> None:
+    """Give a lobby (``show``: its `hub.web.index.GameIndex.set_elsewhere`) the games of
+    ``game`` running at the other processes, as its rows, whenever they change."""
+    from hub.web.index import elsewhere_row
+
+    live.follow(
+        game,
+        lambda rows: show([elsewhere_row(r.game_id, r.game, r.players, r.started) for r in rows]),
+    )

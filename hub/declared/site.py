@@ -30,7 +30,7 @@ import argparse
 import json
 import logging
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -58,15 +58,20 @@ from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
-from hub.declared.sharing import Sharing, listen_all, open_queue
+from hub.declared.sharing import (
+    Sharing,
+    follow_elsewhere,
+    listen_all,
+    open_queue,
+    start_live,
+)
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
-from hub.records.live import LiveList
 from hub.records.options import add_record_options, record_path
-from hub.web.index import elsewhere_row
 from hub.web.options import add_web_option
 
 if TYPE_CHECKING:
+    from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
 
 PROG = "hub serve"
@@ -224,9 +229,7 @@ class Site:
                 server.sharing = Sharing(queue, name, partial(len, server.queue))
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
-        self.live = LiveList(queue)
-        self.events.listen(self.live.listen)
-        await nursery.start(self.live.run)
+        self.live = await start_live(nursery, queue, self.events)
         return queue
 
     def others(self, game: str) -> Any:
@@ -236,15 +239,7 @@ class Site:
         if live is None:
             return None
 
-        def follow(show: Callable[[list[dict[str, Any]]], None]) -> None:
-            live.follow(
-                game,
-                lambda rows: show(
-                    [elsewhere_row(r.game_id, r.game, r.players, r.started) for r in rows]
-                ),
-            )
-
-        return follow
+        return partial(follow_elsewhere, live, game)
 
     # -- health -------------------------------------------------------------------------------
 

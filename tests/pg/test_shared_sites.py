@@ -144,3 +144,22 @@ def test_both_sites_list_a_game_running_at_one_until_it_ends_or_its_process_dies
     finally:
         cut_off.close()
     assert two.lobby("connect4")["recent"]  # (two still serves)
+
+
+def test_two_servers_of_one_game_list_each_others_running_games(
+    servers: tuple[Server, Server],
+) -> None:
+    """``hub serve GAME`` processes share the list too (and so a site and such a server)."""
+    from tests.pg.test_two_servers import MidGame
+
+    one, two = servers
+    playing = MidGame(two.port)
+    try:
+        wait_for(lambda: len(two.lobby()["running"]) == 1, "the game listed at its process")
+        [here] = two.lobby()["running"]
+        wait_for(lambda: len(one.lobby()["running"]) == 1, "the game listed at the other")
+        [there] = one.lobby()["running"]
+        assert there["id"] == here["id"] and there["elsewhere"]
+    finally:
+        playing.close()
+    wait_for(lambda: not one.lobby()["running"], "the ended game unlisted")
