@@ -372,12 +372,13 @@ class GameIndex:
 
     def lobby(self) -> dict[str, Any]:
         running = [summary(game) for game in reversed(self.live.values())]
-        if self.elsewhere:
-            running += [row for key, row in self.elsewhere.items() if key not in self.live]
         recent = [summary(record) for record in reversed(self.finished.values())]
         if self.stored:
             known = {row["id"] for row in running + recent}
             recent += [row for row in self.stored if row["id"] not in known]
+        if self.elsewhere:  # (one that has ended is recorded already: listed as such)
+            known = {row["id"] for row in running + recent}
+            running += [row for key, row in self.elsewhere.items() if key not in known]
         return {"running": running, "recent": recent}
 
     def series_json(self, page: str) -> dict[str, JSON] | None:

@@ -338,6 +338,11 @@ async def test_games_running_elsewhere_are_listed_after_its_own_and_its_viewers_
         assert lobby["running"][1]["words"] == ELSEWHERE and lobby["running"][1]["elsewhere"]
         index.set_elsewhere([far, mine])
         assert await drain(viewer) == []  # nothing changed: nothing sent
+        index.set_stored([{**far, "status": "finished", "elsewhere": False}])
+        lobby = index.lobby()  # ended and recorded, not yet read off the live list
+        assert [row["id"] for row in lobby["running"]] == ["mine"]
+        assert [row["id"] for row in lobby["recent"]] == ["far"]
+        await drain(viewer)
         index.set_elsewhere([])
         (lobby,) = await drain(viewer)
         assert [row["id"] for row in lobby["running"]] == ["mine"]
