@@ -13,6 +13,9 @@ behind one TCP port and one web address, and shuts them down gracefully.
   there are, and the connection closes (as every bad hello).
 * **Web** (``--web``): `hub.web.site`: a home page of the games, each game's lobby under
   ``/GAME/``, ``/health``.
+* **Several processes** (``--db postgresql://...``; docs/postgres.md): `Site.share` shares
+  each game's waiting queue with the other processes (`hub.declared.sharing`) and lists
+  the games running at them in each lobby (`hub.records.live`).
 * **Logs**: one line per event, ``key=value`` (`kv`), under ``hub.site``: connections,
   hellos, refusals, games started and ended, the drain; ``--log-level info`` shows them.
 * **Shutdown** (`Site.drain`): the first SIGINT or SIGTERM closes every game's server
