@@ -653,6 +653,8 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
+            if live is not None:
+                await live.aclose()
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0

@@ -519,6 +519,8 @@ async def serve(
                 games.cancel_scope.cancel()
         finally:
             stop_log()
+            if site.live is not None:
+                await site.live.aclose()
             if queue is not None:
                 await queue.aclose()
         outer.cancel_scope.cancel()

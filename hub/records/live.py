@@ -156,7 +156,8 @@ Show = Callable[[tuple[LiveRow, ...]], None]
 @attrs.define(eq=False)
 class LiveList:
     """This process's running games written to ``hub_live`` and the others' read from it
-    (`listen` on the process's events, `run` in its nursery, `follow` per lobby)."""
+    (`listen` on the process's events, `run` in its nursery, `follow` per lobby, `aclose`
+    at the end)."""
 
     queue: SharedQueue
     seen: Others = attrs.Factory(Others)
@@ -186,13 +187,14 @@ class LiveList:
         only: the writes wait for the next, the list stays as last read)."""
         await self.queue.on_board(create)
         task_status.started()
-        try:
-            while True:
-                await self.tick()
-                await trio.sleep(TICK)
-        finally:
-            with trio.CancelScope(shield=True):
-                await self.queue.on_board(forget)
+        while True:
+            await self.tick()
+            await trio.sleep(TICK)
+
+    async def aclose(self) -> None:
+        """This process is going away: its rows are deleted (before the queue is closed)."""
+        with trio.CancelScope(shield=True):
+            await self.queue.on_board(forget)
 
     async def tick(self) -> None:
         """One write (the starts and ends since the last) and one read."""

@@ -155,11 +155,12 @@ def sites(pg_url: str) -> Iterator[tuple[Server, Server]]:
     yield from _two(pg_url, site=True)
 
 
-def _two(pg_url: str, *, site: bool) -> Iterator[tuple[Server, Server]]:
+def _two(pg_url: str, *, site: bool, mixed: bool = False) -> Iterator[tuple[Server, Server]]:
+    """Two processes (``mixed``: the second the other kind), stopped at the end."""
     started: list[Server] = []
     try:
         started.append(start_server(pg_url, site=site))
-        started.append(start_server(pg_url, site=site))
+        started.append(start_server(pg_url, site=site != mixed))
         yield started[0], started[1]
     finally:
         for server in started:

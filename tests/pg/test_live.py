@@ -164,3 +164,17 @@ async def test_a_write_that_fails_is_made_at_the_next_tick(
         await flaky.tick()
     await two.tick()
     assert ids(two) == [] and rows(pg_url) == 0
+
+
+async def test_a_process_that_stops_deletes_its_rows(
+    pg_url: str, pair: tuple[LiveList, LiveList]
+) -> None:
+    one, two = pair
+    one.listen(started("g1", "connect4", {}, ["a", "b"]))
+    await one.tick()
+    await two.tick()
+    assert rows(pg_url) == 1 and rows(pg_url, "SELECT count(*) FROM hub_processes") == 2
+    await one.aclose()
+    assert rows(pg_url) == 0 and rows(pg_url, "SELECT count(*) FROM hub_processes") == 1
+    await two.tick()
+    assert ids(two) == []

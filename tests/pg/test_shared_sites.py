@@ -163,3 +163,28 @@ def test_two_servers_of_one_game_list_each_others_running_games(
     finally:
         playing.close()
     wait_for(lambda: not one.lobby()["running"], "the ended game unlisted")
+
+
+def test_a_site_and_a_server_of_one_game_share_its_queue(pg_url: str) -> None:
+    """A bot waiting at ``hub serve connect4`` plays one that came to a ``hub serve`` site
+    (relayed there with its hello's game: the relay takes a one-game welcome)."""
+    from tests.pg.conftest import _two
+
+    one_game = _two(pg_url, site=False, mixed=True)
+    single, site = next(one_game)
+    try:
+        waiting = subprocess.Popen(
+            [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{single.port}", "--name", "one"]
+        )
+        try:
+            wait_for(lambda: posted(pg_url) == 1, "the first bot's wait posted")
+            assert bot(site, "other").wait(timeout=DEADLINE) == 0
+            assert waiting.wait(timeout=DEADLINE) == 0
+        finally:
+            waiting.kill()
+            waiting.wait()
+        wait_for(lambda: len(recorded(pg_url)) == 1, "the game recorded")
+        [players] = recorded(pg_url).values()
+        assert sorted(players) == ["one", "other"]
+    finally:
+        one_game.close()
