@@ -71,7 +71,14 @@ from hub.declared.seats import (
     handshake,
     parse_seat,
 )
-from hub.declared.sharing import Post, Sharing, WaitWatch, open_sharing
+from hub.declared.sharing import (
+    Post,
+    Sharing,
+    WaitWatch,
+    follow_elsewhere,
+    open_sharing,
+    start_live,
+)
 from hub.declared.terms import (
     MAX_QUEUES,
     Offer,
@@ -737,8 +744,10 @@ async def serve(
             lobby.sharing = await open_sharing(
                 record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
             )
+        live = None
         if lobby.sharing is not None:
             nursery.start_soon(lobby.sharing.listen)
+            live = await start_live(nursery, lobby.sharing.queue, events)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -761,10 +770,14 @@ async def serve(
                 if web is None:
                     nursery.cancel_scope.cancel()
                     return 1
+                if live is not None:  # (the games running at the other processes too)
+                    follow_elsewhere(live, game.name, web.index.set_elsewhere)
             task_status.started(port)
             await trio.sleep_forever()
         finally:
             stop_log()
+            if live is not None:
+                await live.aclose()
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0

@@ -15,8 +15,8 @@ games of two:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -27,6 +27,8 @@ from hub.core.play.jsonbot import Hello
 from hub.declared.relay import relay
 
 if TYPE_CHECKING:
+    from hub.core.model.bus import EventBus
+    from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
 
 MOVABLE = "tcp"
@@ -144,6 +146,15 @@ async def open_sharing(
     """The sharing of a server of ``game`` through the PostgreSQL database ``where`` (the
     records'), this process reached at ``host:port``; None for an SQLite file or none, or
     (after one line on stderr) a database that cannot be used."""
+    queue = await open_queue(where, host, port, prog)
+    return None if queue is None else Sharing(queue, game, waiting_here)
+
+
+async def open_queue(where: object, host: str, port: int, prog: str) -> SharedQueue | None:
+    """The shared waiting queue in the PostgreSQL database ``where``, for this process
+    reached at ``host:port`` (one for every game a process serves: ``hub serve``'s site
+    gives each game's `Sharing` the same one, and `listen_all` answers their calls); None
+    as `open_sharing`."""
     from hub.records.database import PostgresUrl, database_errors, one_line
     from hub.records.waiting import SharedQueue, advertised_host
 
@@ -154,8 +165,42 @@ async def open_sharing(
         write_all(2, f"{prog}: {text}\n".encode("utf-8", "replace"))
 
     try:
-        queue = await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
+        return await SharedQueue.open(where, f"{advertised_host(host)}:{port}", warn)
     except database_errors(OSError) as exc:
         warn(f"cannot share the waiting queue through {where}: {one_line(exc)}")
         return None
-    return Sharing(queue, game, waiting_here)
+
+
+async def listen_all(queue: SharedQueue, sharings: Sequence[Sharing]) -> None:
+    """Until cancelled: answer the calls of the posts of ``sharings`` (several games' on one
+    queue: a post's number is unique on the board, so only its own game's sharing has it)."""
+
+    def called(number: int, to: str) -> None:
+        for sharing in sharings:
+            sharing.called(number, to)
+
+    await queue.listen(called)
+
+
+async def start_live(nursery: trio.Nursery, queue: SharedQueue, events: EventBus) -> LiveList:
+    """The list of running games shared through ``queue``'s database (hub.records.live):
+    the games of ``events`` written, the other processes' read, in ``nursery``."""
+    from hub.records.live import LiveList
+
+    live = LiveList(queue)
+    events.listen(live.listen)
+    await nursery.start(live.run)
+    return live
+
+
+def follow_elsewhere(
+    live: LiveList, game: str, show: Callable[[list[dict[str, Any]]], None]
+) -> None:
+    """Give a lobby (``show``: its `hub.web.index.GameIndex.set_elsewhere`) the games of
+    ``game`` running at the other processes, as its rows, whenever they change."""
+    from hub.web.index import elsewhere_row
+
+    live.follow(
+        game,
+        lambda rows: show([elsewhere_row(r.game_id, r.game, r.players, r.started) for r in rows]),
+    )

@@ -13,6 +13,9 @@ behind one TCP port and one web address, and shuts them down gracefully.
   there are, and the connection closes (as every bad hello).
 * **Web** (``--web``): `hub.web.site`: a home page of the games, each game's lobby under
   ``/GAME/``, ``/health``.
+* **Several processes** (``--db postgresql://...``; docs/postgres.md): `Site.share` shares
+  each game's waiting queue with the other processes (`hub.declared.sharing`) and lists
+  the games running at them in each lobby (`hub.records.live`).
 * **Logs**: one line per event, ``key=value`` (`kv`), under ``hub.site``: connections,
   hellos, refusals, games started and ended, the drain; ``--log-level info`` shows them.
 * **Shutdown** (`Site.drain`): the first SIGINT or SIGTERM closes every game's server
@@ -32,7 +35,7 @@ import logging
 import signal
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -58,11 +61,22 @@ from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
+from hub.declared.sharing import (
+    Sharing,
+    follow_elsewhere,
+    listen_all,
+    open_queue,
+    start_live,
+)
 from hub.declared.terms import Offer, add_terms_options, offer_from
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.records.live import LiveList
+    from hub.records.waiting import SharedQueue
 
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
@@ -126,6 +140,8 @@ class Site:
     stopping: trio.Event = attrs.Factory(trio.Event)
     """Set by `stop` (the first signal): `serve` drains and ends."""
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    live: LiveList | None = None
+    """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
 
     def __attrs_post_init__(self) -> None:
         for server in self.servers.values():
@@ -204,12 +220,45 @@ class Site:
             raise BadHello(f"no game {hello.game!r} here; the games are {games}")
         return server
 
+    # -- several processes on one PostgreSQL (docs/postgres.md) -------------------------------
+
+    async def share(
+        self, nursery: trio.Nursery, where: object, host: str, port: int
+    ) -> SharedQueue | None:
+        """Share the waiting queue of every game of two through the PostgreSQL database
+        ``where`` (one `SharedQueue` for the process, one `Sharing` per game, its calls
+        answered in ``nursery``), this process reached at ``host:port``: a player waiting
+        for a game here is paired with one who came to another process's site, or to a
+        ``hub serve GAME`` of that game. The queue (to close at the end), or None: nothing
+        shared (an SQLite file, or a database that cannot be used: a line on stderr)."""
+        queue = await open_queue(where, host, port, PROG)
+        if queue is None:
+            return None
+        sharings = []
+        for name, server in self.servers.items():
+            if server.queue.size == 2:
+                server.sharing = Sharing(queue, name, partial(len, server.queue))
+                sharings.append(server.sharing)
+        nursery.start_soon(listen_all, queue, sharings)
+        self.live = await start_live(nursery, queue, self.events)
+        return queue
+
+    def others(self, game: str) -> Any:
+        """How ``game``'s lobby follows the games running at the other processes (None when
+        nothing is shared): `hub.web.site.SiteGame.others`."""
+        live = self.live
+        if live is None:
+            return None
+
+        return partial(follow_elsewhere, live, game)
+
     # -- health -------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """``/health``: ``ok`` or ``draining``, and per game the games running, the players
-        waiting in its queue and the games played since the start."""
-        return {
+        waiting in its queue and the games played since the start (with ``elsewhere``, the
+        games running at the other processes of a hub on PostgreSQL)."""
+        report: dict[str, Any] = {
             "status": "draining" if self.closing else "ok",
             "games": {
                 name: {
@@ -220,6 +269,10 @@ class Site:
                 for name, server in self.servers.items()
             },
         }
+        if self.live is not None:  # (the other processes' running games, as last read)
+            for name, counts in report["games"].items():
+                counts["elsewhere"] = self.live.seen.playing.get(name, 0)
+        return report
 
     # -- shutdown -----------------------------------------------------------------------------
 
@@ -471,6 +524,7 @@ async def serve(
             server.guests = options.guests
             server.names = None if boards is None or path is None else NameBook.at(path)
         stop_log = site.log_events()
+        queue: SharedQueue | None = None
         try:
             async with trio.open_nursery() as games:
                 for server in site.servers.values():
@@ -485,6 +539,8 @@ async def serve(
                 if boards is not None:
                     for server in site.servers.values():
                         games.start_soon(keep_ratings, server, boards)
+                if problem is None:
+                    queue = await site.share(games, path, options.host, port)
                 web_ok = options.web is None or await _start_web(outer, site, options, err, boards)
                 if not web_ok:
                     games.cancel_scope.cancel()
@@ -497,6 +553,10 @@ async def serve(
                 games.cancel_scope.cancel()
         finally:
             stop_log()
+            if site.live is not None:
+                await site.live.aclose()
+            if queue is not None:
+                await queue.aclose()
         outer.cancel_scope.cancel()
     return 0
 
@@ -523,6 +583,7 @@ async def _start_web(
             server,
             None if reader is None else reader.of_game(name),
             None if boards is None else Ratings(boards, (name,)),
+            site.others(name),
         )
         for name, server in site.servers.items()
     ]

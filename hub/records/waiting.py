@@ -33,13 +33,14 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import trio
 
 from hub.records.database import PostgresDatabase, PostgresUrl
 
+T = TypeVar("T")
 RETRY_SECONDS = 1.0
 """How long the listener waits before it connects again after a failure."""
 
@@ -201,22 +202,27 @@ class SharedQueue:
         return cls(board, url, warn)
 
     async def _run(self, name: str, *args: Any) -> Any:
-        """The board's method ``name`` in its thread, once more on a new connection if the
-        server had ended the old one (a restart: the call never reached it); None, after a
-        warning, if it fails."""
+        """The board's method ``name`` in its thread (`on_board`)."""
+        return await self.on_board(lambda board: getattr(board, name)(*args))
+
+    async def on_board(self, call: Callable[[WaitingBoard], T]) -> T | None:
+        """``call(board)`` in the board's thread (the process's one connection, for the
+        queue and for `hub.records.live`), once more on a new connection if the server had
+        ended the old one (a restart: the call never reached it); None, after a warning, if
+        it fails."""
         from hub.records.database import database_errors, one_line
 
-        def work() -> Any:
+        def work() -> T:
             if self._broken:
                 self.board.reconnect()
                 self._broken = False
             try:
-                return getattr(self.board, name)(*args)
+                return call(self.board)
             except database_errors():
                 if not self.board.db.connection.closed:
                     raise
                 self.board.reconnect()
-                return getattr(self.board, name)(*args)
+                return call(self.board)
 
         try:
             return await trio.to_thread.run_sync(work, limiter=self._limiter)

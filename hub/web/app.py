@@ -192,6 +192,8 @@ def create_app(
     async def game_page(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         game = await find(game_id)
+        if game is None and game_id in index.elsewhere:
+            return page(*_elsewhere_page(index.elsewhere[game_id]))
         if game is None:
             return page("No such game", "missing", "<p>No such game.</p>", status=404)
         data = detail(game)
@@ -378,7 +380,7 @@ def _table(name: str, games: Sequence[dict[str, JSON]], root: str = "") -> str:
     rows = []
     for game in games:
         names = ", ".join(player["name"] for player in game["players"])
-        if game["status"] == "finished":
+        if game["status"] == "finished" or game.get("elsewhere"):
             state = str(game.get("words") or game["result"])
         elif game["to_move"] is not None and game["to_move"] < len(game["players"]):
             state = f"{game['players'][game['to_move']]['name']} to move"
@@ -393,6 +395,19 @@ def _table(name: str, games: Sequence[dict[str, JSON]], root: str = "") -> str:
         '<table class="games"><thead><tr><th>game</th><th>players</th><th>moves</th>'
         f'<th>state</th></tr></thead><tbody id="{name}">{"".join(rows)}</tbody></table>'
     )
+
+
+def _elsewhere_page(game: dict[str, Any]) -> tuple[str, str, str]:
+    """The page of a game running at another process of the hub (title, name, body): its
+    moves are followed only there (the process that plays it); its record is here too once
+    it has ended."""
+    names = " vs ".join(player["name"] for player in game["players"]) or "?"
+    body = (
+        f'<p class="elsewhere">{escape(game["game"])}: {escape(names)} is being played at '
+        "another process of this hub: its moves can be followed only there. Once it has "
+        "ended, its record is shown here (reload this page).</p>"
+    )
+    return f"{game['game']}: {names}", "elsewhere", body
 
 
 def _game_body(

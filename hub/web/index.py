@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -37,6 +37,8 @@ from hub.web.render import points_text
 from hub.web.views import LiveGame, ShownGame, detail, move_json, summary
 
 LOBBY = "lobby"
+ELSEWHERE = "playing at another process"
+"""The state a lobby shows of a game running at another process (`elsewhere_row`)."""
 SERIES = "series:"
 """The topics of the series' pages: ``series:console``."""
 BUS_BUFFER = 4096
@@ -174,6 +176,9 @@ class GameIndex:
         self.stored: list[dict[str, Any]] = []
         """Finished games of a records store (their lobby rows, newest first), listed after
         the index's own recent games (`set_stored`)."""
+        self.elsewhere: dict[str, dict[str, Any]] = {}
+        """Games running at the other processes of a hub on PostgreSQL (their lobby rows,
+        newest first, by id), listed after the index's own running games (`set_elsewhere`)."""
 
     # -- input ----------------------------------------------------------------------------
 
@@ -356,12 +361,24 @@ class GameIndex:
             self.stored = rows
             self._snapshots.pop(LOBBY, None)
 
+    def set_elsewhere(self, rows: list[dict[str, Any]]) -> None:
+        """The games running at the other processes (their lobby rows: `elsewhere_row`),
+        for the lobby; its viewers get the new list at once."""
+        now = {row["id"]: row for row in rows}
+        if now != self.elsewhere:
+            self.elsewhere = now
+            self._snapshots.pop(LOBBY, None)
+            self._resync(LOBBY)
+
     def lobby(self) -> dict[str, Any]:
         running = [summary(game) for game in reversed(self.live.values())]
         recent = [summary(record) for record in reversed(self.finished.values())]
         if self.stored:
             known = {row["id"] for row in running + recent}
             recent += [row for row in self.stored if row["id"] not in known]
+        if self.elsewhere:  # (one that has ended is recorded already: listed as such)
+            known = {row["id"] for row in running + recent}
+            running += [row for key, row in self.elsewhere.items() if key not in known]
         return {"running": running, "recent": recent}
 
     def series_json(self, page: str) -> dict[str, JSON] | None:
@@ -431,3 +448,26 @@ def series_of(
         return None
     seats = tuple(declared.seat_name(seat).lower() for seat in range(len(score)))
     return series.page, seats, score
+
+
+def elsewhere_row(
+    game_id: str, game: str, players: Sequence[dict[str, str]], started: float
+) -> dict[str, Any]:
+    """The lobby row (as `hub.web.views.summary`'s) of a game running at another process of
+    the hub: no moves or state are known here, its ``words`` say where it is."""
+    return {
+        "id": game_id,
+        "game": game,
+        "rules": None,
+        "players": [{"name": p.get("name", "?"), "kind": p.get("kind", "")} for p in players],
+        "status": "running",
+        "elsewhere": True,
+        "ply": "",
+        "to_move": None,
+        "started_at": started,
+        "ended_at": None,
+        "result": "*",
+        "termination": None,
+        "how": None,
+        "words": ELSEWHERE,
+    }

@@ -51,6 +51,8 @@ LOGGER = logging.getLogger("hub.web")
 RESERVED = frozenset({"static", "health", "api"})
 """Paths of the site itself: no game is mounted there."""
 
+Others = Callable[[Callable[[list[dict[str, Any]]], None]], None]
+"""A game's lobby rows of its games running at the other processes (`SiteGame.others`)."""
 Status = Callable[[], dict[str, Any]]
 """The site's health: ``{"status": "ok" | "draining", "games": {...}}``."""
 
@@ -70,6 +72,9 @@ class SiteGame:
     records: RecordsReader | None = None
     ratings: Ratings | None = None
     """Its leaderboard and players' pages (``/NAME/ratings``), None without a database."""
+    others: Others | None = None
+    """How its lobby follows its games running at the other processes of a hub (called
+    once with the index's `GameIndex.set_elsewhere`), None for a process alone."""
 
 
 def create_site(
@@ -107,7 +112,8 @@ def create_site(
             f'<tr data-game="{escape(row["name"])}">'
             f'<td><a href="{escape(row["url"])}">{escape(row["name"])}</a></td>'
             f"<td>{escape(row['summary'])}</td><td>{escape(row['players'])}</td>"
-            f"<td>{row.get('playing', 0)}</td><td>{row.get('waiting', 0)}</td>"
+            f"<td>{row.get('playing', 0) + row.get('elsewhere', 0)}</td>"
+            f"<td>{row.get('waiting', 0)}</td>"
             + (
                 f'<td><a href="{escape(row["ratings"])}">ratings</a></td>'
                 if row["ratings"]
@@ -191,6 +197,9 @@ async def serve_site(
     the address cannot be bound."""
     collect_less_often()
     indexes = {game.name: GameIndex(game.bus) for game in games}
+    for game in games:
+        if game.others is not None:
+            game.others(indexes[game.name].set_elsewhere)
     hosts = allowed_hosts if allowed_hosts is not None else default_hosts(host)
     app = create_site(games, indexes, status, hosts=hosts, limits=limits)
     with bind_socket(host, port) as sock:

@@ -145,10 +145,22 @@ def pg_url(postgres_server: PostgresServer) -> str:
 def servers(pg_url: str) -> Iterator[tuple[Server, Server]]:
     """Two ``hub serve connect4 --db URL --web 0`` processes on the test's database, stopped
     (SIGINT) at the end unless the test killed them."""
+    yield from _two(pg_url, site=False)
+
+
+@pytest.fixture
+def sites(pg_url: str) -> Iterator[tuple[Server, Server]]:
+    """Two ``hub serve --db URL --web 0`` processes (every game at one address), as
+    `servers`."""
+    yield from _two(pg_url, site=True)
+
+
+def _two(pg_url: str, *, site: bool, mixed: bool = False) -> Iterator[tuple[Server, Server]]:
+    """Two processes (``mixed``: the second the other kind), stopped at the end."""
     started: list[Server] = []
     try:
-        started.append(start_server(pg_url))
-        started.append(start_server(pg_url))
+        started.append(start_server(pg_url, site=site))
+        started.append(start_server(pg_url, site=site != mixed))
         yield started[0], started[1]
     finally:
         for server in started:

@@ -28,11 +28,17 @@ class Server:
     port: int
     web: str
 
-    def recent(self) -> list[dict[str, Any]]:
-        """The lobby's recent games (``/api/games``), newest first."""
-        with urllib.request.urlopen(f"{self.web}api/games", timeout=30) as answer:
+    def lobby(self, game: str = "") -> dict[str, Any]:
+        """The lobby's running and recent games (``/api/games``; ``game``'s lobby, under
+        ``/GAME/``, of a site)."""
+        under = f"{game}/" if game else ""
+        with urllib.request.urlopen(f"{self.web}{under}api/games", timeout=30) as answer:
             lobby: dict[str, Any] = json.load(answer)
-        return list(lobby["recent"])
+        return lobby
+
+    def recent(self, game: str = "") -> list[dict[str, Any]]:
+        """The lobby's recent games, newest first."""
+        return list(self.lobby(game)["recent"])
 
     def play_bot(self, name: str, games: int) -> None:
         """``games`` whole games of the example bot against the AI, over TCP."""
@@ -45,9 +51,12 @@ class Server:
         assert done.returncode == 0
 
 
-def start_server(url: str) -> Server:
+def start_server(url: str, *, site: bool = False) -> Server:
+    """``hub serve connect4`` on the database ``url``; with ``site``, ``hub serve`` (every
+    game at one address: its ``web`` is then the home page's URL)."""
+    games = [] if site else ["connect4"]
     process = subprocess.Popen(
-        [program("hub"), "serve", "connect4", "--db", url, "--web", "0", "--tc", "none"],
+        [program("hub"), "serve", *games, "--db", url, "--web", "0", "--tc", "none"],
         stderr=subprocess.PIPE,
         text=True,
     )

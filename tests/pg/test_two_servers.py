@@ -22,10 +22,13 @@ class MidGame:
     """A bot that starts a game against the AI and moves once, then waits: a game in
     progress."""
 
-    def __init__(self, port: int, opponent: str = "ai:1") -> None:
+    def __init__(self, port: int, opponent: str = "ai:1", game: str = "") -> None:
         self.connection = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
         self.lines = self.connection.makefile("r", encoding="utf-8")
-        self.send({"type": "hello", "name": "cut-off", "opponent": opponent})
+        hello = {"type": "hello", "name": "cut-off", "opponent": opponent}
+        if game:  # (a site: every game at one port)
+            hello["game"] = game
+        self.send(hello)
         self.start = self.until("start")
         turn = self.until("turn")
         self.send({"move": turn["legal"][0]})

@@ -19,7 +19,7 @@ from hub.core.model.events import GameRecord
 from hub.records import GameSummary, RecordStore
 from hub.web import web_address
 from hub.web.client import follow
-from hub.web.index import GameIndex, game_topic
+from hub.web.index import ELSEWHERE, GameIndex, elsewhere_row, game_topic
 from hub.web.records import RecordsReader
 from hub.web.server import WebServer, serve_web, start_web
 from tests.web.helpers import ChessGame, play_tictactoe, started, tictactoe
@@ -301,3 +301,20 @@ async def test_the_console_api(web: Web) -> None:
 
 def test_a_fresh_index_serves_an_empty_lobby() -> None:
     assert GameIndex().lobby() == {"running": [], "recent": []}
+
+
+async def test_a_game_running_at_another_process_is_listed_and_its_page_says_so(
+    web: Web,
+) -> None:
+    far = elsewhere_row("far", "tictactoe", [{"name": EVIL, "kind": "remote"}], 1.0)
+    web.server.index.set_elsewhere([far])
+    with trio.fail_after(10):
+        page = await web.get("/")
+        assert 'href="/game/far"' in page.text and ELSEWHERE in page.text
+        assert EVIL not in page.text
+        shown = await web.get("/game/far")
+        assert shown.status_code == 200 and "being played at another process" in shown.text
+        assert EVIL not in shown.text and "&lt;img src=x" in shown.text
+        assert (await web.get("/game/near")).status_code == 404
+        web.server.index.set_elsewhere([])
+        assert (await web.get("/game/far")).status_code == 404  # (it ended: no record here)

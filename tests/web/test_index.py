@@ -14,7 +14,16 @@ import trio.testing
 from hub.core.model.bus import EventBus
 from hub.core.model.events import GameEnded
 from hub.core.model.referee import Termination
-from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, Viewer, game_topic
+from hub.web.index import (
+    ELSEWHERE,
+    LOBBY,
+    SERIES,
+    GameIndex,
+    TooManyViewers,
+    Viewer,
+    elsewhere_row,
+    game_topic,
+)
 from tests.web.helpers import ChessGame, moved, play_tictactoe, started, tictactoe
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
@@ -311,3 +320,29 @@ async def test_uqchess_games_are_not_the_console() -> None:
     assert "console" not in index.series
     ChessGame(bus, "c1", settings={}).start()
     assert index.series["console"].game_id == "c1"
+
+
+async def test_games_running_elsewhere_are_listed_after_its_own_and_its_viewers_told() -> None:
+    """A hub of several processes (hub/records/live.py): the lobby lists the games running
+    at the others after its own (a game of its own is never listed twice)."""
+    index = GameIndex()
+    index.apply(started("mine", "tictactoe", ".........", ["a", "b"]))
+    far = elsewhere_row("far", "tictactoe", [{"name": "x", "kind": "remote"}], 1.0)
+    mine = elsewhere_row("mine", "tictactoe", [{"name": "a", "kind": "program"}], 1.0)
+    with index.watch(LOBBY) as viewer:
+        assert [row["id"] for row in decode(await viewer.receive())["running"]] == ["mine"]
+        index.set_elsewhere([far, mine])
+        (lobby,) = await drain(viewer)
+        assert lobby["type"] == "lobby"
+        assert [row["id"] for row in lobby["running"]] == ["mine", "far"]
+        assert lobby["running"][1]["words"] == ELSEWHERE and lobby["running"][1]["elsewhere"]
+        index.set_elsewhere([far, mine])
+        assert await drain(viewer) == []  # nothing changed: nothing sent
+        index.set_stored([{**far, "status": "finished", "elsewhere": False}])
+        lobby = index.lobby()  # ended and recorded, not yet read off the live list
+        assert [row["id"] for row in lobby["running"]] == ["mine"]
+        assert [row["id"] for row in lobby["recent"]] == ["far"]
+        await drain(viewer)
+        index.set_elsewhere([])
+        (lobby,) = await drain(viewer)
+        assert [row["id"] for row in lobby["running"]] == ["mine"]

@@ -60,7 +60,7 @@ function lobbyRow(game) {
   const first = el("td");
   first.append(link);
   let state = "playing";
-  if (game.status === "finished") state = game.words || game.result;
+  if (game.status === "finished" || game.elsewhere) state = game.words || game.result;
   else if (game.to_move !== null && game.to_move < game.players.length) {
     state = `${game.players[game.to_move].name} to move`;
   }
