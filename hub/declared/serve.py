@@ -42,6 +42,7 @@ from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dump
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
+from hub.declared.adjourned import ADJOURNED, ADJOURNED_AT, Gathering, NotResumable, Resumptions
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -192,6 +193,10 @@ class GameServer:
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
     process's queue alone; hub.declared.sharing)."""
 
+    resumptions: Resumptions | None = None
+    """The adjourned games being resumed here (hub.declared.adjourned; None: no records,
+    nothing to resume)."""
+
     _pairing: bool = False
     """Whether the task that seats waiting players whose reach has grown runs."""
 
@@ -291,7 +296,10 @@ class GameServer:
             raise BadHello(str(exc)) from None
         connection.busy = lambda: True
         try:
-            await self._one_game(connection, hello, player, opponent)
+            if hello.resume:
+                await self._resume(connection, hello.resume, player)
+            else:
+                await self._one_game(connection, hello, player, opponent)
         finally:
             connection.busy = lambda: False
 
@@ -302,6 +310,8 @@ class GameServer:
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
         self.closing = True
+        if self.resumptions is not None:
+            self.resumptions.call_off(CLOSING)
         for entry in self.queue.dismiss():
             if isinstance(entry.item, BrowserSeat):
                 entry.item.call_off(f"{CLOSING}: no game was played.")
@@ -317,6 +327,75 @@ class GameServer:
         the record kept by whoever keeps such records)."""
         for match in list(self.running):
             match.stop(None, Termination.ABORTED, detail)
+
+    # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
+
+    async def _resume(self, connection: Connection, game_id: str, player: PlayerInfo) -> None:
+        """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
+        played on once every registered seat is back (by the last to come, in its task);
+        until then it waits while connected. `BadHello` if it may not."""
+        resumptions = self.resumptions
+        if resumptions is None:
+            raise BadHello("this server keeps no records: there is no adjourned game to resume")
+        try:
+            gathering, number = await resumptions.join(type(self.game), game_id, player)
+        except NotResumable as exc:
+            raise BadHello(str(exc)) from None
+        gathering.seats[number] = self._seat(connection, player)
+        if gathering.complete:
+            await self._play_on(game_id, gathering)
+            return
+        async with trio.open_nursery() as nursery:
+
+            async def gone() -> None:  # (a line or EOF before the game starts: it left)
+                with contextlib.suppress(LineError):
+                    await connection.lines.receive_line()
+                resumptions.leave(game_id, gathering, number)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(gone)
+            await gathering.started.wait()
+            nursery.cancel_scope.cancel()
+        if gathering.called_off:
+            raise BadHello(gathering.called_off)
+        await gathering.done.wait()
+
+    async def _play_on(self, game_id: str, gathering: Gathering) -> None:
+        """Play the gathered adjourned game on from its last recorded move, under its id
+        (its record replaces the adjourned one: hub.records.store)."""
+        assert self.resumptions is not None
+        resumed = gathering.resumption
+        kept = False
+        try:
+            maker = SeatMaker(resumed.game, random.randrange(2**31))
+            numbers = sorted(resumed.built)
+            async with maker.seats([resumed.built[n] for n in numbers]) as made:
+                seats = dict(gathering.seats)
+                seats.update(zip(numbers, made, strict=True))
+                ordered = [seats[n] for n in range(len(seats))]
+                gathering.started.set()
+                match = Match(
+                    resumed.game,
+                    resumed.history.state,
+                    ordered,
+                    events=self.events,
+                    time_control=resumed.controls,
+                    settings=resumed.game.settings,
+                    record_settings={ADJOURNED_AT: resumed.adjourned_at()},
+                    game_id=game_id,
+                    history=resumed.history,
+                )
+                resumed.set_clocks(match.clocks.seats)
+                self.games += 1
+                self.running.add(match)
+                try:
+                    await play_attended(match, ordered, math.inf)
+                finally:
+                    self.running.discard(match)
+                    self._quiet.set()
+                    kept = recorded(match)
+        finally:
+            self.resumptions.finished(game_id, gathering, kept=kept)
 
     def _built(self, opponent: str) -> SeatSpec:
         """The built-in player ``opponent`` names; nothing else is looked up (a path is
@@ -645,6 +724,17 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
+
+
+def recorded(match: Match[Any, Any]) -> bool:
+    """Whether ``match``'s game is kept in the records (by ``hub serve``): finished, or
+    adjourned; not another abort."""
+    fault = match.result.fault if match.result is not None else None
+    if match.result is None:
+        return False
+    return (
+        fault is None or fault.termination is not Termination.ABORTED or (fault.detail == ADJOURNED)
+    )
 
 
 REACH = 150.0

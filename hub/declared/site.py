@@ -53,6 +53,7 @@ from hub.core.model.referee import Termination
 from hub.core.play.game import TC_HELP as TC_TEXT
 from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome_line
+from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
@@ -62,11 +63,10 @@ from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
+from hub.web.records import RecordsReader
 
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
-ADJOURNED = "adjourned: the server shut down"
-"""The detail of a game the drain ended (its record is kept)."""
 ADJOURN_SECONDS = 10.0
 """How long the adjourned games may take to tell their players (each seat's end is bounded)."""
 log = logging.getLogger("hub.site")
@@ -433,9 +433,12 @@ async def serve(
         problem = await open_recording(outer, site.events, path, prog=PROG, keep=kept)
         # one book of names and one leaderboard for every game (no database: all guests)
         boards = None if path is None or problem is not None else LeaderboardReader(path)
+        records = None if boards is None or path is None else RecordsReader.at(path)
         for server in site.servers.values():
             server.guests = options.guests
             server.names = None if boards is None or path is None else NameBook.at(path)
+            if records is not None:  # adjourned games are played on from their records
+                server.resumptions = Resumptions(records.get)
         stop_log = site.log_events()
         try:
             async with trio.open_nursery() as games:

@@ -6,7 +6,8 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
   ``{"type":"hello","name":"mybot"}`` (over TCP it may add ``"opponent":"ai:3"``,
   ``"random"`` or ``"any"``, the default: the next client to arrive; ``"game"``, which
   a server of several games, ``hub serve`` alone, needs: its welcome lists ``"games"``; and
-  ``"token"``, the token of its registered name: ``hub bots add``);
+  ``"token"``, the token of its registered name: ``hub bots add``; and ``"resume"``, the
+  id of a game the server adjourned, whose seat it takes again: hub.declared.adjourned);
 * ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
   "settings":{...},"time_control":"none"}``: the game begins;
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
@@ -46,6 +47,8 @@ MAX_LINE = 4096
 OPPONENTS_ANY = "any"
 MAX_TOKEN = 200
 """The longest token a hello may carry (``hub bots add`` gives 43 characters)."""
+MAX_GAME_ID = 64
+"""The longest game id a hello's ``resume`` may name (hub's are 32 hex digits)."""
 
 
 def dumps(value: object) -> str:
@@ -73,6 +76,8 @@ class Hello:
     game: str = ""
     token: str | None = attrs.field(default=None, repr=False)
     """The registered name's token (``hub bots add``), if the bot sent one; never logged."""
+    resume: str = ""
+    """The id of an adjourned game to play on (hub.declared.adjourned), "" for a new game."""
 
 
 class BadHello(ValueError):
@@ -105,13 +110,20 @@ def parse_hello(line: str) -> Hello:
     opponent = value.get("opponent", OPPONENTS_ANY)
     token = value.get("token")
     game = value.get("game", "")
-    if not isinstance(name, str) or not isinstance(opponent, str) or not isinstance(game, str):
-        raise BadHello("name, opponent and game must be strings")
+    resume = value.get("resume", "")
+    if not all(isinstance(text, str) for text in (name, opponent, game, resume)):
+        raise BadHello("name, opponent, game and resume must be strings")
+    if len(resume) > MAX_GAME_ID:
+        raise BadHello(f"resume: a game id has at most {MAX_GAME_ID} characters")
     if token is not None and (not isinstance(token, str) or len(token) > MAX_TOKEN):
         raise BadHello(f"token must be a string of at most {MAX_TOKEN} characters")
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
     return Hello(
-        name, opponent.strip()[:40] or OPPONENTS_ANY, game=game.strip()[:40], token=token or None
+        name,
+        opponent.strip()[:40] or OPPONENTS_ANY,
+        game=game.strip()[:40],
+        token=token or None,
+        resume=resume.strip(),
     )
 
 
