@@ -42,12 +42,14 @@ from hub.core.play.record import NO_VIEW, History
 from hub.core.play.vocabulary import Seat
 from hub.declared.seats import SeatSpec, SeatSpecError, parse_seat
 from hub.records.identities import KINDS, RESERVED
-from hub.records.store import PLAYED_ON
+from hub.records.store import PLAYED_ON, GameSummary
 
 ADJOURNED = "adjourned: the server shut down"
 """The detail of a game the drain ended (its record is kept, and it may be resumed)."""
 ADJOURNED_AT = PLAYED_ON
 """The record setting of a resumed game: the plies made before each adjournment."""
+LISTED = 20
+"""The most adjourned games the lobby page lists for one person."""
 BUILT_KINDS = ("ai",)
 """The kinds of player rebuilt from their spec (the built-in levels and random movers)."""
 
@@ -221,6 +223,9 @@ class Resumptions:
     records (``lookup``), gathered, played by the last player to come back."""
 
     lookup: Callable[[str], Awaitable[GameRecord | None]]
+    listing: Callable[[str, str, int], Awaitable[list[GameSummary]]] | None = None
+    """The aborted games of a game with a seat of an identity (`hub.web.records.RecordsReader.
+    adjourned`), for the lobby page's "your adjourned games"."""
     gatherings: dict[str, Gathering] = attrs.Factory(dict)
     ended: set[str] = attrs.Factory(set)
     """The games played on here that ended kept (finished, or adjourned again as the
@@ -254,6 +259,18 @@ class Resumptions:
         if not free:
             raise NotResumable(f"{player.name}'s seat in game {game_id[:8]} is taken already")
         return gathering, free[0]
+
+    async def of_player(self, game: str, player: PlayerInfo) -> list[GameSummary]:
+        """The adjourned games of ``game`` that ``player`` (registered) may resume, newest
+        first, at most `LISTED`; none for a guest."""
+        if self.listing is None or not registered(player):
+            return []
+        found = await self.listing(game, player.identity, LISTED)
+        return [
+            summary
+            for summary in found
+            if summary.detail == ADJOURNED and summary.game_id not in self.ended
+        ]
 
     def leave(self, game_id: str, gathering: Gathering, seat: int) -> None:
         """A player who waited has gone before the game started: its seat is free again."""

@@ -180,6 +180,21 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.draw.moved(moved.seat)
         self._bump()
 
+    def earlier(self, recorded: Sequence[tuple[int, str, Any]], first: Any) -> None:
+        """Before a game played on from its record (an adjourned game resumed:
+        hub.declared.adjourned): list its moves so far, each (seat, text, state after),
+        from the state ``first``, as `observe` would have."""
+        before = first
+        pictures = self.game.pictures
+        for seat, text, after in recorded:
+            view = self.game.view(before, None)
+            number = pictures.move_number(view)
+            head = self._label(seat, view) if number is None else number
+            self.numbered = number is not None
+            self.moves.append(f"{head} {pictures.move_words(view, text)}")
+            before = after
+        self._bump()
+
     async def time_up(self, seat: int) -> None:
         self._bump()
 

@@ -52,6 +52,7 @@ from hub.declared.browser import (
     SeatDesk,
     cannot_ask,
     come,
+    people,
     play_attended,
     rotated,
     who,
@@ -356,9 +357,72 @@ class GameServer:
             nursery.start_soon(gone)
             await gathering.started.wait()
             nursery.cancel_scope.cancel()
+        if not gathering.called_off:
+            await gathering.done.wait()
+        if gathering.called_off:  # (before it started, or a person did not come)
+            raise BadHello(f"{gathering.called_off}: the game was not resumed")
+
+    async def adjourned(self, player: PlayerInfo) -> list[dict[str, Any]]:
+        """The lobby page's "your adjourned games": those of this game ``player`` may resume
+        (``game_id``, ``players``, ``moves``, ``ended_at``); none for a guest."""
+        if self.resumptions is None:
+            return []
+        found = await self.resumptions.of_player(self.game.name, player)
+        return [
+            {
+                "game_id": summary.game_id,
+                "players": list(summary.players),
+                "moves": summary.moves,
+                "ended_at": summary.ended_at,
+            }
+            for summary in found
+        ]
+
+    async def resume(self, game_id: str, player: PlayerInfo) -> dict[str, Any]:
+        """A person in a browser takes their seat in the adjourned game ``game_id`` again
+        (the lobby page's "Resume"): their seat's page (``{"play": PATH}``), where they wait
+        for the other players to come back while the page is open; `Refused` if they may
+        not, `ServerFull` once closing."""
+        assert self.nursery is not None and self.desk is not None
+        if self.closing:
+            raise ServerFull(CLOSING)
+        if self.resumptions is None:
+            raise Refused("this server keeps no records: there is no adjourned game to resume")
+        try:
+            gathering, number = await self.resumptions.join(type(self.game), game_id, player)
+        except NotResumable as exc:
+            raise Refused(str(exc)) from None
+        seat = self.desk.open(self.game, player)
+        gathering.seats[number] = seat
+        seat.place(number, [each.name for each in gathering.resumption.record.players])
+        if gathering.complete:
+            self.nursery.start_soon(self._play_on, game_id, gathering)
+        else:
+            seat.wait_for("Waiting for the other players to resume the game.")
+            self.nursery.start_soon(self._resume_waits, game_id, gathering, number, seat)
+        return {"play": f"/play/{seat.token}", "share": None}
+
+    async def _resume_waits(
+        self, game_id: str, gathering: Gathering, number: int, seat: BrowserSeat
+    ) -> None:
+        """A person waits for the others of their adjourned game while their page is open;
+        gone (or the game called off), their seat is free again."""
+        assert self.resumptions is not None
+        resumptions = self.resumptions
+        arrival = math.inf if self.arrival is None else self.arrival
+        async with trio.open_nursery() as nursery:
+
+            async def gone() -> None:
+                await seat.gone(arrival, self.grace)
+                resumptions.leave(game_id, gathering, number)
+                seat.call_off("You left: the game was not resumed.")
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(gone)
+            await gathering.started.wait()
+            nursery.cancel_scope.cancel()
         if gathering.called_off:
-            raise BadHello(gathering.called_off)
-        await gathering.done.wait()
+            seat.call_off(f"{gathering.called_off}: the game was not resumed.")
 
     async def _play_on(self, game_id: str, gathering: Gathering) -> None:
         """Play the gathered adjourned game on from its last recorded move, under its id
@@ -374,6 +438,15 @@ class GameServer:
                 seats.update(zip(numbers, made, strict=True))
                 ordered = [seats[n] for n in range(len(seats))]
                 gathering.started.set()
+                absent = await come(resumed.game, ordered, self.arrival, self.grace)
+                if absent or self.closing:
+                    missing = who(resumed.game, ordered, absent)
+                    why = CLOSING if self.closing else f"{missing} did not come in time"
+                    gathering.called_off = why
+                    for seat in ordered:
+                        if isinstance(seat, BrowserSeat):
+                            seat.call_off(f"{why}: the game was not resumed.")
+                    return
                 match = Match(
                     resumed.game,
                     resumed.history.state,
@@ -386,10 +459,16 @@ class GameServer:
                     history=resumed.history,
                 )
                 resumed.set_clocks(match.clocks.seats)
+                so_far = [
+                    (seat, text, after) for seat, text, _, after, _ in resumed.history.recorded
+                ]
+                for _, person in people(ordered):
+                    person.earlier(so_far, resumed.history.initial)
                 self.games += 1
                 self.running.add(match)
                 try:
-                    await play_attended(match, ordered, math.inf)
+                    grace = self.grace if self.arrival is not None else math.inf
+                    await play_attended(match, ordered, grace)
                 finally:
                     self.running.discard(match)
                     self._quiet.set()

@@ -438,7 +438,7 @@ async def serve(
             server.guests = options.guests
             server.names = None if boards is None or path is None else NameBook.at(path)
             if records is not None:  # adjourned games are played on from their records
-                server.resumptions = Resumptions(records.get)
+                server.resumptions = Resumptions(records.get, records.adjourned)
         stop_log = site.log_events()
         try:
             async with trio.open_nursery() as games:

@@ -485,10 +485,12 @@ class RecordStore:
         player: str | None = None,
         match_id: str | None = None,
         limit: int | None = None,
+        termination: str | None = None,
     ) -> list[GameSummary]:
         """Summaries of the games that match every filter given, newest (by end) first.
-        ``player`` is a player's name, case-insensitive."""
-        where, params = _filters(self._db, game, player, match_id)
+        ``player`` is a player's name, case-insensitive; ``termination`` a `Termination`
+        value (``aborted``: the adjourned games among them)."""
+        where, params = _filters(self._db, game, player, match_id, termination)
         limited, count = _limit(limit)
         rows = self._db.execute(
             f"{_summary_select(self._db)} {where} ORDER BY ended_at DESC, rowid DESC{limited}",
@@ -524,10 +526,17 @@ class RecordStore:
 
 
 def _filters(
-    db: Database, game: str | None, player: str | None, match_id: str | None
+    db: Database,
+    game: str | None,
+    player: str | None,
+    match_id: str | None,
+    termination: str | None = None,
 ) -> tuple[str, tuple[Any, ...]]:
     clauses: list[str] = []
     params: list[Any] = []
+    if termination is not None:
+        clauses.append("termination = ?")
+        params.append(termination)
     if game is not None:
         clauses.append("game = ?")
         params.append(game)
