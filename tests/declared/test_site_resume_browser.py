@@ -102,4 +102,4 @@ async def test_a_person_resumes_an_adjourned_game_from_the_lobby_and_finishes_it
     assert record.termination.value != "aborted"
     assert record.settings[ADJOURNED_AT] == [4]
     assert len(record.moves) > 4
-    assert [player.identity for player in record.players][0] == "person:carol"
+    assert record.players[0].identity == "person:carol"
