@@ -337,7 +337,9 @@ class GameServer:
         until then it waits while connected. `BadHello` if it may not."""
         resumptions = self.resumptions
         if resumptions is None:
-            raise BadHello("this server keeps no records: there is no adjourned game to resume")
+            raise BadHello(
+                "no adjourned games are resumed here (hub serve, every game, on its database)"
+            )
         try:
             gathering, number = await resumptions.join(type(self.game), game_id, player)
         except NotResumable as exc:
@@ -387,7 +389,9 @@ class GameServer:
         if self.closing:
             raise ServerFull(CLOSING)
         if self.resumptions is None:
-            raise Refused("this server keeps no records: there is no adjourned game to resume")
+            raise Refused(
+                "no adjourned games are resumed here (hub serve, every game, on its database)"
+            )
         try:
             gathering, number = await self.resumptions.join(type(self.game), game_id, player)
         except NotResumable as exc:

@@ -21,7 +21,9 @@ behind one TCP port and one web address, and shuts them down gracefully.
   the games still running then are ended as aborted with the detail `ADJOURNED`, and
   recorded with every move (the records store keeps them, unlike other aborted games). A
   second signal ends the wait at once (the games are adjourned the same way). The exit
-  status is 130 (SIGINT) or 143 (SIGTERM) as for every server.
+  status is 130 (SIGINT) or 143 (SIGTERM) as for every server. Run again on the same
+  database, the players resume an adjourned game (hub.declared.adjourned: a bot's hello
+  ``"resume": GAME_ID``, a person's "Resume" on the lobby page).
 """
 
 from __future__ import annotations
@@ -293,8 +295,10 @@ def parser(games: Sequence[str]) -> Parser:
         "its port printed alone on the first line of stderr; with --web, one web address "
         "(its URL on the next line) with a home page of the games, each game's lobby at "
         "/GAME/ and /health. SIGINT or SIGTERM stops it gracefully: no new games, the "
-        "running ones finish within --drain seconds, the rest are adjourned (recorded); a "
-        "second signal adjourns them at once (docs/running.md). `hub serve GAME` serves one "
+        "running ones finish within --drain seconds, the rest are adjourned (recorded, and "
+        'resumed by their players when it runs again on the same --db: "resume" in a bot\'s '
+        "hello, Resume on the lobby page); a second signal adjourns them at once "
+        "(docs/running.md). `hub serve GAME` serves one "
         "game with its own options (hub serve GAME --help).",
     )
     made.add_argument(
