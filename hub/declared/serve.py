@@ -139,6 +139,8 @@ PEOPLE = ("any", "person", "friend")
 """The opponents that are people (the others are built-in players)."""
 ASK_FOR = "ask for any, random or ai:N"
 ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
+NOT_RESUMED = "no adjourned games are resumed here (hub serve, every game, with records)"
+"""The words of a resume where no records are kept (``hub serve GAME``, ``--no-record``)."""
 CLOSING = "the server is shutting down"
 """The words of a hello or a new game refused, or a queue left, once `GameServer.close`d."""
 BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
