@@ -282,6 +282,8 @@ class Resumptions:
         """The game played on has ended (``kept``: recorded) or never started: forget it."""
         if kept:
             self.ended.add(game_id)
+        if not gathering.started.is_set() and not gathering.called_off:
+            gathering.called_off = "the game could not be played on"  # (its seats not made)
         if self.gatherings.get(game_id) is gathering:
             del self.gatherings[game_id]
         gathering.started.set()

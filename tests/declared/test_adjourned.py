@@ -185,31 +185,14 @@ async def test_a_player_who_leaves_frees_its_seat_and_closing_calls_the_rest_off
     assert not resumptions.gatherings
 
 
-def test_the_game_played_on_replaces_the_adjourned_record_in_the_store(tmp_path: Any) -> None:
-    from hub.records import RecordStore
+async def test_a_game_that_ends_before_it_started_tells_its_waiting_players() -> None:
+    async def lookup(game_id: str) -> GameRecord | None:
+        return adjourned((ALICE, BOB))
 
-    first = adjourned()
-    more = (*first.moves, RecordedMove(1, "3", 1.0, None))
-    played_on = GameRecord(
-        **{
-            **_fields(first),
-            "moves": more,
-            "settings": {ADJOURNED_AT: [3]},
-            "termination": Termination.RESIGNATION,
-            "winners": (0,),
-            "detail": "",
-        }
-    )
-    with RecordStore.open(tmp_path / "games.db") as store:
-        store.add(first)
-        store.add(first)  # idempotent as every record
-        store.add(played_on)
-        assert store.count() == 1
-        kept = store.get(first.game_id)
-        assert kept is not None and kept.termination is Termination.RESIGNATION
-        assert len(kept.moves) == 4
-        store.add(first)  # the adjourned record again (a late writer): the game stays
-        again = store.get(first.game_id)
-        assert again is not None and again.termination is Termination.RESIGNATION
-        (summary,) = store.games(player="alice")
-        assert summary.game_id == first.game_id
+    resumptions = Resumptions(lookup)
+    gathering, seat = await resumptions.join(ConnectFour, "ab" * 16, ALICE)
+    gathering.seats[seat] = object()  # type: ignore[assignment]
+    resumptions.finished("ab" * 16, gathering)  # (its built players could not be made)
+    assert gathering.called_off and gathering.done.is_set()
+    gathering, seat = await resumptions.join(ConnectFour, "ab" * 16, ALICE)  # not kept: again
+    assert seat == 0
