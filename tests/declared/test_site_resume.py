@@ -75,9 +75,11 @@ def test_a_bot_resumes_its_adjourned_game_after_a_restart_and_finishes_it(
             assert json.loads(stream.readline())["type"] == "welcome"
             hello = {"type": "hello", "name": "resumer", "token": token, "game": "connect4"}
             send({**hello, "opponent": "ai:1"})
-            turns = 0
+            turns, started = 0, ""
             while True:
                 message = json.loads(stream.readline())
+                if message["type"] == "start":
+                    started = message["game_id"]  # (what it resumes)
                 if message["type"] != "turn":
                     continue
                 if turns == 3:  # its fourth turn: the server stops while it thinks
@@ -98,6 +100,7 @@ def test_a_bot_resumes_its_adjourned_game_after_a_restart_and_finishes_it(
     assert adjourned is not None and adjourned.detail == ADJOURNED
     assert len(adjourned.moves) >= 6  # three of its moves, three of ai:1's
     game_id = adjourned.game_id
+    assert started == game_id
 
     server, port = _serve(database)
     try:

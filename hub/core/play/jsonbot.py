@@ -9,7 +9,8 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
   ``"token"``, the token of its registered name: ``hub bots add``; and ``"resume"``, the
   id of a game the server adjourned, whose seat it takes again: hub.declared.adjourned);
 * ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
-  "settings":{...},"time_control":"none"}``: the game begins;
+  "settings":{...},"time_control":"none","game_id":"..."}``: the game begins (its id: the
+  records', and what a hello's ``resume`` names if the game is adjourned);
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
   the bot's move is wanted; it answers ``{"move":"4"}`` before its clock runs out;
 * ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too); the
@@ -154,6 +155,7 @@ class JsonCodec:
             "players": [player.name for player in event.players],
             "settings": self.game.settings,
             "time_control": start.control.describe(),
+            "game_id": event.game_id,
         }
         return [dumps(message)]
 
