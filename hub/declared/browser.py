@@ -201,6 +201,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
     async def end(self, result: MatchResult[Any, Any]) -> None:
         players = [PlayerInfo(name) for name in self.players]
         self.result = result_words(self.game, players, result)
+        self._adjourned(result)
         self.ending = (result.termination.value, sorted(result.outcome.winners))
         self.over = True
         self.turn = None
@@ -209,6 +210,19 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if not self.draw.seats:
             self._draws.pop(self.game_id, None)
         self._bump()
+
+    def _adjourned(self, result: MatchResult[Any, Any]) -> None:
+        """A game the server's shutdown adjourned: the page says so, and that a player with
+        a registered name resumes it from the lobby (hub.declared.adjourned)."""
+        from hub.declared.adjourned import ADJOURNED, registered
+
+        fault = result.fault
+        if fault is None or fault.seat is not None or fault.detail != ADJOURNED:
+            return
+        self.result = "adjourned: the server shut down"
+        mine = self.infos[self.seat] if 0 <= self.seat < len(self.infos) else None
+        if mine is not None and registered(mine):
+            self.result += "; resume it from the lobby page when the server is back"
 
     # -- whether the person is here ------------------------------------------------------------
 
