@@ -26,6 +26,7 @@ made before each adjournment) and **replaces** the adjourned record in the store
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -149,8 +150,6 @@ def rebuild(game_class: type[Game[Any, Any]], record: GameRecord) -> Resumption:
         game = game_class(settings, len(record.players))
     except ValueError as exc:
         raise NotResumable(f"its settings are no longer valid: {exc}") from None
-    import random
-
     first = game.start(random.Random(0))
     if game.view(first, None) != record.initial_state:
         raise NotResumable("its first position was laid out at random: it cannot be rebuilt")
@@ -167,7 +166,12 @@ def rebuild(game_class: type[Game[Any, Any]], record: GameRecord) -> Resumption:
         raise NotResumable(f"its moves do not replay: {exc}") from None
     if game.outcome(state) is not None:
         raise NotResumable("its moves end the game: there is nothing to play on")
-    controls = tuple(TimeControl.parse(text) for text in record.time_controls)
+    try:
+        controls = tuple(TimeControl.parse(text) for text in record.time_controls)
+    except ValueError as exc:
+        raise NotResumable(f"its time control: {exc}") from None
+    if len(controls) != len(record.players):
+        raise NotResumable(f"{len(controls)} time controls for {len(record.players)} seats")
     clocks = [SeatClock(control) for control in controls]
     for played in record.moves:
         if 0 <= played.seat < len(clocks) and clocks[played.seat].remaining is not None:

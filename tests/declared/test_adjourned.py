@@ -196,3 +196,13 @@ async def test_a_game_that_ends_before_it_started_tells_its_waiting_players() ->
     assert gathering.called_off and gathering.done.is_set()
     gathering, seat = await resumptions.join(ConnectFour, "ab" * 16, ALICE)  # not kept: again
     assert seat == 0
+
+
+def test_a_record_whose_clocks_or_end_do_not_fit_is_refused() -> None:
+    with pytest.raises(NotResumable, match="time control"):
+        rebuild(ConnectFour, adjourned(tcs=("soon", "soon")))
+    with pytest.raises(NotResumable, match="1 time controls for 2 seats"):
+        rebuild(ConnectFour, adjourned(tcs=("none",)))
+    won = ("4", "3", "4", "3", "4", "3", "4")  # four in a column: the game is over
+    with pytest.raises(NotResumable, match="nothing to play on"):
+        rebuild(ConnectFour, adjourned(moves=won))
