@@ -172,8 +172,16 @@ class Site:
             while True:
                 hello = await handshake(lines, "", welcome=False)
                 server = self._server_for(hello)
+                asked: dict[str, object] = {"resume": hello.resume} if hello.resume else {}
                 log.info(
-                    kv("hello", **where, game=hello.game, name=hello.name, opponent=hello.opponent)
+                    kv(
+                        "hello",
+                        **where,
+                        game=hello.game,
+                        name=hello.name,
+                        opponent=hello.opponent,
+                        **asked,
+                    )
                 )
                 await server.play_hello(connection, hello)
                 if self.closing:
