@@ -339,9 +339,7 @@ class GameServer:
         until then it waits while connected. `BadHello` if it may not."""
         resumptions = self.resumptions
         if resumptions is None:
-            raise BadHello(
-                "no adjourned games are resumed here (hub serve, every game, on its database)"
-            )
+            raise BadHello(NOT_RESUMED)
         try:
             gathering, number = await resumptions.join(type(self.game), game_id, player)
         except NotResumable as exc:
@@ -391,14 +389,16 @@ class GameServer:
         if self.closing:
             raise ServerFull(CLOSING)
         if self.resumptions is None:
-            raise Refused(
-                "no adjourned games are resumed here (hub serve, every game, on its database)"
-            )
+            raise Refused(NOT_RESUMED)
         try:
             gathering, number = await self.resumptions.join(type(self.game), game_id, player)
         except NotResumable as exc:
             raise Refused(str(exc)) from None
-        seat = self.desk.open(self.game, player)
+        try:
+            seat = self.desk.open(self.game, player)
+        except DeskFull:
+            self.resumptions.leave(game_id, gathering, number)  # (forgotten if no one waits)
+            raise
         gathering.seats[number] = seat
         seat.place(number, [each.name for each in gathering.resumption.record.players])
         if gathering.complete:
