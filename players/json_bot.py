@@ -37,6 +37,8 @@ def play(reader: TextIO, writer: TextIO, options: argparse.Namespace) -> int:
         hello["game"] = options.game  # `hub serve` alone serves several games: which one
     if options.token:
         hello["token"] = options.token  # its registered name's (`hub bots add`)
+    if options.resume:
+        hello["resume"] = options.resume  # its seat in a game the server adjourned
     for line in reader:
         message = json.loads(line)
         kind = message.get("type")
@@ -46,6 +48,7 @@ def play(reader: TextIO, writer: TextIO, options: argparse.Namespace) -> int:
             send({"move": choose(message, rng)})
         elif kind == "end":
             games += 1
+            hello.pop("resume", None)  # (that game is over: later ones are new)
             if options.connect and games < options.games:
                 send(hello)  # another game on the same connection
             elif options.connect:
@@ -66,6 +69,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--token", default="", help="over TCP: the token of its registered name (hub bots add)"
+    )
+    parser.add_argument(
+        "--resume",
+        default="",
+        metavar="GAME_ID",
+        help="over TCP to `hub serve`: play on the adjourned game GAME_ID (its first game)",
     )
     parser.add_argument("--games", type=int, default=1, help="over TCP: games to play")
     parser.add_argument("--seed", type=int, default=None, help="seed of its random choices")

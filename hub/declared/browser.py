@@ -180,12 +180,28 @@ class BrowserSeat(BaseSeat[Any, Any]):
         self.draw.moved(moved.seat)
         self._bump()
 
+    def earlier(self, recorded: Sequence[tuple[int, str, Any]], first: Any) -> None:
+        """Before a game played on from its record (an adjourned game resumed:
+        hub.declared.adjourned): list its moves so far, each (seat, text, state after),
+        from the state ``first``, as `observe` would have."""
+        before = first
+        pictures = self.game.pictures
+        for seat, text, after in recorded:
+            view = self.game.view(before, None)
+            number = pictures.move_number(view)
+            head = self._label(seat, view) if number is None else number
+            self.numbered = number is not None
+            self.moves.append(f"{head} {pictures.move_words(view, text)}")
+            before = after
+        self._bump()
+
     async def time_up(self, seat: int) -> None:
         self._bump()
 
     async def end(self, result: MatchResult[Any, Any]) -> None:
         players = [PlayerInfo(name) for name in self.players]
         self.result = result_words(self.game, players, result)
+        self._adjourned(result)
         self.ending = (result.termination.value, sorted(result.outcome.winners))
         self.over = True
         self.turn = None
@@ -194,6 +210,19 @@ class BrowserSeat(BaseSeat[Any, Any]):
         if not self.draw.seats:
             self._draws.pop(self.game_id, None)
         self._bump()
+
+    def _adjourned(self, result: MatchResult[Any, Any]) -> None:
+        """A game the server's shutdown adjourned: the page says so, and that a player with
+        a registered name resumes it from the lobby (hub.declared.adjourned)."""
+        from hub.declared.adjourned import ADJOURNED, registered
+
+        fault = result.fault
+        if fault is None or fault.seat is not None or fault.detail != ADJOURNED:
+            return
+        self.result = "adjourned: the server shut down"
+        mine = self.infos[self.seat] if 0 <= self.seat < len(self.infos) else None
+        if mine is not None and registered(mine):
+            self.result += "; resume it from the lobby page when the server is back"
 
     # -- whether the person is here ------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dump
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
+from hub.declared.adjourned import ADJOURNED, ADJOURNED_AT, Gathering, NotResumable, Resumptions
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -51,6 +52,7 @@ from hub.declared.browser import (
     SeatDesk,
     cannot_ask,
     come,
+    people,
     play_attended,
     rotated,
     who,
@@ -155,6 +157,8 @@ PEOPLE = ("any", "person", "friend")
 """The opponents that are people (the others are built-in players)."""
 ASK_FOR = "ask for any, random or ai:N"
 ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
+NOT_RESUMED = "no adjourned games are resumed here (hub serve, every game, with records)"
+"""The words of a resume where no records are kept (``hub serve GAME``, ``--no-record``)."""
 CLOSING = "the server is shutting down"
 """The words of a hello or a new game refused, or a queue left, once `GameServer.close`d."""
 BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
@@ -215,6 +219,10 @@ class GameServer:
     queues: dict[Terms, pairing.Lobby[Seat[Any, Any]]] = attrs.field(init=False)
     """"Next to arrive" for each choice (`Terms`) somebody waits with; `queue` is the
     server's own terms' (always there)."""
+
+    resumptions: Resumptions | None = None
+    """The adjourned games being resumed here (hub.declared.adjourned; None: no records,
+    nothing to resume)."""
 
     _pairing: bool = False
     """Whether the task that seats waiting players whose reach has grown runs."""
@@ -367,7 +375,10 @@ class GameServer:
             raise BadHello(str(exc)) from None
         connection.busy = lambda: True
         try:
-            await self._one_game(connection, hello, player, opponent, terms)
+            if hello.resume:
+                await self._resume(connection, hello.resume, player)
+            else:
+                await self._one_game(connection, hello, player, opponent, terms)
         finally:
             connection.busy = lambda: False
 
@@ -378,6 +389,8 @@ class GameServer:
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
         self.closing = True
+        if self.resumptions is not None:
+            self.resumptions.call_off(CLOSING)
         for queue in self.queues.values():
             for entry in queue.dismiss():
                 if isinstance(entry.item, BrowserSeat):
@@ -394,6 +407,157 @@ class GameServer:
         the record kept by whoever keeps such records)."""
         for match in list(self.running):
             match.stop(None, Termination.ABORTED, detail)
+
+    # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
+
+    async def _resume(self, connection: Connection, game_id: str, player: PlayerInfo) -> None:
+        """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
+        played on once every registered seat is back (by the last to come, in its task);
+        until then it waits while connected. `BadHello` if it may not."""
+        resumptions = self.resumptions
+        if resumptions is None:
+            raise BadHello(NOT_RESUMED)
+        try:
+            gathering, number = await resumptions.join(type(self.game), game_id, player)
+        except NotResumable as exc:
+            raise BadHello(str(exc)) from None
+        gathering.seats[number] = self._seat(connection, player, gathering.resumption.game)
+        if gathering.complete:
+            await self._play_on(game_id, gathering)
+            return
+        async with trio.open_nursery() as nursery:
+
+            async def gone() -> None:  # (a line or EOF before the game starts: it left)
+                with contextlib.suppress(LineError):
+                    await connection.lines.receive_line()
+                resumptions.leave(game_id, gathering, number)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(gone)
+            await gathering.started.wait()
+            nursery.cancel_scope.cancel()
+        if not gathering.called_off:
+            await gathering.done.wait()
+        if gathering.called_off:  # (before it started, or a person did not come)
+            raise BadHello(f"{gathering.called_off}: the game was not resumed")
+
+    async def adjourned(self, player: PlayerInfo) -> list[dict[str, Any]]:
+        """The lobby page's "your adjourned games": those of this game ``player`` may resume
+        (``game_id``, ``players``, ``moves``, ``ended_at``); none for a guest."""
+        if self.resumptions is None:
+            return []
+        found = await self.resumptions.of_player(self.game.name, player)
+        return [
+            {
+                "game_id": summary.game_id,
+                "players": list(summary.players),
+                "moves": summary.moves,
+                "ended_at": summary.ended_at,
+            }
+            for summary in found
+        ]
+
+    async def resume(self, game_id: str, player: PlayerInfo) -> dict[str, Any]:
+        """A person in a browser takes their seat in the adjourned game ``game_id`` again
+        (the lobby page's "Resume"): their seat's page (``{"play": PATH}``), where they wait
+        for the other players to come back while the page is open; `Refused` if they may
+        not, `ServerFull` once closing."""
+        assert self.nursery is not None and self.desk is not None
+        if self.closing:
+            raise ServerFull(CLOSING)
+        if self.resumptions is None:
+            raise Refused(NOT_RESUMED)
+        try:
+            gathering, number = await self.resumptions.join(type(self.game), game_id, player)
+        except NotResumable as exc:
+            raise Refused(str(exc)) from None
+        try:
+            seat = self.desk.open(gathering.resumption.game, player)
+        except DeskFull:
+            self.resumptions.leave(game_id, gathering, number)  # (forgotten if no one waits)
+            raise
+        gathering.seats[number] = seat
+        seat.place(number, [each.name for each in gathering.resumption.record.players])
+        if gathering.complete:
+            self.nursery.start_soon(self._play_on, game_id, gathering)
+        else:
+            seat.wait_for("Waiting for the other players to resume the game.")
+            self.nursery.start_soon(self._resume_waits, game_id, gathering, number, seat)
+        return {"play": f"/play/{seat.token}", "share": None}
+
+    async def _resume_waits(
+        self, game_id: str, gathering: Gathering, number: int, seat: BrowserSeat
+    ) -> None:
+        """A person waits for the others of their adjourned game while their page is open;
+        gone (or the game called off), their seat is free again."""
+        assert self.resumptions is not None
+        resumptions = self.resumptions
+        arrival = math.inf if self.arrival is None else self.arrival
+        async with trio.open_nursery() as nursery:
+
+            async def gone() -> None:
+                await seat.gone(arrival, self.grace)
+                resumptions.leave(game_id, gathering, number)
+                seat.call_off("You left: the game was not resumed.")
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(gone)
+            await gathering.started.wait()
+            nursery.cancel_scope.cancel()
+        if gathering.called_off:
+            seat.call_off(f"{gathering.called_off}: the game was not resumed.")
+
+    async def _play_on(self, game_id: str, gathering: Gathering) -> None:
+        """Play the gathered adjourned game on from its last recorded move, under its id
+        (its record replaces the adjourned one: hub.records.store)."""
+        assert self.resumptions is not None
+        resumed = gathering.resumption
+        kept = False
+        try:
+            maker = SeatMaker(resumed.game, random.randrange(2**31))
+            numbers = sorted(resumed.built)
+            async with maker.seats([resumed.built[n] for n in numbers]) as made:
+                seats = dict(gathering.seats)
+                seats.update(zip(numbers, made, strict=True))
+                ordered = [seats[n] for n in range(len(seats))]
+                gathering.started.set()
+                absent = await come(resumed.game, ordered, self.arrival, self.grace)
+                if absent or self.closing:
+                    missing = who(resumed.game, ordered, absent)
+                    why = CLOSING if self.closing else f"{missing} did not come in time"
+                    gathering.called_off = why
+                    for seat in ordered:
+                        if isinstance(seat, BrowserSeat):
+                            seat.call_off(f"{why}: the game was not resumed.")
+                    return
+                match = Match(
+                    resumed.game,
+                    resumed.history.state,
+                    ordered,
+                    events=self.events,
+                    time_control=resumed.controls,
+                    settings=resumed.game.settings,
+                    record_settings={ADJOURNED_AT: resumed.adjourned_at()},
+                    game_id=game_id,
+                    history=resumed.history,
+                )
+                resumed.set_clocks(match.clocks.seats)
+                so_far = [
+                    (seat, text, after) for seat, text, _, after, _ in resumed.history.recorded
+                ]
+                for _, person in people(ordered):
+                    person.earlier(so_far, resumed.history.initial)
+                self.games += 1
+                self.running.add(match)
+                try:
+                    grace = self.grace if self.arrival is not None else math.inf
+                    await play_attended(match, ordered, grace)
+                finally:
+                    self.running.discard(match)
+                    self._quiet.set()
+                    kept = recorded(match)
+        finally:
+            self.resumptions.finished(game_id, gathering, kept=kept)
 
     def _built(self, opponent: str) -> SeatSpec:
         """The built-in player ``opponent`` names; nothing else is looked up (a path is
@@ -781,6 +945,17 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
+
+
+def recorded(match: Match[Any, Any]) -> bool:
+    """Whether ``match``'s game is kept in the records (by ``hub serve``): finished, or
+    adjourned; not another abort."""
+    fault = match.result.fault if match.result is not None else None
+    if match.result is None:
+        return False
+    return (
+        fault is None or fault.termination is not Termination.ABORTED or (fault.detail == ADJOURNED)
+    )
 
 
 REACH = 150.0

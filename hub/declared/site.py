@@ -24,7 +24,9 @@ behind one TCP port and one web address, and shuts them down gracefully.
   the games still running then are ended as aborted with the detail `ADJOURNED`, and
   recorded with every move (the records store keeps them, unlike other aborted games). A
   second signal ends the wait at once (the games are adjourned the same way). The exit
-  status is 130 (SIGINT) or 143 (SIGTERM) as for every server.
+  status is 130 (SIGINT) or 143 (SIGTERM) as for every server. Run again on the same
+  database, the players resume an adjourned game (hub.declared.adjourned: a bot's hello
+  ``"resume": GAME_ID``, a person's "Resume" on the lobby page).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from hub.core.model.referee import Termination
 from hub.core.play.game import TC_HELP as TC_TEXT
 from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome_line
+from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
@@ -73,6 +76,7 @@ from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
+from hub.web.records import RecordsReader
 
 if TYPE_CHECKING:
     from hub.records.live import LiveList
@@ -80,8 +84,6 @@ if TYPE_CHECKING:
 
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
-ADJOURNED = "adjourned: the server shut down"
-"""The detail of a game the drain ended (its record is kept)."""
 ADJOURN_SECONDS = 10.0
 """How long the adjourned games may take to tell their players (each seat's end is bounded)."""
 log = logging.getLogger("hub.site")
@@ -194,8 +196,16 @@ class Site:
             while True:
                 hello = await handshake(lines, "", welcome=False)
                 server = self._server_for(hello)
+                asked: dict[str, object] = {"resume": hello.resume} if hello.resume else {}
                 log.info(
-                    kv("hello", **where, game=hello.game, name=hello.name, opponent=hello.opponent)
+                    kv(
+                        "hello",
+                        **where,
+                        game=hello.game,
+                        name=hello.name,
+                        opponent=hello.opponent,
+                        **asked,
+                    )
                 )
                 await server.play_hello(connection, hello)
                 if self.closing:
@@ -354,8 +364,10 @@ def parser(games: Sequence[str]) -> Parser:
         "its port printed alone on the first line of stderr; with --web, one web address "
         "(its URL on the next line) with a home page of the games, each game's lobby at "
         "/GAME/ and /health. SIGINT or SIGTERM stops it gracefully: no new games, the "
-        "running ones finish within --drain seconds, the rest are adjourned (recorded); a "
-        "second signal adjourns them at once (docs/running.md). `hub serve GAME` serves one "
+        "running ones finish within --drain seconds, the rest are adjourned (recorded, and "
+        'resumed by their players when it runs again on the same --db: "resume" in a bot\'s '
+        "hello, Resume on the lobby page); a second signal adjourns them at once "
+        "(docs/running.md). `hub serve GAME` serves one "
         "game with its own options (hub serve GAME --help).",
     )
     made.add_argument(
@@ -520,9 +532,12 @@ async def serve(
         problem = await open_recording(outer, site.events, path, prog=PROG, keep=kept)
         # one book of names and one leaderboard for every game (no database: all guests)
         boards = None if path is None or problem is not None else LeaderboardReader(path)
+        records = None if boards is None or path is None else RecordsReader.at(path)
         for server in site.servers.values():
             server.guests = options.guests
             server.names = None if boards is None or path is None else NameBook.at(path)
+            if records is not None:  # adjourned games are played on from their records
+                server.resumptions = Resumptions(records.get, records.adjourned)
         stop_log = site.log_events()
         queue: SharedQueue | None = None
         try:

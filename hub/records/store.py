@@ -271,12 +271,24 @@ def _dumps(value: JSON) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+PLAYED_ON = "adjourned_at"
+"""The record setting of an adjourned game played on (hub.declared.adjourned): its record
+replaces the adjourned one, an aborted row of the same id (one game, every move)."""
+_REPLACE_ADJOURNED = (
+    "DELETE FROM players WHERE game_id IN "
+    "(SELECT game_id FROM games WHERE game_id = ? AND termination = ?)",
+    "DELETE FROM games WHERE game_id = ? AND termination = ?",
+)
+
+
 @attrs.frozen
 class _Row:
     """A record made ready for the database (JSON done outside the transaction)."""
 
     game: tuple[Any, ...]
     players: list[PlayerRow]
+    replaces: bool = False
+    """An adjourned game played on (`PLAYED_ON`): the aborted row of its id is removed first."""
 
 
 def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
@@ -298,7 +310,8 @@ def _row(record: GameRecord, match_id: str | None, index: int | None) -> _Row:
         _dumps(data),
         record.version,
     )
-    return _Row(game, _player_rows(record.game_id, record.game, data["players"]))
+    players = _player_rows(record.game_id, record.game, data["players"])
+    return _Row(game, players, PLAYED_ON in record.settings)
 
 
 @contextlib.contextmanager
@@ -395,7 +408,9 @@ class RecordStore:
     ) -> None:
         """Store one game in one transaction. Idempotent on ``record.game_id``: a second add
         of the same game changes nothing, except that it fills in a ``match_id``/``index``
-        the first add did not know (an event subscriber may record a match's game first)."""
+        the first add did not know (an event subscriber may record a match's game first),
+        and that an adjourned game played on (its settings have `PLAYED_ON`) replaces the
+        aborted record of its id."""
         self._add_rows([_row(record, match_id, index)])
 
     def add_all(self, records: Iterable[GameRecord]) -> None:
@@ -409,6 +424,9 @@ class RecordStore:
             return
         with _transaction(self._db):
             for row in rows:
+                if row.replaces:
+                    for statement in _REPLACE_ADJOURNED:
+                        self._db.execute(statement, (row.game[0], Termination.ABORTED.value))
                 self._db.execute(_INSERT_GAME, row.game)
                 self._db.executemany(_INSERT_PLAYER, row.players)
 
@@ -467,10 +485,12 @@ class RecordStore:
         player: str | None = None,
         match_id: str | None = None,
         limit: int | None = None,
+        termination: str | None = None,
     ) -> list[GameSummary]:
         """Summaries of the games that match every filter given, newest (by end) first.
-        ``player`` is a player's name, case-insensitive."""
-        where, params = _filters(self._db, game, player, match_id)
+        ``player`` is a player's name, case-insensitive; ``termination`` a `Termination`
+        value (``aborted``: the adjourned games among them)."""
+        where, params = _filters(self._db, game, player, match_id, termination)
         limited, count = _limit(limit)
         rows = self._db.execute(
             f"{_summary_select(self._db)} {where} ORDER BY ended_at DESC, rowid DESC{limited}",
@@ -506,10 +526,17 @@ class RecordStore:
 
 
 def _filters(
-    db: Database, game: str | None, player: str | None, match_id: str | None
+    db: Database,
+    game: str | None,
+    player: str | None,
+    match_id: str | None,
+    termination: str | None = None,
 ) -> tuple[str, tuple[Any, ...]]:
     clauses: list[str] = []
     params: list[Any] = []
+    if termination is not None:
+        clauses.append("termination = ?")
+        params.append(termination)
     if game is not None:
         clauses.append("game = ?")
         params.append(game)

@@ -41,11 +41,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
-from hub.core.model.values import JSON
+from hub.core.model.values import JSON, PlayerInfo
 from hub.web.guard import Guard, client_of, read_json, refusal
 from hub.web.index import LOBBY, SERIES, GameIndex, TooManyViewers, game_topic
 from hub.web.limits import AllowedHosts, ClientLimits, ServerFull, TooMany
-from hub.web.play import Desk, GameStarter, host_section
+from hub.web.play import Desk, GameResumer, GameStarter, host_section
 from hub.web.play import routes as play_routes
 from hub.web.ratings import Ratings
 from hub.web.ratings import routes as ratings_routes
@@ -296,6 +296,53 @@ def create_app(
             return refusal(str(exc), 409, SECURITY_HEADERS)
         return _json({"name": name.strip(), "token": token})
 
+    async def person(request: Request) -> tuple[dict[str, Any], PlayerInfo] | Response:
+        """The JSON body of a person's request and who they are (their name and token)."""
+        data = await read_json(request, SECURITY_HEADERS)
+        if isinstance(data, Response):
+            return data
+        name, token = data.get("name", ""), data.get("token")
+        if not isinstance(name, str) or not isinstance(token, str | None):
+            return refusal("name and token must be strings", 400, SECURITY_HEADERS)
+        assert host is not None
+        try:
+            player = await host.identify(name.strip()[:64], token, kind="person", spec="web")
+        except ValueError as exc:
+            return refusal(str(exc), 403, SECURITY_HEADERS)
+        return data, player
+
+    async def adjourned_games(request: Request) -> Response:
+        """A person's adjourned games (``{"name", "token"}``): ``{"games": [...]}``."""
+        if not isinstance(host, GameResumer):
+            return _json({"games": []})
+        asked = await person(request)
+        if isinstance(asked, Response):
+            return asked
+        return _json({"games": await host.adjourned(asked[1])})
+
+    async def resume_game(request: Request) -> Response:
+        """A person resumes an adjourned game (``{"game_id", "name", "token"}``): their
+        seat's page, as ``POST /new``; 400 with the words when refused."""
+        if not isinstance(host, GameResumer):
+            return refusal("no games are resumed here", 404, SECURITY_HEADERS)
+        try:
+            limits.take_new_game(client_of(request.scope))
+        except TooMany as exc:
+            return refusal(str(exc), 429, SECURITY_HEADERS, exc.retry_after)
+        asked = await person(request)
+        if isinstance(asked, Response):
+            return asked
+        data, player = asked
+        game_id = data.get("game_id")
+        if not isinstance(game_id, str) or len(game_id) > 64:
+            return refusal('send {"game_id": ID}', 400, SECURITY_HEADERS)
+        try:
+            return _json(await host.resume(game_id, player))
+        except ServerFull as exc:
+            return refusal(str(exc), 503, SECURITY_HEADERS, 30)
+        except ValueError as exc:
+            return refusal(str(exc), 400, SECURITY_HEADERS)
+
     static = resources.files("hub.web") / "static"
     routes = [
         Route("/", lobby_page, methods=["GET"]),
@@ -309,6 +356,8 @@ def create_app(
         Route("/api/match", api_match, methods=["GET"]),
         Route("/new", new_game, methods=["POST"]),
         Route("/name", new_name, methods=["POST"]),
+        Route("/adjourned", adjourned_games, methods=["POST"]),
+        Route("/resume", resume_game, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:

@@ -36,7 +36,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from html import escape
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import trio
 from starlette.requests import Request
@@ -154,6 +154,22 @@ def terms_form(limits: dict[str, Any]) -> str:
             )
         fields.append(f"<label{tip}>{label} {field}</label>")
     return f'<div id="terms" class="terms">{" ".join(fields)}</div>'
+
+
+@runtime_checkable
+class GameResumer(Protocol):
+    """A `GameStarter` whose adjourned games people resume from the lobby page (``hub
+    serve``: hub.declared.adjourned): ``POST /adjourned`` lists a person's, ``POST
+    /resume`` takes their seat again."""
+
+    async def adjourned(self, player: PlayerInfo) -> list[dict[str, Any]]:
+        """The adjourned games ``player`` may resume (``game_id``, ``players``, ...)."""
+        ...
+
+    async def resume(self, game_id: str, player: PlayerInfo) -> dict[str, Any]:
+        """Take ``player``'s seat in ``game_id`` again: ``{"play": PATH}``; `ValueError`
+        with the words to show if they may not."""
+        ...
 
 
 def host_section(host: GameStarter) -> str:

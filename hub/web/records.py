@@ -31,8 +31,16 @@ class RecordLookup(Protocol):
 
     def get(self, game_id: str) -> GameRecord | None: ...
 
-    def games(self, *, limit: int | None = None, game: str | None = None) -> list[GameSummary]:
-        """The newest ``limit`` games' summaries (of ``game`` only, if given)."""
+    def games(
+        self,
+        *,
+        limit: int | None = None,
+        game: str | None = None,
+        player: str | None = None,
+        termination: str | None = None,
+    ) -> list[GameSummary]:
+        """The newest ``limit`` games' summaries (of ``game``, ``player``, ending by
+        ``termination`` only, if given)."""
         ...
 
     def close(self) -> None: ...
@@ -115,6 +123,17 @@ class RecordsReader:
     async def get(self, game_id: str) -> GameRecord | None:
         record: GameRecord | None = await self._ask(lambda store: store.get(game_id), None)
         return record
+
+    async def adjourned(self, game: str, identity: str, limit: int) -> list[GameSummary]:
+        """The newest ``limit`` aborted games of ``game`` with a seat of ``identity`` (the
+        adjourned ones among them: hub.declared.adjourned)."""
+        rows: list[GameSummary] = await self._ask(
+            lambda store: store.games(
+                game=game, player=identity, termination="aborted", limit=limit
+            ),
+            [],
+        )
+        return rows
 
     async def recent(self, limit: int) -> list[GameSummary]:
         """The newest ``limit`` games' summaries."""

@@ -32,6 +32,9 @@ test_summaries_newest_first_and_filters = on_sqlite.test_summaries_newest_first_
 test_prefixes = on_sqlite.test_prefixes
 test_add_is_idempotent_and_learns_the_match = on_sqlite.test_add_is_idempotent_and_learns_the_match
 test_finished_indices_and_match_queries = on_sqlite.test_finished_indices_and_match_queries
+test_a_game_played_on_replaces_its_adjourned_record = (
+    on_sqlite.test_a_game_played_on_replaces_its_adjourned_record
+)
 test_a_summary_says_the_result_in_the_same_words_as_the_record = (
     on_sqlite.test_a_summary_says_the_result_in_the_same_words_as_the_record
 )

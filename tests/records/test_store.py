@@ -18,7 +18,14 @@ from hub.core.model.events import to_json
 from hub.core.model.referee import Termination
 from hub.records import RecordStore, SchemaTooNew, default_db_path
 from hub.records.render import result_words, summary_words
-from hub.records.store import MIGRATIONS, SCHEMA_VERSION, connect, migrate, schema_version
+from hub.records.store import (
+    MIGRATIONS,
+    PLAYED_ON,
+    SCHEMA_VERSION,
+    connect,
+    migrate,
+    schema_version,
+)
 from tests.records.helpers import T0, chess_record, kalah_record, shapes, tictactoe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,6 +130,28 @@ def test_add_is_idempotent_and_learns_the_match(store: RecordStore) -> None:
     assert (summary.match_id, summary.index) == ("m1", 3)
     assert store.get(record.game_id) == record
     assert store.finished_indices("m1") == {3}
+
+
+def test_a_game_played_on_replaces_its_adjourned_record(store: RecordStore) -> None:
+    """An adjourned game (aborted) played on under its id (its settings have `PLAYED_ON`,
+    hub.declared.adjourned) replaces the aborted row: one game, every move; a finished
+    row is never replaced, and a plain second add changes nothing, as always."""
+    adjourned = chess_record(
+        ("f2f3", "e7e5"), termination=Termination.ABORTED, detail="adjourned", winners=()
+    )
+    played_on = chess_record()
+    played_on = attrs.evolve(played_on, settings={**played_on.settings, PLAYED_ON: [2]})
+    store.add(adjourned)
+    store.add(adjourned)
+    store.add(played_on)
+    (summary,) = store.games(player="alice")
+    assert (summary.game_id, summary.termination, summary.moves) == ("c0ffee01", "normal", 4)
+    assert store.count() == 1
+    store.add(adjourned)  # (a late copy of the adjourned record: the game stays)
+    store.add(attrs.evolve(played_on, detail="other"))  # (a finished row is kept)
+    kept = store.get("c0ffee01")
+    assert kept is not None and kept.detail == "checkmate" and len(kept.moves) == 4
+    assert store.games(termination="aborted") == []
 
 
 def test_finished_indices_and_match_queries(store: RecordStore) -> None:

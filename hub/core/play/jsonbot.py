@@ -6,9 +6,11 @@ Newline-delimited JSON, one compact object per line. The hub speaks first:
   ``{"type":"hello","name":"mybot"}`` (over TCP it may add ``"opponent":"ai:3"``,
   ``"random"`` or ``"any"``, the default: the next client to arrive; ``"game"``, which
   a server of several games, ``hub serve`` alone, needs: its welcome lists ``"games"``; and
-  ``"token"``, the token of its registered name: ``hub bots add``);
+  ``"token"``, the token of its registered name: ``hub bots add``; and ``"resume"``, the
+  id of a game the server adjourned, whose seat it takes again: hub.declared.adjourned);
 * ``{"type":"start","game":...,"seat":0,"seat_name":"Red","seats":2,"players":[...],
-  "settings":{...},"time_control":"none"}``: the game begins;
+  "settings":{...},"time_control":"none","game_id":"..."}``: the game begins (its id: the
+  records', and what a hello's ``resume`` names if the game is adjourned);
 * ``{"type":"turn","ply":1,"view":...,"legal":["1","2",...],"clock":{"left_ms":...}}``:
   the bot's move is wanted; it answers ``{"move":"4"}`` before its clock runs out;
 * ``{"type":"moved","seat":1,"move":"4"}``: a move was made (the bot's own too); the
@@ -46,6 +48,8 @@ MAX_LINE = 4096
 OPPONENTS_ANY = "any"
 MAX_TOKEN = 200
 """The longest token a hello may carry (``hub bots add`` gives 43 characters)."""
+MAX_GAME_ID = 64
+"""The longest game id a hello's ``resume`` may name (hub's are 32 hex digits)."""
 
 
 def dumps(value: object) -> str:
@@ -77,6 +81,8 @@ class Hello:
     """The time control asked for (``hub serve``'s ``--tc-choices``); "": the server's."""
     settings: dict[str, Any] = attrs.field(factory=dict)
     """The game's options asked for (``hub serve``'s ``--offer``); none: the server's."""
+    resume: str = ""
+    """The id of an adjourned game to play on (hub.declared.adjourned), "" for a new game."""
 
 
 class BadHello(ValueError):
@@ -110,10 +116,13 @@ def parse_hello(line: str) -> Hello:
     token = value.get("token")
     game = value.get("game", "")
     tc, settings = value.get("tc", ""), value.get("settings", {})
-    if not all(isinstance(text, str) for text in (name, opponent, game, tc)):
-        raise BadHello("name, opponent, game and tc must be strings")
+    resume = value.get("resume", "")
+    if not all(isinstance(text, str) for text in (name, opponent, game, tc, resume)):
+        raise BadHello("name, opponent, game, tc and resume must be strings")
     if not isinstance(settings, dict):
         raise BadHello("settings must be an object of the game's options")
+    if len(resume) > MAX_GAME_ID:
+        raise BadHello(f"resume: a game id has at most {MAX_GAME_ID} characters")
     if token is not None and (not isinstance(token, str) or len(token) > MAX_TOKEN):
         raise BadHello(f"token must be a string of at most {MAX_TOKEN} characters")
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:40] or "anonymous"
@@ -124,6 +133,7 @@ def parse_hello(line: str) -> Hello:
         token=token or None,
         tc=tc.strip()[:40],
         settings=settings,
+        resume=resume.strip(),
     )
 
 
@@ -154,6 +164,7 @@ class JsonCodec:
             "players": [player.name for player in event.players],
             "settings": self.game.settings,
             "time_control": start.control.describe(),
+            "game_id": event.game_id,
         }
         return [dumps(message)]
 

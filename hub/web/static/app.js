@@ -312,6 +312,48 @@ function startButtons() {
   });
 }
 
+// "Your adjourned games" (hub serve): the games a shutdown adjourned that this browser's
+// name may resume, each with a Resume button that takes its seat again (its page then waits
+// for the other players to come back).
+async function adjournedGames() {
+  const play = document.getElementById("play");
+  const kept = myName();
+  if (!play || !kept) return;
+  const reply = await fetch(`${ROOT}/adjourned`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name: kept.name, token: kept.token }),
+  });
+  if (!reply.ok) return;
+  const games = (await reply.json()).games || [];
+  if (!games.length) return;
+  const section = el("section");
+  section.id = "adjourned";
+  section.append(el("h2", "Your adjourned games"));
+  const list = el("ul", "", "choices");
+  const error = el("p", "", "error");
+  for (const game of games) {
+    const item = el("li", `${game.players.join(" vs ")}, after ${game.moves} moves `);
+    const button = el("button", "Resume", "resume");
+    button.type = "button";
+    button.dataset.game = game.game_id;
+    button.addEventListener("click", async () => {
+      const answer = await fetch(`${ROOT}/resume`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ game_id: game.game_id, name: kept.name, token: kept.token }),
+      });
+      const data = await answer.json();
+      if (data.error) { error.textContent = data.error; return; }
+      location.href = new URL(ROOT + data.play, location.href).href;
+    });
+    item.append(button);
+    list.append(item);
+  }
+  section.append(list, error);
+  play.after(section);
+}
+
 // The match page: its standings (tables and charts, drawn by the server from the match's
 // JSON), fetched again every second while the match goes on.
 function matchPage() {
@@ -326,7 +368,7 @@ function matchPage() {
   setInterval(refresh, 1000);
 }
 
-if (page === "lobby") { nameForm(); startButtons(); lobby(); }
+if (page === "lobby") { nameForm(); startButtons(); adjournedGames(); lobby(); }
 else if (page === "match") matchPage();
 else if (page === "game") gamePage();
 else if (page === "console") consolePage();
