@@ -51,7 +51,7 @@ LOGGER = logging.getLogger("hub.web")
 RESERVED = frozenset({"static", "health", "api"})
 """Paths of the site itself: no game is mounted there."""
 
-Others = Callable[[Callable[[list[dict[str, Any]]], None]], None]
+LiveElsewhere = Callable[[Callable[[list[dict[str, Any]]], None]], None]
 """A game's lobby rows of its games running at the other processes (`SiteGame.others`)."""
 Status = Callable[[], dict[str, Any]]
 """The site's health: ``{"status": "ok" | "draining", "games": {...}}``."""
@@ -72,7 +72,7 @@ class SiteGame:
     records: RecordsReader | None = None
     ratings: Ratings | None = None
     """Its leaderboard and players' pages (``/NAME/ratings``), None without a database."""
-    others: Others | None = None
+    others: LiveElsewhere | None = None
     """How its lobby follows its games running at the other processes of a hub (called
     once with the index's `GameIndex.set_elsewhere`), None for a process alone."""
 

@@ -66,8 +66,9 @@ async def spy(who: str, lines: LineStream, rng: random.Random, seen: Seen) -> No
             line = await lines.receive_line(1 << 20)
         except LineError:
             return
-        seen.append((who, f"> {line}"))
         message = json.loads(line)
+        shown = {k: v for k, v in message.items() if k != "game_id"}  # os.urandom, not chance
+        seen.append((who, f"> {json.dumps(shown, separators=(',', ':'))}"))
         reply: dict[str, str] | None = None
         if message["type"] == "welcome":
             reply = {"type": "hello", "name": who}

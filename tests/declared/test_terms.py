@@ -168,7 +168,7 @@ async def test_a_bot_plays_on_the_time_control_and_options_its_hello_asks_for() 
         ({"tc": "1+0"}, "the time control 1+0 is not offered here: one of 60+1, 180+2, 300+3"),
         ({"settings": {"rows": 40}}, "rows must be at most 12, not 40"),
         ({"settings": 5}, "settings must be an object of the game's options"),
-        ({"tc": 5}, "name, opponent, game and tc must be strings"),
+        ({"tc": 5}, "name, opponent, game, tc and resume must be strings"),
     ],
 )
 async def test_a_hello_outside_the_limits_is_an_error_and_the_connection_closes(
