@@ -29,10 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -63,6 +64,12 @@ from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.options import add_web_option
 
+if TYPE_CHECKING:
+    from hub.records.database import Location
+    from hub.web.app import Operator
+
+OperatorMaker = Callable[[GameServer, str, "Location | None"], "Operator | None"]
+"""`Site.operators`: a game's server, the ``--admin-token``, the records' location."""
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
 ADJOURNED = "adjourned: the server shut down"
@@ -125,6 +132,10 @@ class Site:
     stopping: trio.Event = attrs.Factory(trio.Event)
     """Set by `stop` (the first signal): `serve` drains and ends."""
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    operators: OperatorMaker | None = None
+    """Makes a game's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
+    by the command: tournaments are a layer above): with ``--admin-token`` the operator
+    may start a round-robin among the bots present. None: no operator."""
 
     def __attrs_post_init__(self) -> None:
         for server in self.servers.values():
@@ -161,6 +172,8 @@ class Site:
         try:
             await self._converse(connection, where)
         finally:
+            for server in self.servers.values():  # (a round-robin's player forfeits the rest)
+                server.hung_up(connection)
             log.info(kv("closed", **where))
 
     async def _converse(self, connection: Connection, where: dict[str, object]) -> None:
@@ -332,7 +345,25 @@ def parser(games: Sequence[str]) -> Parser:
     add_web_option(made)
     add_record_options(made)
     add_name_options(made)
+    add_admin_option(made)
     return made
+
+
+ADMIN_ENVIRONMENT = "HUB_ADMIN_TOKEN"
+"""The environment variable ``--admin-token`` defaults to (kept out of the process list)."""
+
+
+def add_admin_option(parser: Parser) -> None:
+    """``--admin-token``: the operator's token."""
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        default=os.environ.get(ADMIN_ENVIRONMENT, ""),
+        help="the operator's secret token: with it (Authorization: Bearer TOKEN) POST "
+        "/GAME/admin/round-robin starts a round-robin among the bots waiting for that "
+        f"game, its standings at /GAME/match (docs/running.md) (default: ${ADMIN_ENVIRONMENT}; "
+        "none: nobody may)",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -372,8 +403,12 @@ def build(
     return [available[name]({}) for name in names], controls
 
 
-def main(plugins: Mapping[str, GamePlugin], args: Sequence[str]) -> int:
-    """``hub serve [OPTIONS]``: the exit status."""
+def main(
+    plugins: Mapping[str, GamePlugin],
+    args: Sequence[str],
+    operators: OperatorMaker | None = None,
+) -> int:
+    """``hub serve [OPTIONS]``: the exit status (``operators``: `Site.operators`)."""
     available = declared_games(plugins)
     parsed = read_command_line(
         parser(list(available)), args, lambda options: (*build(available, options), options)
@@ -383,6 +418,7 @@ def main(plugins: Mapping[str, GamePlugin], args: Sequence[str]) -> int:
     games, controls, options = parsed
     configure_logging(PROG, log_level_from_args(options))
     site = Site.of(games, controls)
+    site.operators = operators
     status: int = run_program(_with_signals, site, options, cancel_on_signal=True)
     return status
 
@@ -489,6 +525,11 @@ async def _start_web(
             server,
             None if reader is None else reader.of_game(name),
             None if boards is None else Ratings(boards, (name,)),
+            None
+            if site.operators is None
+            else site.operators(
+                server, options.admin_token, None if boards is None else record_path(options)
+            ),
         )
         for name, server in site.servers.items()
     ]

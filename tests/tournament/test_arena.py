@@ -1,0 +1,103 @@
+"""The operator's round-robin among the bots present (hub.tournament.arena), its pure part:
+which games may start (`Rota`), forfeits, and a `Field` of any number of games a pair."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from hub.tournament.arena import Rota, forfeit_outcome
+from hub.tournament.formats import ROUND_ROBIN, Plan
+from hub.tournament.schedule import Field, Scheduled
+from hub.tournament.tally import Tally
+
+
+def field(players: int, per_pair: int) -> Field:
+    names = tuple(f"b{n}" for n in range(players))
+    return Field(Plan(ROUND_ROBIN, players), "m", "connect4", names, {}, 7, per_table=per_pair)
+
+
+def play_out(rota: Rota, players: int) -> tuple[list[Scheduled], int]:
+    """Every game, played as soon as it may start (all players always back at once); the
+    games in the order played and the most games played at the same time."""
+    played: list[Scheduled] = []
+    most = 0
+    while not rota.over:
+        started = rota.ready(set(range(players)))
+        assert started, "no game can start, yet the round-robin is not over"
+        most = max(most, len(started))
+        seated = [p for game in started for p in game.seating]
+        assert len(seated) == len(set(seated)), "a player seated in two games at once"
+        for game in started:
+            rota.done(game)
+            played.append(game)
+    return played, most
+
+
+@pytest.mark.parametrize(("players", "per_pair"), [(2, 1), (3, 1), (4, 2), (5, 3), (6, 1)])
+def test_every_pair_plays_its_games_with_the_seats_rotated(players: int, per_pair: int) -> None:
+    games = field(players, per_pair).schedule({}).games
+    assert len(games) == per_pair * players * (players - 1) // 2
+    played, most = play_out(Rota(list(games)), players)
+    assert sorted(g.index for g in played) == list(range(len(games)))
+    assert most == players // 2  # a whole round of the circle method at once
+    pairs = Counter(frozenset(g.seating) for g in played)
+    assert pairs == dict.fromkeys(map(frozenset, combinations(range(players), 2)), per_pair)
+    for pair in pairs:  # the first seat alternates between the two
+        firsts = [g.seating[0] for g in played if frozenset(g.seating) == pair]
+        assert Counter(firsts) == Counter(
+            {min(pair): (per_pair + 1) // 2, max(pair): per_pair // 2}
+        ) or Counter(firsts) == Counter({max(pair): (per_pair + 1) // 2, min(pair): per_pair // 2})
+    assert [g.spec.game_id for g in played[:1]] == ["m-00000"]
+
+
+def test_a_game_waits_for_both_players_and_a_busy_player_plays_one_game_at_a_time() -> None:
+    rota = Rota(list(field(3, 1).schedule({}).games))
+    assert rota.ready({0}) == []  # nobody to play with
+    (first,) = rota.ready({0, 1, 2})  # three players: one game, the third has a bye
+    idle = ({0, 1, 2} - set(first.seating)).pop()
+    assert rota.ready({0, 1, 2}) == []  # the other games each need a busy player
+    rota.done(first)
+    (second,) = rota.ready({idle, *first.seating})
+    assert idle in second.seating
+    assert rota.needs(idle) and not rota.over
+
+
+def test_a_player_who_leaves_forfeits_the_games_it_has_not_started() -> None:
+    rota = Rota(list(field(3, 2).schedule({}).games))  # six games, four of them player 2's
+    (game,) = rota.ready({0, 1})
+    rota.leave(2)
+    lost = rota.forfeits()
+    assert len(lost) == 4 and all(2 in g.seating for g in lost)
+    assert not rota.needs(2) and rota.ready({0, 1, 2}) == []  # (0 and 1 are busy)
+    rota.done(game)
+    (last,) = rota.ready({0, 1})
+    rota.done(last)
+    assert rota.over
+
+    tally = Tally(("b0", "b1", "b2"))
+    for forfeit in lost:
+        outcome = forfeit_outcome(forfeit, {2})
+        assert outcome.fault == "disconnect"
+        assert outcome.seating[outcome.fault_seat or 0] == 2
+        tally.add(outcome)
+    assert [tally.players[n].points for n in range(3)] == [2.0, 2.0, 0.0]
+    assert tally.players[2].crashes == 4 and tally.players[2].losses == 4
+
+
+def test_a_game_whose_players_all_left_has_no_result() -> None:
+    (game, *_) = field(2, 1).schedule({}).games
+    assert forfeit_outcome(game, {0, 1}).aborted
+
+
+def test_a_field_of_one_game_a_pair_is_over_once_every_game_has_its_points() -> None:
+    tournament = field(3, 1)
+    games = tournament.schedule({}).games
+    points: dict[int, dict[int, float]] = {}
+    for game in games:
+        assert not tournament.over(points)
+        points[game.index] = {game.seating[0]: 1.0, game.seating[1]: 0.0}
+    assert tournament.over(points)
+    assert len(tournament.table_results(points)) == 3
