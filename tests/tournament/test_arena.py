@@ -4,14 +4,19 @@ which games may start (`Rota`), forfeits, and a `Field` of any number of games a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import combinations
+from typing import Any
 
 import pytest
+import trio
+import trio.testing
 
-from hub.tournament.arena import Rota, forfeit_outcome
+from hub.tournament.arena import ArenaRefused, Operator, Rota, forfeit_outcome
 from hub.tournament.formats import ROUND_ROBIN, Plan
 from hub.tournament.schedule import Field, Scheduled
 from hub.tournament.tally import Tally
+from tests.declared.test_site import Bot, site_in
 
 
 def field(players: int, per_pair: int) -> Field:
@@ -101,3 +106,62 @@ def test_a_field_of_one_game_a_pair_is_over_once_every_game_has_its_points() -> 
         points[game.index] = {game.seating[0]: 1.0, game.seating[1]: 0.0}
     assert tournament.over(points)
     assert len(tournament.table_results(points)) == 3
+
+
+# -- in memory, on trio's virtual clock: the site's TCP handler and its connect4 server --------
+
+
+async def test_the_waiting_bots_enter_play_and_one_that_hangs_up_forfeits_the_rest(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        site, _ = site_in(nursery)
+        server = site.servers["connect4"]
+        operator = Operator(server, "secret")
+        assert not operator.allowed("") and not operator.allowed("secreT")
+        first = Bot(site, nursery, 1)
+        await first.receive()
+        await first.hello("connect4", name="b0")  # waiting in the queue before the start
+        await wait_until(lambda: len(server.queue) == 1)
+        with pytest.raises(ArenaRefused, match="1 bot waiting"):
+            operator.start(1)
+        started = operator.start(1, players=3)
+        assert (started["state"], started["players"]) == ("gathering", ["b0"])
+        assert len(server.queue) == 0  # (it left the queue for the round-robin)
+        bots = [first]
+        for number in (1, 2):
+            bot = Bot(site, nursery, number + 1)
+            await bot.receive()
+            await bot.hello("connect4", name=f"b{number}")
+            bots.append(bot)
+        arena = operator.arena
+        assert arena is not None
+        await wait_until(lambda: not arena.gathering)
+        assert arena.rota is not None and arena.report is not None
+        playing = sorted(arena.rota.busy)
+        (idle,) = {0, 1, 2} - set(playing)
+        await bots[idle].stream.aclose()  # it hangs up before its games
+        ends: list[dict[str, Any]] = []
+
+        async def play(bot: Bot) -> None:
+            ends.append((await bot.play_out())[1])
+
+        async with trio.open_nursery() as game:
+            for number in playing:
+                game.start_soon(play, bots[number])
+        assert [end["type"] for end in ends] == ["end", "end"]
+        await wait_until(lambda: not arena.running)
+        report = arena.report
+        assert (report.done, report.tally.games, report.aborted) == (3, 3, [])
+        rows = {row.name: row for row in report.tally.standings()}
+        assert rows[f"b{idle}"].crashes == 2 and rows[f"b{idle}"].points == 0
+        assert sum(rows[f"b{n}"].points for n in playing) == 3
+        assert operator.json()["state"] == "over"
+        assert "Crosstable" in operator.text()
+        nursery.cancel_scope.cancel()
+
+
+async def wait_until(condition: Callable[[], bool]) -> None:
+    """Once every task waits (the server has done what it was told): ``condition`` holds."""
+    await trio.testing.wait_all_tasks_blocked()
+    assert condition()
