@@ -167,6 +167,11 @@ class RoundRobin(Protocol):
         """The bot of ``key`` left: it forfeits its games not started."""
         ...
 
+    def close(self) -> None:
+        """The server is closing: no more games start; the bots it holds go back to the
+        queue (which `GameServer.close` then dismisses)."""
+        ...
+
 
 @attrs.define(eq=False)
 class GameServer:
@@ -331,6 +336,8 @@ class GameServer:
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
         self.closing = True
+        if self.arena is not None and self.arena.running:
+            self.arena.close()
         for entry in self.queue.dismiss():
             if isinstance(entry.item, BrowserSeat):
                 entry.item.call_off(f"{CLOSING}: no game was played.")

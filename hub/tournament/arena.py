@@ -232,11 +232,25 @@ class Arena:
         self.present.pop(number, None)
         self._go()
 
+    def close(self) -> None:
+        """Stop (the server is closing): the bots waiting for a game go back to the queue,
+        no game starts; the games being played are counted as they end."""
+        for number in list(self.present):
+            self.server.requeue(self.present.pop(number))
+        if self.report is not None:
+            self.report.stopped = "interrupted"
+            self.report.finished_at = time.monotonic()
+        self.finished.set()
+
     def _go(self) -> None:
         """Count the forfeits, start every game that can start, send the players without
         games back to the queue, and end the round-robin when every game is over."""
         rota, report = self.rota, self.report
         assert rota is not None and report is not None
+        if not self.running:  # (closed)
+            for number in list(self.present):
+                self.server.requeue(self.present.pop(number))
+            return
         for game in rota.forfeits():
             self._count(forfeit_outcome(game, rota.gone), game, "a player left")
         for game in rota.ready(self.present):

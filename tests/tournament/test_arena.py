@@ -157,7 +157,30 @@ async def test_the_waiting_bots_enter_play_and_one_that_hangs_up_forfeits_the_re
         assert rows[f"b{idle}"].crashes == 2 and rows[f"b{idle}"].points == 0
         assert sum(rows[f"b{n}"].points for n in playing) == 3
         assert operator.json()["state"] == "over"
-        assert "Crosstable" in operator.text()
+        assert "every pair plays 1 game" in operator.text() and "Crosstable" in operator.text()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_round_robin_gathering_bots_stops_when_the_server_drains(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        site, _ = site_in(nursery)
+        operator = Operator(site.servers["connect4"], "secret")
+        assert operator.start(2, players=4)["state"] == "gathering"
+        bot = Bot(site, nursery)
+        await bot.receive()
+        await bot.hello("connect4", name="early")
+        await wait_until(lambda: operator.state()["players"] == ["early"])
+        with pytest.raises(ArenaRefused, match="being played already"):
+            operator.start(1)
+        with pytest.raises(ArenaRefused, match="needs two"):
+            operator.begin()  # (with one bot entered)
+        assert await site.drain(1.0) == 0
+        assert await bot.receive() == {"type": "error", "error": "the server is shutting down"}
+        assert operator.state()["state"] == "over"
+        with pytest.raises(ArenaRefused, match="shutting down"):
+            operator.start(1)
         nursery.cancel_scope.cancel()
 
 
