@@ -399,7 +399,7 @@ class Operator:
             "players": list(arena.names if arena.field is None else arena.field.players),
             "games": None if report is None else len(report.schedule),
             "state": "gathering" if arena.gathering else "playing" if arena.running else "over",
-            "standings": "match",
+            "page": "match",
         }
 
     # -- the standings page (hub.web.app.Standings) -------------------------------------------

@@ -12,11 +12,14 @@ import pytest
 import trio
 import trio.testing
 
+from hub.declared.browser import SeatDesk
 from hub.tournament.arena import ArenaRefused, Operator, Rota, forfeit_outcome
 from hub.tournament.formats import ROUND_ROBIN, Plan
 from hub.tournament.schedule import Field, Scheduled
 from hub.tournament.tally import Tally
-from tests.declared.test_site import Bot, site_in
+from hub.web.index import GameIndex
+from hub.web.site import SiteGame, create_site
+from tests.declared.test_site import Bot, http, site_in
 
 
 def field(players: int, per_pair: int) -> Field:
@@ -188,3 +191,37 @@ async def wait_until(condition: Callable[[], bool]) -> None:
     """Once every task waits (the server has done what it was told): ``condition`` holds."""
     await trio.testing.wait_all_tasks_blocked()
     assert condition()
+
+
+async def test_the_admin_endpoint_needs_the_operator_s_token_and_says_why_it_cannot_start(
+    nursery: trio.Nursery,
+) -> None:
+    site, _ = site_in(nursery)
+    server = site.servers["connect4"]
+    operator = Operator(server, "secret")
+    games = [
+        SiteGame("connect4", "", "2", server.events, SeatDesk(), server, operator=operator),
+        SiteGame("pig", "", "2", site.servers["pig"].events, SeatDesk(), site.servers["pig"]),
+    ]
+    app = create_site(games, {g.name: GameIndex(g.bus) for g in games}, site.status)
+    ask = {"games": 1}
+    async with http(app) as client:
+        assert (await client.post("/pig/admin/round-robin", json=ask)).status_code == 404
+        url = "/connect4/admin/round-robin"
+        refused = await client.post(url, json=ask)
+        assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+        wrong = {"Authorization": "Bearer secreT"}
+        assert (await client.post(url, json=ask, headers=wrong)).status_code == 401
+        right = {"Authorization": "Bearer secret"}
+        bad = await client.post(url, json={"games": True}, headers=right)
+        assert bad.status_code == 400
+        none = await client.post(url, json=ask, headers=right)
+        assert none.status_code == 409 and "0 bots waiting" in none.json()["error"]
+        assert operator.arena is None
+        assert 'id="standings-link"' not in (await client.get("/connect4/")).text
+        opened = await client.post(url, json={"games": 1, "players": 2}, headers=right)
+        assert opened.status_code == 200 and opened.json()["state"] == "gathering"
+        lobby = (await client.get("/connect4/")).text
+        assert 'id="standings-link"' in lobby and 'href="/connect4/match"' in lobby
+        standings = (await client.get("/connect4/api/match")).json()
+        assert "waiting for bots (0 of 2" in standings["text"]
