@@ -2,10 +2,12 @@
 
 The operator of ``hub serve`` (with ``--admin-token``) starts a round-robin of one game:
 ``POST /GAME/admin/round-robin`` with the token (`Operator.start`). The TCP bots waiting
-in that game's queue for "the next to arrive" at that moment are its players; they leave
-the queue and play its games: every pair ``games`` times, the seats rotated from game to
-game, in the circle method's order (hub.tournament: `Field` of a ``round-robin`` `Plan`;
-nothing here decides pairings beyond when a game can start).
+in that game's queue for "the next to arrive" at that moment are its players (with
+``players``: those and the next to say hello for ``any``, until that many have entered:
+two such bots are paired at once, so they seldom wait together); they leave the queue and
+play its games: every pair ``games`` times, the seats rotated from game to game, in the
+circle method's order (hub.tournament: `Field` of a ``round-robin`` `Plan`; nothing here
+decides pairings beyond when a game can start).
 
 A bot plays one game at a time on its connection, as always: after each game it says
 hello again (``opponent`` ``any``) and its next round-robin game starts once its opponent
