@@ -158,8 +158,9 @@ def _game_verb(
         return 0
     if verb == "serve" and (not rest or rest[0].startswith("-")):
         from hub.declared.site import main as site  # every game at one address
+        from hub.tournament.arena import operator_for  # (the operator's round-robin)
 
-        return site(plugins, rest)
+        return site(plugins, rest, operator_for)
     if verb == "demo":
         if len(rest) == 2 and rest[1] in HELP and rest[0] in offering:
             out.line(_help(_demo_parser(plugins[rest[0]])))

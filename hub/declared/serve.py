@@ -19,7 +19,7 @@ import math
 import random
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -35,6 +35,7 @@ from hub.core.io.serve import Connection, serve_lines
 from hub.core.io.serverlog import add_log_options, configure_logging, log_games, log_level_from_args
 from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
+from hub.core.model.events import GameRecord
 from hub.core.model.referee import Termination
 from hub.core.model.values import PlayerInfo
 from hub.core.play.game import Game, SettingsError
@@ -166,6 +167,34 @@ BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
 up: the answer to a program's path is the same whether it exists or not."""
 
 
+class RoundRobin(Protocol):
+    """An operator's round-robin among the bots present, as a `GameServer` sees it (made
+    and played by hub.tournament.arena, the layer of tournaments): it seats its players,
+    each known by its connection's line stream (``key``), when they say hello for the next
+    to arrive."""
+
+    @property
+    def running(self) -> bool: ...
+
+    def expects(self, key: object) -> bool:
+        """Whether the bot of connection ``key`` has games left in it."""
+        ...
+
+    def arrive(self, key: object, entry: pairing.Waiting[Seat[Any, Any]]) -> bool:
+        """The bot of ``key`` waits (``entry``) for the next to arrive: True if the
+        round-robin seats it (its task waits as in the queue), False to queue it."""
+        ...
+
+    def away(self, key: object) -> None:
+        """The bot of ``key`` left: it forfeits its games not started."""
+        ...
+
+    def close(self) -> None:
+        """The server is closing: no more games start; the bots it holds go back to the
+        queue (which `GameServer.close` then dismisses)."""
+        ...
+
+
 @attrs.define(eq=False)
 class GameServer:
     """Where players are paired and games are played: TCP clients (`handle`, one task per
@@ -226,6 +255,9 @@ class GameServer:
 
     _pairing: bool = False
     """Whether the task that seats waiting players whose reach has grown runs."""
+    arena: RoundRobin | None = None
+    """The operator's round-robin among the bots present, the one running or the last
+    (hub.tournament.arena): its players' hellos for the next to arrive go to it."""
 
     def __attrs_post_init__(self) -> None:
         if self.offer is None:
@@ -352,9 +384,11 @@ class GameServer:
                     raise BadHello(f"this server plays {self.game.name}, not {hello.game}")
                 await self.play_hello(connection, hello)
             except BadHello as exc:  # docs/bots.md: an error, and the connection closes
+                self.hung_up(connection)
                 await lines.send_line(dumps({"type": "error", "error": str(exc)}))
                 return
             except LineError:
+                self.hung_up(connection)
                 return
 
     async def play_hello(self, connection: Connection, hello: Hello) -> None:
@@ -391,6 +425,8 @@ class GameServer:
         self.closing = True
         if self.resumptions is not None:
             self.resumptions.call_off(CLOSING)
+        if self.arena is not None and self.arena.running:
+            self.arena.close()
         for queue in self.queues.values():
             for entry in queue.dismiss():
                 if isinstance(entry.item, BrowserSeat):
@@ -592,10 +628,17 @@ class GameServer:
             await self._against(seat, opponent, terms)
             return
         shared = self.sharing if terms == self.default else None
-        if shared is not None:  # (relayed elsewhere: Relayed ends the connection)
+        if shared is not None and not self._in_arena(connection):
+            # (relayed elsewhere: Relayed ends the connection)
             await shared.relay_away(connection.lines, hello)
         me = pairing.Waiting(seat)
-        table = self._join(me, terms)
+        # (a round-robin takes the bots that ask for the server's own terms)
+        arranged = (
+            terms == self.default
+            and self.arena is not None
+            and self.arena.arrive(connection.lines, me)
+        )
+        table = None if arranged else self._join(me, terms)
         while True:  # again if its table is called off (a person did not come)
             if table is None:
 
@@ -604,9 +647,11 @@ class GameServer:
                     with contextlib.suppress(LineError):
                         await connection.lines.receive_line()
 
-                post = Post(movable=True)
+                post = Post(movable=not arranged)
                 queue = self.queue_of(terms)
-                if not await queue.wait(me, self._watch(gone, post, terms)):
+                watch = gone if arranged else self._watch(gone, post, terms)
+                if not await queue.wait(me, watch):
+                    self.hung_up(connection)  # (a round-robin's player forfeits the rest)
                     if post.to is None:
                         return  # it left
                     assert self.sharing is not None  # (called away by another process)
@@ -620,6 +665,48 @@ class GameServer:
             if again is None:
                 return
             me, table = again, None  # (queued at the front, or seated there already)
+
+    # -- the operator's round-robin (hub.tournament.arena) --------------------------------------
+
+    def _in_arena(self, connection: Connection) -> bool:
+        arena = self.arena
+        return arena is not None and arena.running and arena.expects(connection.lines)
+
+    def hung_up(self, connection: Connection) -> None:
+        """``connection``'s client left (it hung up, or left the queue): a round-robin's
+        player forfeits its games not started."""
+        if self.arena is not None and self.arena.running:
+            self.arena.away(connection.lines)
+
+    def requeue(self, entry: pairing.Waiting[Seat[Any, Any]]) -> None:
+        """A round-robin's player with no game left, waiting (its task in `Lobby.wait`):
+        into the ordinary queue."""
+        self._seat_table(self._join(entry, self.default), self.default)
+
+    async def play_arranged(
+        self, seats: list[Seat[Any, Any]], game_id: str, seed: int | None
+    ) -> GameRecord | None:
+        """Play a game whose seats someone else chose (the round-robin), under ``game_id``,
+        its start drawn from ``seed``: its record (None: not played, the server closing)."""
+        if self.closing:
+            return None
+        self.games += 1
+        match = Match(
+            self.game,
+            self.game.start(random.Random(seed)),
+            seats,
+            events=self.events,
+            time_control=self.control,
+            settings=self.game.settings,
+            game_id=game_id,
+        )
+        self.running.add(match)
+        try:
+            result = await match.run()
+        finally:
+            self.running.discard(match)
+            self._quiet.set()
+        return result.record
 
     def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
         """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (the

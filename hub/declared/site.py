@@ -34,8 +34,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,12 @@ if TYPE_CHECKING:
     from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
 
+if TYPE_CHECKING:
+    from hub.records.database import Location
+    from hub.web.app import Operator
+
+OperatorMaker = Callable[[GameServer, str, "Location | None"], "Operator | None"]
+"""`Site.operators`: a game's server, the ``--admin-token``, the records' location."""
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
 ADJOURN_SECONDS = 10.0
@@ -144,6 +151,10 @@ class Site:
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
     live: LiveList | None = None
     """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
+    operators: OperatorMaker | None = None
+    """Makes a game's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
+    by the command: tournaments are a layer above): with ``--admin-token`` the operator
+    may start a round-robin among the bots present. None: no operator."""
 
     def __attrs_post_init__(self) -> None:
         for server in self.servers.values():
@@ -187,6 +198,8 @@ class Site:
         try:
             await self._converse(connection, where)
         finally:
+            for server in self.servers.values():  # (a round-robin's player forfeits the rest)
+                server.hung_up(connection)
             log.info(kv("closed", **where))
 
     async def _converse(self, connection: Connection, where: dict[str, object]) -> None:
@@ -406,7 +419,25 @@ def parser(games: Sequence[str]) -> Parser:
     add_web_option(made)
     add_record_options(made)
     add_name_options(made)
+    add_admin_option(made)
     return made
+
+
+ADMIN_ENVIRONMENT = "HUB_ADMIN_TOKEN"
+"""The environment variable ``--admin-token`` defaults to (kept out of the process list)."""
+
+
+def add_admin_option(parser: Parser) -> None:
+    """``--admin-token``: the operator's token."""
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        default=os.environ.get(ADMIN_ENVIRONMENT, ""),
+        help="the operator's secret token: with it (Authorization: Bearer TOKEN) POST "
+        "/GAME/admin/round-robin starts a round-robin among the bots waiting for that "
+        f"game, its standings at /GAME/match (docs/running.md) (default: ${ADMIN_ENVIRONMENT}; "
+        "none: nobody may)",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -468,8 +499,12 @@ def offers(
     }
 
 
-def main(plugins: Mapping[str, GamePlugin], args: Sequence[str]) -> int:
-    """``hub serve [OPTIONS]``: the exit status."""
+def main(
+    plugins: Mapping[str, GamePlugin],
+    args: Sequence[str],
+    operators: OperatorMaker | None = None,
+) -> int:
+    """``hub serve [OPTIONS]``: the exit status (``operators``: `Site.operators`)."""
     available = declared_games(plugins)
 
     def built(options: argparse.Namespace) -> tuple[Any, ...]:
@@ -482,6 +517,7 @@ def main(plugins: Mapping[str, GamePlugin], args: Sequence[str]) -> int:
     games, controls, offered, options = parsed
     configure_logging(PROG, log_level_from_args(options))
     site = Site.of(games, controls, offers=offered)
+    site.operators = operators
     status: int = run_program(_with_signals, site, options, cancel_on_signal=True)
     return status
 
@@ -599,6 +635,11 @@ async def _start_web(
             None if reader is None else reader.of_game(name),
             None if boards is None else Ratings(boards, (name,)),
             site.others(name),
+            None
+            if site.operators is None
+            else site.operators(
+                server, options.admin_token, None if boards is None else record_path(options)
+            ),
         )
         for name, server in site.servers.items()
     ]

@@ -340,6 +340,9 @@ def format_text(report: MatchReport) -> str:
         KNOCKOUT: f"{rounds} game pair{'s' if many else ''} a match",
         TABLES: f"{rounds} stage{'s' if many else ''} of tables of {plan.table}",
     }
+    if field.per_table:  # (the operator's round-robin: any number of games a pair)
+        games = field.per_table * rounds
+        words[plan.format] = f"every pair plays {games} game{'s' if games != 1 else ''}"
     text = f"Format: {plan.format}, {words[plan.format]}"
     winner = knockout_winner(report)
     if winner is not None:

@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 from hub.core.play.kit import GameSpec
-from hub.tournament.formats import KNOCKOUT, Plan, Stage, TableResult, bracket
+from hub.tournament.formats import KNOCKOUT, Plan, Stage, Table, TableResult, bracket
 
 
 def new_match_id() -> str:
@@ -190,11 +190,18 @@ class Field:
     openings: tuple[Any, ...] = ()
     deal: bool = False
     """Each game its own opening and chance (`game_spec`), not its table's."""
+    per_table: int = 0
+    """Games each table plays, the seats rotated from game to game (0: one per seat order,
+    `Table.games`; an operator's round-robin of ``hub serve`` plays any number)."""
     _stages: dict[tuple[Any, ...], Stage | None] = attrs.field(
         factory=dict, eq=False, repr=False, init=False
     )
     """`Plan.stage` by the results it was given (the page asks for the stages every second,
     and drawing tables of a large field takes a while)."""
+
+    def table_games(self, table: Table) -> int:
+        """The games ``table`` plays (`per_table`, else one per seat order)."""
+        return self.per_table or len(table.players)
 
     def next_stage(self, played: Sequence[tuple[Stage, Sequence[TableResult]]]) -> Stage | None:
         """`Plan.stage` of ``played``, drawn once for the same stages and results."""
@@ -244,7 +251,7 @@ class Field:
             stages.append(stage)
             finished: list[TableResult] = []
             for table in stage.tables:
-                games = range(index, index + table.games)
+                games = range(index, index + self.table_games(table))
                 if all(game in points for game in games):
                     total: dict[int, float] = dict.fromkeys(table.players, 0.0)
                     for game in games:
@@ -252,7 +259,7 @@ class Field:
                             total[player] = total.get(player, 0.0) + share
                     results[number] = total
                     finished.append(total)
-                number, index = number + 1, index + table.games
+                number, index = number + 1, index + self.table_games(table)
             if len(finished) < len(stage.tables):
                 break
             played.append((stage, finished))
@@ -283,7 +290,7 @@ class Field:
         for stage in self.stages(points):
             for table in stage.tables:
                 size = len(table.players)
-                for game in range(size):
+                for game in range(self.table_games(table)):
                     order = tuple(table.players[(seat + game) % size] for seat in range(size))
                     index = len(scheduled)
                     spec = game_spec(

@@ -105,6 +105,33 @@ class Standings(Protocol):
         ...
 
 
+class Operator(Standings, Protocol):
+    """What the operator of ``hub serve`` may do here with their token (``--admin-token``):
+    start a round-robin among the bots present (hub.declared.arena), whose standings are
+    the ``/match`` page."""
+
+    @property
+    def live(self) -> bool:
+        """Whether the lobby links to the standings (a round-robin was started)."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """The lobby's link to the standings."""
+        ...
+
+    def allowed(self, token: str) -> bool: ...
+
+    def start(self, games: int, players: int | None = None) -> dict[str, Any]:
+        """Start a round-robin, ``games`` per pair, now or once ``players`` bots have
+        entered; `ValueError` with the words why not."""
+        ...
+
+    def begin(self) -> dict[str, Any]:
+        """Begin the round-robin that waits for bots with those entered so far."""
+        ...
+
+
 def create_app(
     index: GameIndex,
     records: RecordsReader | None = None,
@@ -116,6 +143,7 @@ def create_app(
     limits: ClientLimits | None = None,
     ratings: Ratings | None = None,
     root: str = "",
+    operator: Operator | None = None,
 ) -> Starlette:
     """The web view of ``index`` (and of the finished games in ``records``, if given; and
     the browser seats of ``desk``, if given: hub.web.play), answering to ``hosts`` (default:
@@ -123,9 +151,12 @@ def create_app(
 
     ``root``: the path the app is mounted at (``/connect4`` in ``hub serve``'s site,
     `hub.web.site`); its pages' links, and their scripts' requests (the page's
-    ``data-root``), go there."""
+    ``data-root``), go there. ``operator``: ``POST /admin/round-robin`` with its token, and
+    its round-robin's standings at ``/match`` (when no ``standings`` are given)."""
     hosts = hosts if hosts is not None else AllowedHosts()
     limits = limits if limits is not None else ClientLimits()
+    if standings is None:
+        standings = operator
 
     def page(title: str, name: str, body: str, **options: Any) -> Response:
         return _page(title, name, body, root=root, **options)
@@ -166,7 +197,13 @@ def create_app(
         if ratings is not None:
             body += '<section><h2><a href="ratings">Ratings: the leaderboard</a></h2></section>'
 
-        if standings is not None:
+        if operator is not None and standings is operator:
+            if operator.live:
+                body = (
+                    f'<section><h2><a href="{root}/match" id="standings-link">'
+                    f"{escape(operator.title)}</a></h2></section>" + body
+                )
+        elif standings is not None:
             body = (
                 f'<section><h2><a href="{root}/match">The match: standings</a></h2></section>'
                 + body
@@ -178,7 +215,7 @@ def create_app(
             return page("No match", "missing", "<p>No match is played here.</p>", status=404)
         body = (
             '<section class="standings"><h2>Standings</h2>'
-            f'<div id="standings">{standings_html(standings.json())}</div>'
+            f'<div id="standings">{standings_html(standings.json(), root)}</div>'
             f'<p><a href="{root}/">every game of the match</a></p></section>'
         )
         return page("Match", "match", body)
@@ -187,7 +224,41 @@ def create_app(
         if standings is None:
             return _json({"error": "no match"}, 404)
         report = standings.json()
-        return _json({"text": standings.text(), "report": report, "html": standings_html(report)})
+        html = standings_html(report, root)
+        return _json({"text": standings.text(), "report": report, "html": html})
+
+    async def admin_round_robin(request: Request) -> Response:
+        """The operator starts a round-robin among the bots present (``{"games": N}`` per
+        pair, ``"players": N`` to wait for N bots, ``{"begin": true}`` to begin one that
+        waits; ``Authorization: Bearer TOKEN``): 401 without the token, 409 with the words
+        if it cannot start."""
+        if operator is None:
+            return refusal(
+                "no operator here: start the server with --admin-token", 404, SECURITY_HEADERS
+            )
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not operator.allowed(token.strip()):
+            return refusal(
+                "the operator's token is needed (Authorization: Bearer TOKEN)",
+                401,
+                {**SECURITY_HEADERS, "WWW-Authenticate": "Bearer"},
+            )
+        data = await read_json(request, SECURITY_HEADERS)
+        if isinstance(data, Response):
+            return data
+        games, players = data.get("games", 1), data.get("players")
+        if not _whole(games) or not (players is None or _whole(players)):
+            return refusal(
+                'send {"games": N} (games per pair; "players": N to wait for N bots)',
+                400,
+                SECURITY_HEADERS,
+            )
+        try:
+            if data.get("begin") is True:
+                return _json(operator.begin())
+            return _json(operator.start(games, players))
+        except ValueError as exc:
+            return refusal(str(exc), 409, SECURITY_HEADERS)
 
     async def game_page(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -354,6 +425,7 @@ def create_app(
         Route("/api/game/{game_id}/ply/{ply:int}", api_ply, methods=["GET"]),
         Route("/match", match_page, methods=["GET"]),
         Route("/api/match", api_match, methods=["GET"]),
+        Route("/admin/round-robin", admin_round_robin, methods=["POST"]),
         Route("/new", new_game, methods=["POST"]),
         Route("/name", new_name, methods=["POST"]),
         Route("/adjourned", adjourned_games, methods=["POST"]),
@@ -378,6 +450,10 @@ def create_app(
 
 
 # -- page building ------------------------------------------------------------------------
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _json(data: Any, status: int = 200) -> Response:

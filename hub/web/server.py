@@ -27,7 +27,7 @@ from hypercorn.config import Config
 from hub.core.io.limits import collect_less_often, freeze_start_up
 from hub.core.io.output import Output
 from hub.core.model.bus import EventBus
-from hub.web.app import Standings, create_app
+from hub.web.app import Operator, Standings, create_app
 from hub.web.index import GameIndex
 from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
 from hub.web.options import DEFAULT_HOST
@@ -94,6 +94,7 @@ async def serve_web(
     allowed_hosts: AllowedHosts | None = None,
     limits: ClientLimits | None = None,
     ratings: Ratings | None = None,
+    operator: Operator | None = None,
     task_status: trio.TaskStatus[WebServer] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web view of ``bus`` (or of a ready ``index``) until cancelled.
@@ -109,7 +110,15 @@ async def serve_web(
         index.bus = bus
     hosts = allowed_hosts if allowed_hosts is not None else default_hosts(host)
     app = create_app(
-        index, records, desk, starter, standings, hosts=hosts, limits=limits, ratings=ratings
+        index,
+        records,
+        desk,
+        starter,
+        standings,
+        hosts=hosts,
+        limits=limits,
+        ratings=ratings,
+        operator=operator,
     )
     with bind_socket(host, port) as sock:
         async with trio.open_nursery() as nursery:
@@ -148,6 +157,7 @@ async def start_web(
     standings: Standings | None = None,
     allowed_hosts: AllowedHosts | None = None,
     ratings: Ratings | None = None,
+    operator: Operator | None = None,
 ) -> WebServer | None:
     """Start the web view of ``bus`` in ``nursery`` and print its URL on its own line on
     ``err`` (default: stderr), so that output a spec fixes stays byte-exact.
@@ -172,6 +182,7 @@ async def start_web(
                 standings=standings,
                 allowed_hosts=allowed_hosts,
                 ratings=ratings,
+                operator=operator,
             )
         )
     except OSError as exc:

@@ -38,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from hub.core.io.limits import collect_less_often, freeze_start_up
 from hub.core.io.output import Output
 from hub.core.model.bus import EventBus
-from hub.web.app import SECURITY_HEADERS, _page, create_app
+from hub.web.app import SECURITY_HEADERS, Operator, _page, create_app
 from hub.web.guard import Guard
 from hub.web.index import GameIndex
 from hub.web.limits import AllowedHosts, ClientLimits, default_hosts
@@ -75,6 +75,9 @@ class SiteGame:
     others: LiveElsewhere | None = None
     """How its lobby follows its games running at the other processes of a hub (called
     once with the index's `GameIndex.set_elsewhere`), None for a process alone."""
+    operator: Operator | None = None
+    """Its operator's round-robin (``/NAME/admin/round-robin``, ``/NAME/match``), None
+    without ``--admin-token``."""
 
 
 def create_site(
@@ -167,6 +170,7 @@ def create_site(
                 limits=limits,
                 root=f"/{game.name}",
                 ratings=game.ratings,
+                operator=game.operator,
             ),
         )
         for game in games

@@ -97,9 +97,10 @@ def standings_table(data: Mapping[str, Any]) -> str:
     )
 
 
-def crosstable(data: Mapping[str, Any]) -> str:
+def crosstable(data: Mapping[str, Any], root: str = "") -> str:
     """Rows and columns in the order of the standings; a cell: the row player's points
-    against the column's, of games, each game a link (its result for the row's player)."""
+    against the column's, of games, each game a link (its result for the row's player;
+    ``root``: where the game pages are, ``/connect4`` in ``hub serve``'s site)."""
     table = data.get("crosstable")
     if not table:
         return ""
@@ -119,12 +120,14 @@ def crosstable(data: Mapping[str, Any]) -> str:
             else:
                 results = cell["results"]
                 links = " ".join(
-                    f'<a href="/game/{escape(game["id"])}">{_points(game["points"])}</a>'
+                    f'<a href="{root}/game/{escape(game["id"])}">{_points(game["points"])}</a>'
                     for game in results[:CELL_LINKS]
                 )
                 if len(results) > CELL_LINKS or not links:
                     links = (
-                        f'<a href="/game/{escape(results[0]["id"])}">first</a>' if results else ""
+                        f'<a href="{root}/game/{escape(results[0]["id"])}">first</a>'
+                        if results
+                        else ""
                     )
                 tds.append(
                     f'<td><span class="total">{_points(cell["points"])}/{cell["games"]}</span>'
@@ -234,12 +237,12 @@ def llr_chart(data: Mapping[str, Any]) -> str:
     )
 
 
-def standings_html(data: Mapping[str, Any]) -> str:
-    """The whole standings section's content."""
+def standings_html(data: Mapping[str, Any], root: str = "") -> str:
+    """The whole standings section's content (``root``: where the game pages are)."""
     parts = [f'<p class="summary">{escape(str(data.get("summary", "")))}</p>']
     if data.get("standings") is not None:
         parts.append(standings_table(data))
-    parts.append(crosstable(data))
+    parts.append(crosstable(data, root))
     charts = points_chart(data) + llr_chart(data)
     if charts:
         parts.append(f'<div class="charts">{charts}</div>')

@@ -339,3 +339,37 @@ async def test_dismissed_entries_stop_waiting_and_are_not_seated(
         assert lobby.dismiss() == [checked, plain]
     assert answers == {1: False, 2: False} and len(lobby) == 0
     assert lobby.join(Waiting(3)) is None  # nobody left to be seated with
+
+
+async def test_an_entry_taken_out_keeps_waiting_until_someone_else_seats_it() -> None:
+    """`Lobby.take` and `Lobby.seat` (an operator's round-robin chooses the tables): a taken
+    entry is out of the queue, neither left nor seated, and its check still runs; seated by
+    `seat`, its check is cancelled and it waits for its game; an entry is seated once."""
+    lobby: Lobby[str] = Lobby(2)
+    first, second = Waiting("a"), Waiting("b")
+    assert lobby.join(first) is None
+    assert lobby.take(first) and not lobby.take(first)
+    assert len(lobby) == 0 and not first.left and not first.seated
+    assert lobby.join(second) is None  # (not paired with the taken entry)
+    checking = trio.Event()
+    waited: list[bool] = []
+
+    async def gone() -> None:
+        checking.set()
+        await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+
+        async def wait() -> None:
+            waited.append(await lobby.wait(first, gone))
+
+        nursery.start_soon(wait)
+        await checking.wait()
+        table = lobby.seat([second, first])
+        assert table.items == ("b", "a") and len(lobby) == 0
+        with pytest.raises(ValueError, match="seated once"):
+            lobby.seat([first])
+        async with table.playing() as items:
+            assert items == ("b", "a")
+            assert not waited  # (its game is being played)
+    assert waited == [True]

@@ -35,7 +35,7 @@ are connected and waiting (fewer than ``size`` when any entry fits any other).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Generic, TypeVar
 
@@ -221,6 +221,27 @@ class Lobby(Generic[T]):
                 entry.left = True
                 return True
         return False
+
+    def take(self, entry: Waiting[T]) -> bool:
+        """Take ``entry`` out of the queue to be seated by someone else later (an operator's
+        round-robin, hub.declared.arena): unlike `leave` it is neither left nor seated, so
+        its `wait` (and its check that the client has gone) goes on. False if it was not
+        waiting."""
+        for index, waiting in enumerate(self._waiting):
+            if waiting is entry:
+                del self._waiting[index]
+                return True
+        return False
+
+    def seat(self, entries: Sequence[Waiting[T]]) -> Seating[T]:
+        """Seat ``entries`` together now, in that order, as someone other than the lobby
+        chose (those still in the queue leave it): the table, to be played by the caller.
+        `ValueError` if one was seated already or has left."""
+        if any(entry.seated or entry.left for entry in entries):
+            raise ValueError("an entry is seated once")
+        for entry in entries:
+            self.take(entry)
+        return self._seat(Seating(tuple(entries)))
 
     def dismiss(self) -> list[Waiting[T]]:
         """Take every waiting entry out of the queue (its server is closing): the `wait` of
