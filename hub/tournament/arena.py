@@ -1,7 +1,7 @@
 """An operator's round-robin among the bots present (``hub serve``; docs/running.md).
 
 The operator of ``hub serve`` (with ``--admin-token``) starts a round-robin of one game:
-``POST /GAME/admin/round-robin`` with the token (`Operator.start`). The TCP bots waiting
+``POST /GAME/admin/round-robin`` with the token (`ArenaOperator.start`). The TCP bots waiting
 in that game's queue for "the next to arrive" at that moment are its players (with
 ``players``: those and the next to say hello for ``any``, until that many have entered:
 two such bots are paired at once, so they seldom wait together); they leave the queue and
@@ -118,7 +118,7 @@ def forfeit_outcome(game: Scheduled, gone: Collection[int]) -> GameOutcome:
     return GameOutcome(seating, here, round=round_, fault_seat=fault, fault=LEFT)
 
 
-Recorder = Callable[[GameRecord, str, int], Awaitable[None]]
+MatchFiler = Callable[[GameRecord, str, int], Awaitable[None]]
 """Gives a recorded game its match id and index."""
 
 
@@ -131,7 +131,7 @@ class Arena:
     server: GameServer
     games: int
     wanted: int
-    record: Recorder | None = None
+    record: MatchFiler | None = None
     connections: list[object] = attrs.Factory(list)
     """Each player's connection (its line stream), by player index."""
     names: list[str] = attrs.Factory(list)
@@ -331,7 +331,7 @@ async def record_in(path: Location, record: GameRecord, match_id: str, index: in
 
 
 @attrs.define(eq=False)
-class Operator:
+class ArenaOperator:
     """What the operator of a game's server may do over the web (``/GAME/admin/...``, with
     the token of ``--admin-token``), and the round-robin's standings the game's
     ``/GAME/match`` page shows (`hub.web.app.Standings`)."""
@@ -456,8 +456,8 @@ class Operator:
         }
 
 
-def operator_for(server: GameServer, token: str, records: Location | None) -> Operator | None:
-    """``server``'s `Operator` with ``token`` (None without one: nobody may start anything)."""
+def operator_for(server: GameServer, token: str, records: Location | None) -> ArenaOperator | None:
+    """``server``'s `ArenaOperator` with ``token`` (None without one: nobody may start anything)."""
     if not token:
         return None
-    return Operator(server, token, records)
+    return ArenaOperator(server, token, records)

@@ -13,7 +13,7 @@ import trio
 import trio.testing
 
 from hub.declared.browser import SeatDesk
-from hub.tournament.arena import ArenaRefused, Operator, Rota, forfeit_outcome
+from hub.tournament.arena import ArenaOperator, ArenaRefused, Rota, forfeit_outcome
 from hub.tournament.formats import ROUND_ROBIN, Plan
 from hub.tournament.schedule import Field, Scheduled
 from hub.tournament.tally import Tally
@@ -120,7 +120,7 @@ async def test_the_waiting_bots_enter_play_and_one_that_hangs_up_forfeits_the_re
     async with trio.open_nursery() as nursery:
         site, _ = site_in(nursery)
         server = site.servers["connect4"]
-        operator = Operator(server, "secret")
+        operator = ArenaOperator(server, "secret")
         assert not operator.allowed("") and not operator.allowed("secreT")
         first = Bot(site, nursery, 1)
         await first.receive()
@@ -169,7 +169,7 @@ async def test_a_round_robin_gathering_bots_stops_when_the_server_drains(
 ) -> None:
     async with trio.open_nursery() as nursery:
         site, _ = site_in(nursery)
-        operator = Operator(site.servers["connect4"], "secret")
+        operator = ArenaOperator(site.servers["connect4"], "secret")
         assert operator.start(2, players=4)["state"] == "gathering"
         bot = Bot(site, nursery)
         await bot.receive()
@@ -198,7 +198,7 @@ async def test_the_admin_endpoint_needs_the_operator_s_token_and_says_why_it_can
 ) -> None:
     site, _ = site_in(nursery)
     server = site.servers["connect4"]
-    operator = Operator(server, "secret")
+    operator = ArenaOperator(server, "secret")
     games = [
         SiteGame("connect4", "", "2", server.events, SeatDesk(), server, operator=operator),
         SiteGame("pig", "", "2", site.servers["pig"].events, SeatDesk(), site.servers["pig"]),
