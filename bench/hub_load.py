@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import resource
 import signal
@@ -46,9 +45,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.append(str(HERE))
 
-import trio  # noqa: E402
-
 import shared  # noqa: E402
+import trio  # noqa: E402
 
 BIN = Path(sys.executable).parent
 SETTLE_SECONDS = 3.0
@@ -114,6 +112,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
     begin, stop = spec["begin"] - offset, spec["stop"] - offset
     start = spec["start"] - offset
     latencies: list[float] = []
+    when: list[float] = []
     ramp_latencies: list[float] = []
     failures: Counter[str] = Counter()
     terminations: Counter[str] = Counter()
@@ -152,6 +151,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
                             now = trio.current_time()
                             if begin <= now <= stop:
                                 latencies.append(latency)
+                                when.append(now - begin)
                             elif now < begin:
                                 ramp_latencies.append(latency)
                             sent = None
@@ -180,6 +180,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
                     nursery.start_soon(bot, index, port, start + at)
     return {
         "latencies": latencies,
+        "when": when,
         "ramp_latencies": ramp_latencies,
         "failures": dict(failures),
         "terminations": dict(terminations),
@@ -293,10 +294,14 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
                 }
                 generators.append(
                     subprocess.Popen(
-                        [sys.executable, __file__, "--generator", json.dumps(spec)],
+                        [sys.executable, __file__, "--generator"],
+                        stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE,
                     )
                 )
+                assert generators[-1].stdin is not None
+                generators[-1].stdin.write(json.dumps(spec).encode())
+                generators[-1].stdin.close()
             time.sleep(max(0.0, begin - time.time()))
             load0 = shared.load()
             cpu0 = [shared.cpu_seconds(pid) for pid in pids]
@@ -306,13 +311,19 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
             wait1 = [run_queue_wait(pid) for pid in pids]
             memory = [memory_kib(pid) for pid in pids]
             load1 = shared.load()
-            outputs = [generator.communicate(timeout=120)[0] for generator in generators]
+            outputs = [generator.stdout.read() for generator in generators if generator.stdout]
+            for generator in generators:
+                generator.wait(120)
             alive = all(server.poll() is None for server, _port in servers)
         finally:
             for server, _port in servers:
                 stop_server(server)
     results = [json.loads(output) for output in outputs]
     latencies = [value for result in results for value in result["latencies"]]
+    worst: dict[int, float] = {}
+    for result in results:
+        for at, latency in zip(result["when"], result["latencies"], strict=True):
+            worst[int(at)] = max(worst.get(int(at), 0.0), latency)
     failures: Counter[str] = Counter()
     terminations: Counter[str] = Counter()
     for result in results:
@@ -332,6 +343,9 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
         "ramp latency": summary_ms(
             [value for result in results for value in result["ramp_latencies"]] or [0.0]
         ),
+        "seconds of the window whose worst move took over 50 ms": sorted(
+            second for second, latency in worst.items() if latency > 0.05
+        ),
         "server CPU %": [100 * (b - a) / seconds for a, b in zip(cpu0, cpu1, strict=True)],
         "server waited for a CPU %": [
             100 * (b - a) / seconds for a, b in zip(wait0, wait1, strict=True)
@@ -350,13 +364,16 @@ def report(summary: dict[str, Any]) -> None:
     for key, value in summary.items():
         if key == "name":
             continue
+        shown = value
         if isinstance(value, float):
-            value = f"{value:.1f}"
+            shown = f"{value:.1f}"
         elif isinstance(value, tuple | list) and value and isinstance(value[0], float):
-            value = " / ".join(f"{v:.1f}" for v in value)
+            shown = " / ".join(f"{v:.1f}" for v in value)
         elif isinstance(value, list) and value and isinstance(value[0], tuple):
-            value = ", ".join(" / ".join(f"{v:.0f}" for v in pair) for pair in value)
-        print(f"  {key:<40} {value}", flush=True)
+            shown = ", ".join(" / ".join(f"{v:.0f}" for v in pair) for pair in value)
+        elif isinstance(value, tuple):
+            shown = " -> ".join(map(str, value))
+        print(f"  {key:<40} {shown}", flush=True)
 
 
 def main() -> None:
@@ -370,15 +387,16 @@ def main() -> None:
     parser.add_argument("--db", help="the records database (default: a fresh SQLite file)")
     parser.add_argument("--think", type=float, default=1.0, help="a bot's mean think (1 s)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--generator", help=argparse.SUPPRESS)
+    parser.add_argument("--generator", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.generator:
-        generator_main(json.loads(options.generator))
+        generator_main(json.load(sys.stdin))
         return
     if options.servers > 1 and not (options.db or "").startswith("postgresql://"):
         parser.error("--servers above 1 needs a shared PostgreSQL database (--db postgresql://)")
     raise_nofile()
-    print(f"{shared.machine()}; load average {shared.load()}; {time.strftime('%F %H:%M UTC', time.gmtime())}")
+    when = time.strftime("%F %H:%M UTC", time.gmtime())
+    print(f"{shared.machine()}; load average {shared.load()}; {when}")
     serves = ["all", "connect4"] if options.serve == "both" else options.serve.split(",")
     failed = False
     for games in [int(n) for n in options.games.split(",")]:
