@@ -355,7 +355,7 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
         "generator CPU s": [round(result["cpu"], 1) for result in results],
         "failures": dict(failures),
         "time losses": sum(result["time_losses"] for result in results),
-        "games ended (by the end of the window)": dict(terminations),
+        "game ends seen by the bots (two a game)": dict(terminations),
     }
 
 
