@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import errno
+import gc
 import socket
 
 import pytest
 import trio
 
+from hub.core.io.limits import (
+    FULL_COLLECTION_THRESHOLD,
+    SERVING_GC_THRESHOLD,
+    collect_less_often,
+)
 from hub.core.io.listen import ListenError, bound_port, open_listeners, resolve_port
 from hub.core.io.serve import UNKNOWN_PEER, Connection, ServerStats, linger, serve_lines
 from tests.core.memory_listener import MemoryListener
@@ -111,6 +117,32 @@ async def test_serves_over_a_memory_listener(autojump_clock: trio.testing.MockCl
         nursery.cancel_scope.cancel()
     assert peers == [UNKNOWN_PEER, UNKNOWN_PEER]
     assert listener.closed
+
+
+async def test_serving_makes_full_collections_rare_and_keeps_young_ones() -> None:
+    """A full collection's pause was a loaded server's whole latency tail (bench/hub_load.py):
+    serving raises only the collector's third threshold, and the web's young thresholds
+    (`collect_less_often`, in either order) keep it."""
+    saved = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)  # Python's defaults
+        async with trio.open_nursery() as nursery:
+            await nursery.start(
+                lambda task_status: serve_lines(upper, [MemoryListener()], task_status=task_status)
+            )
+            assert gc.get_threshold() == (700, 10, FULL_COLLECTION_THRESHOLD)
+            nursery.cancel_scope.cancel()
+        collect_less_often()
+        assert gc.get_threshold() == (*SERVING_GC_THRESHOLD[:2], FULL_COLLECTION_THRESHOLD)
+        gc.set_threshold(*SERVING_GC_THRESHOLD)  # a web server first, then the TCP one
+        async with trio.open_nursery() as nursery:
+            await nursery.start(
+                lambda task_status: serve_lines(upper, [MemoryListener()], task_status=task_status)
+            )
+            nursery.cancel_scope.cancel()
+        assert gc.get_threshold() == (*SERVING_GC_THRESHOLD[:2], FULL_COLLECTION_THRESHOLD)
+    finally:
+        gc.set_threshold(*saved)
 
 
 async def test_only_capacity_errors_of_accept_are_retried(

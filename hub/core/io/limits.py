@@ -4,7 +4,8 @@ Every TCP server runs within one `ServerLimits` (connections in all and per addr
 length, idle timeout, output queued per client), read from one set of options
 (`add_limit_options`, `limits_from_args`; `limits_from_values` for a program that parses
 its own command line). `fit_open_files` keeps the connection cap within the process's
-open-file limit; `freeze_start_up` shortens a long-running server's collection pauses.
+open-file limit; `freeze_start_up` shortens a long-running server's collection pauses and
+`collect_fully_rarely` makes its full collections rare.
 """
 
 from __future__ import annotations
@@ -47,6 +48,25 @@ SERVING_GC_THRESHOLD = (10_000, 10, 10)
 """`gc.set_threshold` of a process serving web pages (the defaults are 700, 10, 10)."""
 
 
+FULL_COLLECTION_THRESHOLD = 1000
+"""`gc.set_threshold`'s third value in a serving process: a full collection at most once every
+1,000 middle ones (Python's default is 10, under its own rule that the objects promoted since
+the last full pass be a quarter of those it would scan)."""
+
+
+def collect_fully_rarely() -> None:
+    """Make the cycle collector's full collections rare (`FULL_COLLECTION_THRESHOLD`), its
+    young ones unchanged. A server's heap holds every open connection and running game (a
+    quarter of a million objects at 1,000 games): a full pass over it cost 175-470 ms of CPU
+    and found nothing to free while the games went on (bench/hub_load.py, docs/performance.md
+    "One hub under load"), the whole tail of a move's latency. A game's objects are freed by
+    their counts when it ends (no cycles hold them), and young cycles are still collected by
+    the young collections. Called by `hub.core.io.serve.serve_lines`, which every TCP server
+    runs; process-wide, as `collect_less_often` is."""
+    young, middle, full = gc.get_threshold()
+    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_THRESHOLD))
+
+
 def collect_less_often() -> None:
     """Let the cycle collector run its young collections every 10,000 allocations instead
     of every 700, and so its full collections about 14 times less often: with 100 event
@@ -54,8 +74,10 @@ def collect_less_often() -> None:
     (bench/web.py: the last spectator's p99 77 ms with the defaults, 38 ms with this;
     docs/performance.md). Garbage without cycles is freed at once as always; cycles wait a
     little longer. Called by `hub.web.server.serve_web`, which only programs serving pages
-    (and their tests) run."""
-    gc.set_threshold(*SERVING_GC_THRESHOLD)
+    (and their tests) run. A higher third threshold already set (`collect_fully_rarely`) is
+    kept."""
+    young, middle, full = SERVING_GC_THRESHOLD
+    gc.set_threshold(young, middle, max(full, gc.get_threshold()[2]))
 
 
 @attrs.frozen

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import attrs
 import trio
 
-from hub.core.io.limits import ServerLimits
+from hub.core.io.limits import ServerLimits, collect_fully_rarely
 from hub.core.io.lines import DEFAULT_MAX_LINE, LineError, LineStream
 from hub.core.io.outbox import Outbox
 from hub.core.io.serverlog import configure_default_logging
@@ -177,7 +177,10 @@ async def serve_lines(
     ``limits`` caps the connections (in all and per address), the line length (its
     ``max_line``, else ``max_line``), the output queued per client and how long a client
     that is not `Connection.busy` may stay silent. ``max_connections`` overrides the limits'.
+    The process's full cycle collections become rare (`collect_fully_rarely`: their pauses
+    were a loaded server's latency tail).
     """
+    collect_fully_rarely()
     limits = limits if limits is not None else ServerLimits()
     if max_connections is not None:
         limits = attrs.evolve(limits, max_connections=max_connections)

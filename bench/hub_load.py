@@ -1,0 +1,411 @@
+"""One hub under load (issue 27, "Load"): N concurrent Connect Four games between JSON bots.
+
+    .venv/bin/python bench/hub_load.py [--games 1000,2000] [--serve all,connect4]
+        [--seconds S] [--ramp S] [--clients K] [--servers M --db postgresql://...]
+
+For each N in ``--games`` and each server in ``--serve``, the bench starts ``hub serve``
+(``all``: every installed game at one port, the hello names ``"game":"connect4"``;
+``connect4``: ``hub serve connect4``, for comparison) as a child, with its limits raised for
+the load (``--max-connections`` above 2N, ``--max-per-address 0``, ``RLIMIT_NOFILE`` at the
+hard limit) and its records in a fresh SQLite file (``--db`` names a PostgreSQL database
+instead; ``--servers 2`` then starts two processes on it, each given half the bots).
+2N TCP bots in ``--clients`` load-generator processes of their own (trio, many bots per
+process) connect gradually over ``--ramp`` seconds, in pairs: each says hello with
+``"opponent":"any"``, so the two of a pair play each other, and plays seeded random legal
+moves after a jittered think of about ``--think`` seconds (uniform in 0.5x..1.5x), game
+after game on the same connection, under the server's default time control (60+1).
+
+Measured over a window of ``--seconds`` that opens once every bot has connected: for each bot
+move, the time from sending it to receiving the server's ``moved`` for it (p50/p99/max),
+moves per second, the server's CPU (``/proc/PID/stat``) and its CPU per move, the time it
+was ready to run but waited for a CPU (``/proc/PID/schedstat``: the machine's share of the
+delay), its memory (``VmRSS``, ``VmHWM``), the load generators' CPU, and the failures: refused
+or failed connections, server errors, time losses, and games that ended otherwise than by
+the rules. Nothing is asserted about speed (bench/, not tests/); the script exits 1 if a
+server died or a bot failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+# bench/ holds a chess.py of its own: keep it from shadowing the python-chess package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.append(str(HERE))
+
+import shared  # noqa: E402
+import trio  # noqa: E402
+
+BIN = Path(sys.executable).parent
+SETTLE_SECONDS = 3.0
+"""After the last bot connected, before the window opens: the last games get going."""
+
+
+# -- pure helpers ---------------------------------------------------------------------------
+
+
+def percentile(ordered: list[float], share: float) -> float:
+    """The nearest-rank percentile of an ascending list: the smallest value with at least
+    ``share`` of the values at or below it (``share`` in 0..1; an empty list has none)."""
+    if not ordered:
+        raise ValueError("no values")
+    rank = max(1, -(-len(ordered) * share // 1))  # ceil(n * share), at least the first
+    return ordered[min(len(ordered), int(rank)) - 1]
+
+
+def summary_ms(values: list[float]) -> tuple[float, float, float]:
+    """p50, p99 and max of seconds, in milliseconds."""
+    ordered = sorted(values)
+    return (
+        1000 * percentile(ordered, 0.5),
+        1000 * percentile(ordered, 0.99),
+        1000 * ordered[-1],
+    )
+
+
+def ramp_offsets(pairs: int, ramp: float) -> list[float]:
+    """When each pair of bots connects, in seconds from the start of the ramp: evenly spread
+    over ``ramp`` seconds, so the server never sees a burst of every connection at once."""
+    return [ramp * index / pairs for index in range(pairs)]
+
+
+# -- the load generator (a process of its own) ----------------------------------------------
+
+
+class Lines:
+    """Newline-delimited messages from a trio stream."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+        self.ready: list[bytes] = []
+
+    async def receive(self) -> dict[str, Any]:
+        while not self.ready:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                raise EOFError("the server closed the connection")
+            *complete, self.buffer = (self.buffer + data).split(b"\n")
+            self.ready.extend(complete)
+        message: dict[str, Any] = json.loads(self.ready.pop(0))
+        return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.stream.send_all(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+
+async def generator(spec: dict[str, Any]) -> dict[str, Any]:
+    """Play ``spec["pairs"]`` pairs of bots until the window closes, measuring inside it."""
+    offset = time.time() - trio.current_time()  # wall clock = trio clock + offset
+    begin, stop = spec["begin"] - offset, spec["stop"] - offset
+    start = spec["start"] - offset
+    latencies: list[float] = []
+    when: list[float] = []
+    ramp_latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    terminations: Counter[str] = Counter()
+    time_losses = [0]
+    connected = [0]
+    think = spec["think"]
+
+    async def bot(index: int, port: int, at: float) -> None:
+        rng = random.Random(spec["seed"] * 1_000_003 + index)
+        await trio.sleep_until(at)
+        try:
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+        except OSError as error:
+            failures[f"connect: {error.strerror or error}"] += 1
+            return
+        connected[0] += 1
+        lines = Lines(stream)
+        hello = {"type": "hello", "name": f"b{index}", "game": "connect4", "opponent": "any"}
+        try:
+            await lines.receive()  # welcome
+            while trio.current_time() < stop:
+                await lines.send(hello)
+                seat = -1
+                sent: tuple[str, float] | None = None
+                while True:
+                    message = await lines.receive()
+                    kind = message.get("type")
+                    if kind == "turn":
+                        await trio.sleep(think * rng.uniform(0.5, 1.5))
+                        move = rng.choice(message["legal"])
+                        sent = (move, time.monotonic())
+                        await lines.send({"move": move})
+                    elif kind == "moved":
+                        if sent is not None and message["seat"] == seat:
+                            latency = time.monotonic() - sent[1]
+                            now = trio.current_time()
+                            if begin <= now <= stop:
+                                latencies.append(latency)
+                                when.append(now - begin)
+                            elif now < begin:
+                                ramp_latencies.append(latency)
+                            sent = None
+                    elif kind == "start":
+                        seat = message["seat"]
+                    elif kind == "end":
+                        termination = message.get("termination", "?")
+                        terminations[termination] += 1
+                        if termination == "timeout" and seat not in message.get("winners", []):
+                            time_losses[0] += 1
+                        break
+                    elif kind == "error":
+                        failures[f"server error: {message.get('error')}"] += 1
+                        return
+        except (EOFError, OSError, trio.BrokenResourceError) as error:
+            if trio.current_time() < stop:
+                failures[f"{type(error).__name__}: {error}"] += 1
+        finally:
+            await stream.aclose()
+
+    with trio.move_on_at(stop):
+        async with trio.open_nursery() as nursery:
+            for pair, (at, port) in enumerate(zip(spec["offsets"], spec["ports"], strict=True)):
+                for side in (0, 1):
+                    index = spec["first"] + 2 * pair + side
+                    nursery.start_soon(bot, index, port, start + at)
+    return {
+        "latencies": latencies,
+        "when": when,
+        "ramp_latencies": ramp_latencies,
+        "failures": dict(failures),
+        "terminations": dict(terminations),
+        "time_losses": time_losses[0],
+        "connected": connected[0],
+    }
+
+
+def generator_main(spec: dict[str, Any]) -> None:
+    raise_nofile()
+    result = trio.run(generator, spec)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu"] = usage.ru_utime + usage.ru_stime
+    json.dump(result, sys.stdout)
+
+
+# -- the bench process ----------------------------------------------------------------------
+
+
+def raise_nofile() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def run_queue_wait(pid: int) -> float:
+    """Seconds the process's threads were ready to run but waited for a CPU."""
+    return (
+        sum(
+            int((task / "schedstat").read_text().split()[1])
+            for task in Path(f"/proc/{pid}/task").iterdir()
+        )
+        / 1e9
+    )
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = int(value.split()[0])
+    return found
+
+
+def start_server(argv: list[str], log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """The server, and the port it prints alone on the first line of its stderr."""
+    with log.open("wb") as err:
+        server = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+        )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        first = log.read_text().partition("\n")
+        if first[1] and first[0].strip().isdigit():
+            return server, int(first[0])
+        if server.poll() is not None:
+            break
+        time.sleep(0.05)
+    server.kill()
+    server.wait()
+    raise SystemExit(f"{' '.join(argv)} did not start: {log.read_text()}")
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(15)
+    except subprocess.TimeoutExpired:
+        server.send_signal(signal.SIGINT)  # a second signal adjourns what still runs
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
+    """One scenario: ``games`` concurrent games on ``options.servers`` server processes."""
+    with tempfile.TemporaryDirectory() as scratch:
+        db = options.db or str(Path(scratch) / "games.db")
+        limits = ["--max-connections", str(2 * games + 512), "--max-per-address", "0"]
+        if serve == "all":
+            argv = [str(BIN / "hub"), "serve", "--drain", "5"]
+        else:
+            argv = [str(BIN / "hub"), "serve", "connect4"]
+        argv += ["--port", "0", "--db", db, *limits]
+        servers = []
+        try:
+            for index in range(options.servers):
+                servers.append(start_server(argv, Path(scratch) / f"server{index}.err"))
+            ports = [port for _server, port in servers]
+            pids = [server.pid for server, _port in servers]
+            offsets = ramp_offsets(games, options.ramp)
+            start = time.time() + 1.0
+            begin = start + options.ramp + SETTLE_SECONDS
+            stop = begin + options.seconds
+            generators = []
+            share = -(-games // options.clients)
+            for index in range(options.clients):
+                first_pair = index * share
+                chunk = range(first_pair, min(games, first_pair + share))
+                spec = {
+                    "offsets": [offsets[pair] for pair in chunk],
+                    "ports": [ports[pair % len(ports)] for pair in chunk],
+                    "first": 2 * first_pair,
+                    "start": start,
+                    "begin": begin,
+                    "stop": stop,
+                    "think": options.think,
+                    "seed": options.seed,
+                }
+                generators.append(
+                    subprocess.Popen(
+                        [sys.executable, __file__, "--generator"],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                    )
+                )
+                assert generators[-1].stdin is not None
+                generators[-1].stdin.write(json.dumps(spec).encode())
+                generators[-1].stdin.close()
+            time.sleep(max(0.0, begin - time.time()))
+            load0 = shared.load()
+            cpu0 = [shared.cpu_seconds(pid) for pid in pids]
+            wait0 = [run_queue_wait(pid) for pid in pids]
+            time.sleep(max(0.0, stop - time.time()))
+            cpu1 = [shared.cpu_seconds(pid) for pid in pids]
+            wait1 = [run_queue_wait(pid) for pid in pids]
+            memory = [memory_kib(pid) for pid in pids]
+            load1 = shared.load()
+            outputs = [generator.stdout.read() for generator in generators if generator.stdout]
+            for generator in generators:
+                generator.wait(120)
+            alive = all(server.poll() is None for server, _port in servers)
+        finally:
+            for server, _port in servers:
+                stop_server(server)
+    results = [json.loads(output) for output in outputs]
+    latencies = [value for result in results for value in result["latencies"]]
+    worst: dict[int, float] = {}
+    for result in results:
+        for at, latency in zip(result["when"], result["latencies"], strict=True):
+            worst[int(at)] = max(worst.get(int(at), 0.0), latency)
+    failures: Counter[str] = Counter()
+    terminations: Counter[str] = Counter()
+    for result in results:
+        failures.update(result["failures"])
+        terminations.update(result["terminations"])
+    seconds = options.seconds
+    server_cpu = sum(cpu1) - sum(cpu0)
+    return {
+        "name": f"{'hub serve' if serve == 'all' else 'hub serve connect4'}"
+        f" x{options.servers}, {games:,} games",
+        "load": (load0, load1),
+        "alive": alive,
+        "bots connected": sum(result["connected"] for result in results),
+        "moves": len(latencies),
+        "moves/s": len(latencies) / seconds,
+        "latency": summary_ms(latencies) if latencies else None,
+        "ramp latency": summary_ms(
+            [value for result in results for value in result["ramp_latencies"]] or [0.0]
+        ),
+        "seconds of the window whose worst move took over 50 ms": sorted(
+            second for second, latency in worst.items() if latency > 0.05
+        ),
+        "server CPU %": [100 * (b - a) / seconds for a, b in zip(cpu0, cpu1, strict=True)],
+        "server waited for a CPU %": [
+            100 * (b - a) / seconds for a, b in zip(wait0, wait1, strict=True)
+        ],
+        "server CPU per move µs": 1e6 * server_cpu / max(1, len(latencies)),
+        "VmRSS / VmHWM MiB": [(m["VmRSS"] / 1024, m["VmHWM"] / 1024) for m in memory],
+        "generator CPU s": [round(result["cpu"], 1) for result in results],
+        "failures": dict(failures),
+        "time losses": sum(result["time_losses"] for result in results),
+        "game ends seen by the bots (two a game)": dict(terminations),
+    }
+
+
+def report(summary: dict[str, Any]) -> None:
+    print(f"\n== {summary['name']}", flush=True)
+    for key, value in summary.items():
+        if key == "name":
+            continue
+        shown = value
+        if isinstance(value, float):
+            shown = f"{value:.1f}"
+        elif isinstance(value, tuple | list) and value and isinstance(value[0], float):
+            shown = " / ".join(f"{v:.1f}" for v in value)
+        elif isinstance(value, list) and value and isinstance(value[0], tuple):
+            shown = ", ".join(" / ".join(f"{v:.0f}" for v in pair) for pair in value)
+        elif isinstance(value, tuple):
+            shown = " -> ".join(map(str, value))
+        print(f"  {key:<40} {shown}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", default="1000", help="games at once, comma-separated (1000)")
+    parser.add_argument("--serve", default="all", help="all (every game), connect4, or both")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured window (30)")
+    parser.add_argument("--ramp", type=float, default=20.0, help="seconds to connect (20)")
+    parser.add_argument("--clients", type=int, default=2, help="load generator processes (2)")
+    parser.add_argument("--servers", type=int, default=1, help="server processes (1)")
+    parser.add_argument("--db", help="the records database (default: a fresh SQLite file)")
+    parser.add_argument("--think", type=float, default=1.0, help="a bot's mean think (1 s)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--generator", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.generator:
+        generator_main(json.load(sys.stdin))
+        return
+    if options.servers > 1 and not (options.db or "").startswith("postgresql://"):
+        parser.error("--servers above 1 needs a shared PostgreSQL database (--db postgresql://)")
+    raise_nofile()
+    when = time.strftime("%F %H:%M UTC", time.gmtime())
+    print(f"{shared.machine()}; load average {shared.load()}; {when}")
+    serves = ["all", "connect4"] if options.serve == "both" else options.serve.split(",")
+    failed = False
+    for games in [int(n) for n in options.games.split(",")]:
+        for serve in serves:
+            summary = run(options, serve, games)
+            report(summary)
+            failed |= not summary["alive"] or bool(summary["failures"])
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
