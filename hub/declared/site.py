@@ -402,8 +402,8 @@ def parser(games: Sequence[str]) -> Parser:
         metavar="[GAME=]TC",
         action="append",
         default=[],
-        help=f"{TC_TEXT}, for every game, or GAME=TC for one game; repeat it (the lobby "
-        f"pages offer no other) (default {DEFAULT_TC} for every game)",
+        help=f"{TC_TEXT}, for every game, or GAME=TC for one game; repeat it (the default "
+        f"of --tc-choices) (default {DEFAULT_TC} for every game)",
     )
     made.add_argument(
         "--drain",
