@@ -121,7 +121,7 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         return parsed
     game, specs, control, options = parsed
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
-    status: int = run_program(play, game, specs, control, seed, options)
+    status: int = run_program(play, game, specs, control, seed, options, cancel_on_signal=True)
     return status
 
 

@@ -24,7 +24,8 @@ of the signal like the original (SIG_DFL, docs/uqchess.md). ``hub match`` receiv
 signals itself to print the results so far (docs/matches.md). trio is imported only when
 a program runs, so that ``hub`` can install the handlers before its heavy imports.
 
-Servers (``hub serve GAME``, ``hub serve uqchess``, the Kalah server) run with
+Servers (``hub serve``, ``hub serve GAME``, ``hub serve uqchess``, the Kalah server) and ``hub
+play GAME`` (whose web view is a server too) run with
 ``cancel_on_signal``: there the signals are received as values and cancel the server, so that
 no `KeyboardInterrupt` lands inside a connection task's nursery exit (which corrupts trio's
 nursery stack); the exit statuses are the same.

@@ -239,17 +239,19 @@ async def serve_lines(
                         await outbox.drained()  # what the handler sent before it ended
                     nursery.cancel_scope.cancel()
         finally:
-            stats.active -= 1
-            if host is not None:
-                left = stats.per_address[host] - 1
-                if left:
-                    stats.per_address[host] = left
-                else:
-                    del stats.per_address[host]
-            if stats.active == 0:
-                gc.collect()  # the full collection put off while clients were here
-            await trio.aclose_forcefully(stream)
-            log.debug("connection %d from %s closed", connection.number, connection.peer)
+            try:
+                await trio.aclose_forcefully(stream)
+            finally:  # the last thing the task does: ``active`` counts tasks not finished
+                stats.active -= 1
+                if host is not None:
+                    left = stats.per_address[host] - 1
+                    if left:
+                        stats.per_address[host] = left
+                    else:
+                        del stats.per_address[host]
+                log.debug("connection %d from %s closed", connection.number, connection.peer)
+                if stats.active == 0:
+                    gc.collect()  # the full collection put off while clients were here
 
     configure_default_logging()
     async with trio.open_nursery() as nursery:
