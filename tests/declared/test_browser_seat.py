@@ -281,16 +281,18 @@ def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
 
     A page drops its legal marks the moment its move is clicked (play.js), so a page that
     shows one is on its turn; when none does, wait a moment on the first page (a page that is
-    not on its turn is never waited on, which cost a fixed wait a move)."""
+    not on its turn is never waited on, which cost a fixed wait a move). Two pages play
+    opposite ends of the legal moves (Connect Four's first and last columns: a short game,
+    one stacks four)."""
     results = [page.locator("#result") for page in pages]
     for _ in range(4000):
         if all(result.inner_text().strip() for result in results):
             break
         acted = False
-        for page in pages:
+        for number, page in enumerate(pages):
             legal = page.locator("[data-move].legal")
-            if legal.count():
-                legal.first.click()
+            if legal.count():  # the first page its first move, the others their last
+                (legal.first if number == 0 else legal.last).click()
             elif not (
                 page.locator("#movebox:not([hidden])").count() and type_a_move(page)
             ):  # a move made of parts (chess's squares) is typed
