@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -86,9 +87,16 @@ def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_canno
             _, err = bot.communicate(timeout=TIMEOUT)
             assert bot.returncode == 0, err
 
-        status, standings = call(f"{web}/connect4/api/match")
-        assert status == 200
-        report = standings["report"]
+        # The bots have their last `end`; the round-robin is over once every game's match
+        # is written in the records (its own task): read its state until it says so.
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            status, standings = call(f"{web}/connect4/api/match")
+            assert status == 200
+            report = standings["report"]
+            if report["state"] == "over" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         assert report["match_id"] == started["match_id"]
         assert report["state"] == "over" and report["games"] == 3 and report["scored"] == 3
         rows = {row["player"]: row for row in report["standings"]}
