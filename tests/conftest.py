@@ -127,6 +127,7 @@ SYSTEM_TESTS = frozenset(
         "chesslib/test_seats.py::test_a_real_stockfish_with_a_skill_level_plays_legal_moves",
         "chesslib/test_seats.py::test_an_engine_as_black_gets_a_per_move_limit",
         "chesslib/test_seats.py::test_an_engine_is_set_up_and_told_the_clocks",
+        "chesslib/test_seats.py::test_an_engine_is_timed_from_its_go",
         "chesslib/test_seats.py::test_an_engine_that_cannot_start_loses_before_the_first_move",
         "chesslib/test_seats.py::test_an_engine_that_hangs_loses_on_time_and_is_killed",
         "chesslib/test_seats.py::test_an_engine_that_hangs_without_a_clock_loses",

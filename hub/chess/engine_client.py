@@ -32,7 +32,7 @@ import shutil
 import signal
 import time
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 import attrs
@@ -277,11 +277,14 @@ class EngineClient:
         await lines.flush()
         await self._read(ReadyReader())
 
-    async def search(self, position: str, go: str) -> str | None:
+    async def search(
+        self, position: str, go: str, sent: Callable[[], None] | None = None
+    ) -> str | None:
         """Send ``position`` and ``go``; the move of the ``bestmove`` line (None for
         ``bestmove (none)``). Bounded by the caller (the player's clock); raises like `_read`,
         and leaves the engine running whatever happens (its owner stops it). The score it
-        reported for the move is kept in `last_score`."""
+        reported for the move is kept in `last_score`. ``sent`` is called once the ``go``
+        is written (the engine's clock starts then: `hub.core.play.vocabulary.Turn.told`)."""
         lines = self.child.lines
         lines.queue_line(position)
         lines.queue_line(go)
@@ -289,11 +292,15 @@ class EngineClient:
         self.last_score = None
         if TIMER is None:
             await lines.flush()
+            if sent is not None:
+                sent()
             move = await self._read(reader)
         else:
             TIMER.write()
             await lines.flush()
             TIMER.go()
+            if sent is not None:
+                sent()
             move = await self._read(reader)
             TIMER.bestmove()
         self.last_score = reader.score

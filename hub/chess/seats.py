@@ -340,13 +340,16 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         engine = self.engine
         assert engine is not None  # begin succeeded
         go = turn_go_of(self.turn_time(turn), turn.state.board.turn)
+        now = trio.current_time
         bound = math.inf
         if turn.deadline == math.inf:  # no clock: the loop would wait forever
             bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE
         with trio.move_on_after(bound):
             try:
                 self.idle = False
-                move = await engine.search(position_command(turn.state), go.command())
+                move = await engine.search(
+                    position_command(turn.state), go.command(), lambda: turn.told(now())
+                )
                 self.idle = True
                 self.last_score = engine.last_score
             except EngineError as exc:

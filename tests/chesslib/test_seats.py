@@ -40,7 +40,7 @@ from hub.core.model.referee import Termination
 from hub.core.model.values import PlayerInfo
 from hub.core.play.match import Match
 from hub.core.play.threads import StopFlag, ThreadSeat
-from hub.core.play.vocabulary import MatchResult, Seat, Turn
+from hub.core.play.vocabulary import MatchResult, Seat, Start, Turn
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged
 from tests.conftest import need_stockfish
 
@@ -246,6 +246,41 @@ async def test_an_engine_is_set_up_and_told_the_clocks(tmp_path: Path) -> None:
     assert sent[8] == f"position startpos moves {first} {reply}"
     assert re.fullmatch(r"go wtime \d+ btime \d+ winc 250 binc 250", sent[9])
     assert sent[10:] == ["quit"]  # then the engine exits and is reaped
+
+
+class RecordingTurn(Turn[ChessState]):
+    """A turn that keeps when its player was told of it (`Turn.told`)."""
+
+    __slots__ = ("told_at",)
+
+    def told(self, now: float) -> None:
+        self.told_at = now
+        super().told(now)
+
+
+async def test_an_engine_is_timed_from_its_go(tmp_path: Path) -> None:
+    """The seat says when the ``go`` was written (`Turn.told`): the engine's clock starts
+    there, as fastchess times it, so the referee's delay before it is not the engine's."""
+    log = tmp_path / "log"
+    uci = engine("--log", str(log))
+    clock = SeatClock(TimeControl.parse("5+0"))
+    try:
+        await uci.launch()
+        await uci.begin(Start(0, initial(chess.STARTING_FEN), clock.control, None))  # type: ignore[arg-type]
+        with trio.fail_after(TIMEOUT):
+            await trio.sleep(0.01)  # the referee's own delay, before the engine is told
+            asked = trio.current_time() - 0.01
+            turn = RecordingTurn(0, initial(chess.STARTING_FEN), clock.start(asked), clock, 1)
+            with trio.move_on_at(turn.deadline) as scope:
+                turn.scope = scope
+                move = await uci.choose(turn)
+        assert chess.Move.from_uci(move) in chess.Board().legal_moves
+        assert turn.told_at >= asked + 0.01
+        assert turn.deadline == pytest.approx(turn.told_at + 5.0)
+        assert scope.deadline == turn.deadline
+        assert "go wtime" in log.read_text()
+    finally:
+        await uci.aclose()
 
 
 async def test_an_engine_as_black_gets_a_per_move_limit(tmp_path: Path) -> None:

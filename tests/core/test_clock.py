@@ -55,6 +55,17 @@ def test_both_limits_take_the_earlier_deadline() -> None:
     assert clock.start(1.0) == 3.0  # 2 s of game clock left, less than the 5 s per move
 
 
+def test_restart_moves_the_start_and_the_deadline_never_the_time_left() -> None:
+    clock = SeatClock(TimeControl(per_move=5, base=3))
+    assert clock.start(10.0) == 13.0
+    assert clock.restart(10.5) == 13.5  # told at 10.5: the same 3 s from then
+    assert clock.restart(10.2) == 13.5  # never earlier
+    assert clock.left(11.5) == 2.0
+    assert clock.stop(11.5) == 1.0  # what it took since it was told
+    assert clock.remaining == 2.0
+    assert clock.restart(20.0) == math.inf  # no turn running: nothing moves
+
+
 def test_clocks_per_seat() -> None:
     clocks = Clocks.of([TimeControl.per_move_ms(100), TimeControl()], 2)
     assert clocks.start(0, 1.0) == pytest.approx(1.1)

@@ -221,6 +221,56 @@ async def test_a_move_just_late_loses_on_time(autojump_clock: trio.testing.MockC
     ]
 
 
+@attrs.define(eq=False)
+class ToldLate(BaseSeat[NimState, int]):
+    """A seat whose player is told of its turn ``delay`` seconds after the loop asks (a
+    referee's own delay: building and writing the request), then thinks ``think``."""
+
+    delay: float
+    think: float
+    late_grace: float = 0.0
+    player: PlayerInfo = attrs.field(factory=lambda: PlayerInfo("told late"))
+
+    async def choose(self, turn: Turn[NimState]) -> int:
+        await trio.sleep(self.delay)
+        turn.told(trio.current_time())
+        await trio.sleep(self.think)
+        return 1
+
+
+async def test_the_clock_starts_when_the_player_is_told(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """`Turn.told`: 3 s of the referee's delay, then 4.9 s of thinking on a 5 s limit: in
+    time, and charged 4.9 s; 5.1 s of thinking after the same delay loses at 3 + 5 s."""
+    table = [ToldLate(3.0, 4.9), ToldLate(3.0, 4.9)]
+    result = await Match(
+        Nim(), NimState(2), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
+    assert result.fault is None
+    assert [move.elapsed for move in result.record.moves] == pytest.approx([4.9, 4.9])
+    start = trio.current_time()
+    table = [ToldLate(3.0, 5.1), ToldLate(3.0, 5.1)]
+    result = await Match(
+        Nim(), NimState(2), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
+    assert result.fault is not None
+    assert (result.fault.seat, result.termination) == (0, Termination.TIMEOUT)
+    assert trio.current_time() - start == pytest.approx(8.0)
+
+
+async def test_told_is_ignored_where_the_deadline_cannot_move(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A seat with a late grace (its deadline watched by another task) keeps the loop's
+    start: 3 + 4.9 s on a 5 s limit is late there."""
+    table = [ToldLate(3.0, 4.9, late_grace=1.0), ToldLate(3.0, 4.9, late_grace=1.0)]
+    result = await Match(
+        Nim(), NimState(2), table, time_control=TimeControl.per_move_ms(5000)
+    ).run()
+    assert result.fault is not None and result.termination is Termination.TIMEOUT
+
+
 async def test_late_grace_records_the_late_move(autojump_clock: trio.testing.MockClock) -> None:
     log: list[str] = []
     table = seats([(6.0, 2)], [], log=log)

@@ -121,6 +121,16 @@ class SeatClock:
         self.deadline = deadline
         return deadline
 
+    def restart(self, now: float) -> float:
+        """Start the running turn again at ``now`` if that is later (the player was told of
+        it only then: `hub.core.play.vocabulary.Turn.told`): the time left is unchanged, the
+        deadline moves as far. Returns the deadline."""
+        if self.started_at is not None and now > self.started_at:
+            shift = now - self.started_at
+            self.started_at = now
+            self.deadline += shift
+        return self.deadline
+
     def stop(self, now: float) -> float:
         """Stop the turn at ``now``: the seconds it took (the increment is added after it)."""
         if self.started_at is None:

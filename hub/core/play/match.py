@@ -392,6 +392,7 @@ class Match(Generic[S, M]):
                     if isinstance(got, Fault):
                         return got
                     move = got[0]
+                stopped = now()  # the move is in: the referee's checking is not the mover's
                 try:
                     after = apply(self.state, move)
                 except IllegalMove as exc:
@@ -402,7 +403,6 @@ class Match(Generic[S, M]):
             self.mover = None
             if rested:
                 self._rest = trio.Event()
-            stopped = now()
             moved = self._record(mover, move, after, clock.stop(stopped), stopped)
             observers, mover = orders[mover], moved.to_move
             for index, observer in observers:
@@ -427,7 +427,8 @@ class Match(Generic[S, M]):
     async def _ask(self, mover: int, seat: Seat[S, M], turn: Turn[S]) -> tuple[M] | Fault:
         """The move (in a 1-tuple) of a seat without a late grace, or the fault of not giving
         one by the (finite) deadline. (An unlimited turn is asked in `_turns` itself.)"""
-        with trio.move_on_at(turn.deadline):
+        with trio.move_on_at(turn.deadline) as scope:
+            turn.scope = scope  # `Turn.told` moves the deadline with the clock
             try:
                 return (await seat.choose(turn),)
             except SeatFailure as exc:

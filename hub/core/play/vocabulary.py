@@ -11,6 +11,7 @@ can name these without importing the loop.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
@@ -75,9 +76,13 @@ class Start(Generic[S]):
 class Turn(Generic[S]):
     """A request for a move: the seat, the state, when its time is up (``deadline``, in
     trio time; ``math.inf``: no limit), the seat's clock, and ``ply``, the number the move
-    will have (1 for the game's first)."""
+    will have (1 for the game's first).
 
-    __slots__ = ("clock", "deadline", "ply", "seat", "state")
+    ``scope`` is the cancel scope the match loop awaits the move under (None where the loop
+    cannot move the deadline: a turn with a late grace, simultaneous turns): `told` moves
+    it."""
+
+    __slots__ = ("clock", "deadline", "ply", "scope", "seat", "state")
 
     def __init__(self, seat: int, state: S, deadline: float, clock: SeatClock, ply: int) -> None:
         self.seat = seat
@@ -85,9 +90,22 @@ class Turn(Generic[S]):
         self.deadline = deadline
         self.clock = clock
         self.ply = ply
+        self.scope: trio.CancelScope | None = None
 
     def time_left(self) -> float:
         return self.deadline - trio.current_time()
+
+    def told(self, now: float) -> None:
+        """The player was told of its turn at ``now`` (a program's ``go`` written): its clock
+        starts then instead of when the loop asked the seat, and the deadline moves with it,
+        as fastchess and cutechess time an engine. The referee's own delay (building and
+        writing the request, a busy machine's wait for the CPU) is then not the player's.
+        Only later, never earlier; a no-op where the loop cannot move the deadline."""
+        if self.scope is None and math.isfinite(self.deadline):
+            return
+        self.deadline = self.clock.restart(now)
+        if self.scope is not None:
+            self.scope.deadline = self.deadline
 
 
 class Moved(Generic[S, M]):
