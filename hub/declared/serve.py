@@ -1027,6 +1027,8 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
+            if lobby.names is not None:
+                lobby.names.close()
             if live is not None:
                 await live.aclose()
             if lobby.sharing is not None:

@@ -569,9 +569,10 @@ async def serve(
         # one book of names and one leaderboard for every game (no database: all guests)
         boards = None if path is None or problem is not None else LeaderboardReader(path)
         records = None if boards is None or path is None else RecordsReader.at(path)
+        book = None if boards is None or path is None else NameBook.at(path)
         for server in site.servers.values():
             server.guests = options.guests
-            server.names = None if boards is None or path is None else NameBook.at(path)
+            server.names = book
             if records is not None:  # adjourned games are played on from their records
                 server.resumptions = Resumptions(records.get, records.adjourned)
         stop_log = site.log_events()
@@ -604,6 +605,8 @@ async def serve(
                 games.cancel_scope.cancel()
         finally:
             stop_log()
+            if book is not None:
+                book.close()
             if site.live is not None:
                 await site.live.aclose()
             if queue is not None:

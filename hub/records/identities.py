@@ -22,6 +22,7 @@ import hmac
 import os
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -206,13 +207,20 @@ class IdentityStore:
 
 
 class NameBook:
-    """Look-ups of the registered names for a server, each in a worker thread with a
-    connection of its own (opened by ``opener``), at most ``limit`` at once: a server holds
-    no connection between requests and never blocks its event loop on the disk."""
+    """Look-ups of the registered names for a server, each in a worker thread, at most
+    ``limit`` at once, so that the event loop never blocks on the disk. The connections
+    (opened by ``opener``) are kept between look-ups, at most ``limit``, and closed by
+    `close`: opening one (a file, its WAL mode, the schema's migration check) cost ten times
+    the look-up itself, at every hello of every bot (bench/hub_load.py). A connection whose
+    look-up failed is closed, not kept; each look-up reads what is committed at that moment
+    (autocommit), so a name added or removed by another process counts at once."""
 
     def __init__(self, opener: Callable[[], IdentityStore], *, limit: int = 4) -> None:
         self._opener = opener
         self._limiter = trio.CapacityLimiter(limit)
+        self._idle: list[IdentityStore] = []
+        self._lock = threading.Lock()
+        self._closed = False
 
     @classmethod
     def at(cls, path: str | os.PathLike[str] | Location) -> NameBook:
@@ -221,16 +229,36 @@ class NameBook:
 
     async def _ask(self, question: Callable[[IdentityStore], T]) -> T:
         def work() -> T:
-            store = self._opener()
+            with self._lock:
+                store = self._idle.pop() if self._idle else None
+            if store is None:
+                store = self._opener()
             try:
-                return question(store)
-            finally:
+                answer = question(store)
+            except BaseException:
                 store.close()
+                raise
+            with self._lock:
+                keep = not self._closed
+                if keep:
+                    self._idle.append(store)
+            if not keep:
+                store.close()
+            return answer
 
         try:
             return await trio.to_thread.run_sync(work, limiter=self._limiter)
         except database_errors(OSError) as exc:
             raise NamesUnavailable(str(exc)) from exc
+
+    def close(self) -> None:
+        """Close the kept connections; a look-up still running closes its own when done.
+        Look-ups after this still work (each with a connection it closes)."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for store in idle:
+            store.close()
 
     async def check(self, name: str, token: str | None) -> Checked:
         return await self._ask(lambda store: store.check(name, token))

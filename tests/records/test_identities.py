@@ -86,6 +86,37 @@ async def test_the_name_book_reads_off_the_event_loop(tmp_path: Path) -> None:
         await book.add("robo", "person")
 
 
+async def test_the_name_book_keeps_its_connections_and_sees_others_writes(
+    tmp_path: Path,
+) -> None:
+    """One connection serves look-up after look-up (opening one cost ten times a look-up);
+    a name another connection adds or removes counts at the next look-up; a failed look-up's
+    connection is not kept; `close` closes the kept ones."""
+    path = tmp_path / "games.db"
+    opened: list[IdentityStore] = []
+
+    def opener() -> IdentityStore:
+        opened.append(IdentityStore.open(path))
+        return opened[-1]
+
+    book = NameBook(opener)
+    for _ in range(5):
+        assert (await book.check("robo", None)).verdict is NameVerdict.UNKNOWN
+    assert len(opened) == 1
+    with IdentityStore.open(path) as other:  # another process, say `hub bots add`
+        token = other.add("robo", "bot")
+        assert (await book.check("robo", token)).verdict is NameVerdict.OK
+        other.remove("robo")
+    assert (await book.check("robo", token)).verdict is NameVerdict.UNKNOWN
+    with pytest.raises(BadName):
+        await book.add("no such name!", "bot")
+    assert (await book.check("robo", None)).verdict is NameVerdict.UNKNOWN
+    assert len(opened) == 2  # the failed look-up's connection was closed, a new one opened
+    book.close()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        opened[1]._db.execute("SELECT 1")  # type: ignore[attr-defined]
+
+
 def hub(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [program("hub"), *args], capture_output=True, text=True, timeout=60, check=False

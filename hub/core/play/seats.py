@@ -114,7 +114,11 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
         # `_send` and `_read` inlined, as in `observe`: this runs for every move
         lines = self.codec.turn_lines(self.seat, turn)
         if lines:
-            await self._send(lines)
+            self.lines.queue_lines(lines)
+        try:  # noqa: SIM105 (see _send); also what `observe` left queued for this turn
+            await self.lines.flush()
+        except (TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the read below reports the loss
         try:
             line = await self.lines.receive_line(self.codec.max_line)
         except LineTooLong as exc:
@@ -130,13 +134,17 @@ class LineSeat(BaseSeat[S, M], Generic[S, M]):
         # `_send` inlined: this runs for every seat and move, and each frame in the chain of
         # awaits is paid again at every suspension below it
         lines = self.codec.moved_lines(self.seat, moved)
+        ack = self.codec.expects_ack(self.seat, moved)
         if lines:
             self.lines.queue_lines(lines)
-            try:  # noqa: SIM105 (see _send)
-                await self.lines.flush()
-            except (TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError):
-                pass  # the next read reports the loss
-        if not self.codec.expects_ack(self.seat, moved):
+            # The seat to move next is asked at once (`choose`, or `end`/`time_up`, each of
+            # which flushes): its move is written with its turn, one write instead of two.
+            if ack or moved.to_move != self.seat:
+                try:  # noqa: SIM105 (see _send)
+                    await self.lines.flush()
+                except (TransportFailed, trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass  # the next read reports the loss
+        if not ack:
             return
         limit = self.control_per_move
         with trio.move_on_after(limit if limit is not None else float("inf")):
