@@ -57,6 +57,27 @@ async def test_a_timed_game_is_thought_in_worker_processes_that_end_with_it(
     assert [seat.worker for seat in seats] == [None, None]  # stopped at the game's end
 
 
+def niceness(state: NimState, time: TurnTime, stop: StopFlag) -> int:
+    """The move is the child's niceness (2 past the parent's, say)."""
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+async def test_the_child_thinks_nicer_than_its_referee(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    """`THINK_NICE`: on a busy machine the event loop that times the turn runs first."""
+    seat = ProcessSeat(niceness, PlayerInfo("A", "ai"), forked=True)
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        await begun(seat, NimState(6), PER_MOVE)
+        assert seat.worker is not None
+        with trio.fail_after(30):
+            got = await ask(seat, NimState(6), PER_MOVE)
+        assert got == min(19, mine + threads.THINK_NICE) != mine
+    finally:
+        await seat.aclose()
+
+
 async def test_the_hard_stop_plays_the_offer_of_the_child_and_drops_its_late_answer(
     mock_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

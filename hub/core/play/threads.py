@@ -323,6 +323,11 @@ MAX_PROCESSES = 2 * (os.cpu_count() or 1)
 """Worker processes alive at once in this process (`ThinkingProcess`): a seat that would
 start one more thinks in a thread (a server with many games must not fork a process each)."""
 _live_processes = [0]
+THINK_NICE = 5
+"""How much nicer than its referee a worker process thinks (`os.nice`): when the CPUs are
+short, the event loop that times the turn and answers at the hard stop is run before the
+search it times (a search is never more urgent than its clock); alone on a CPU the search
+runs at full speed all the same."""
 
 
 class _ChildStop(StopFlag):
@@ -430,6 +435,8 @@ class ThinkingProcess:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 with contextlib.suppress(ValueError, OSError):
                     signal.set_wakeup_fd(-1)
+                with contextlib.suppress(OSError):
+                    os.nice(THINK_NICE)
                 keep = child.fileno()
                 os.closerange(3, keep)
                 os.closerange(keep + 1, 1 << 16)
