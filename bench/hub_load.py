@@ -190,7 +190,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def generator_main(spec: dict[str, Any]) -> None:
-    raise_nofile()
+    shared.raise_nofile()
     result = trio.run(generator, spec)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     result["cpu"] = usage.ru_utime + usage.ru_stime
@@ -198,50 +198,6 @@ def generator_main(spec: dict[str, Any]) -> None:
 
 
 # -- the bench process ----------------------------------------------------------------------
-
-
-def raise_nofile() -> None:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def run_queue_wait(pid: int) -> float:
-    """Seconds the process's threads were ready to run but waited for a CPU."""
-    return (
-        sum(
-            int((task / "schedstat").read_text().split()[1])
-            for task in Path(f"/proc/{pid}/task").iterdir()
-        )
-        / 1e9
-    )
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            found[key] = int(value.split()[0])
-    return found
-
-
-def start_server(argv: list[str], log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """The server, and the port it prints alone on the first line of its stderr."""
-    with log.open("wb") as err:
-        server = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        first = log.read_text().partition("\n")
-        if first[1] and first[0].strip().isdigit():
-            return server, int(first[0])
-        if server.poll() is not None:
-            break
-        time.sleep(0.05)
-    server.kill()
-    server.wait()
-    raise SystemExit(f"{' '.join(argv)} did not start: {log.read_text()}")
 
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
@@ -270,7 +226,7 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
         servers = []
         try:
             for index in range(options.servers):
-                servers.append(start_server(argv, Path(scratch) / f"server{index}.err"))
+                servers.append(shared.start_server(argv, Path(scratch) / f"server{index}.err"))
             ports = [port for _server, port in servers]
             pids = [server.pid for server, _port in servers]
             offsets = ramp_offsets(games, options.ramp)
@@ -305,11 +261,11 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
             time.sleep(max(0.0, begin - time.time()))
             load0 = shared.load()
             cpu0 = [shared.cpu_seconds(pid) for pid in pids]
-            wait0 = [run_queue_wait(pid) for pid in pids]
+            wait0 = [shared.run_queue_wait(pid) for pid in pids]
             time.sleep(max(0.0, stop - time.time()))
             cpu1 = [shared.cpu_seconds(pid) for pid in pids]
-            wait1 = [run_queue_wait(pid) for pid in pids]
-            memory = [memory_kib(pid) for pid in pids]
+            wait1 = [shared.run_queue_wait(pid) for pid in pids]
+            memory = [shared.proc_memory(pid) for pid in pids]
             load1 = shared.load()
             outputs = [generator.stdout.read() for generator in generators if generator.stdout]
             for generator in generators:
@@ -394,7 +350,7 @@ def main() -> None:
         return
     if options.servers > 1 and not (options.db or "").startswith("postgresql://"):
         parser.error("--servers above 1 needs a shared PostgreSQL database (--db postgresql://)")
-    raise_nofile()
+    shared.raise_nofile()
     when = time.strftime("%F %H:%M UTC", time.gmtime())
     print(f"{shared.machine()}; load average {shared.load()}; {when}")
     serves = ["all", "connect4"] if options.serve == "both" else options.serve.split(",")

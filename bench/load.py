@@ -50,13 +50,14 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 # bench/ holds a chess.py of its own: keep it from shadowing the python-chess package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.append(str(HERE))
 
+import shared  # noqa: E402
 import trio  # noqa: E402
 
 BIN = Path(sys.executable).parent
 SOURCES = [f"127.0.0.{n}" for n in range(2, 256)]
 """Client addresses, round robin: 1,000 clients are at most 4 per address."""
-TICK = os.sysconf("SC_CLK_TCK")
 RAMP_SECONDS = 4.0
 """Time the clients have to connect before the window opens."""
 GRACE_SECONDS = 10.0
@@ -208,7 +209,7 @@ async def kalah_clients(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def client_main(spec: dict[str, Any]) -> None:
-    raise_nofile()
+    shared.raise_nofile()
     run = uqchess_clients if spec["game"] == "uqchess" else kalah_clients
     result = trio.run(run, spec)
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -219,30 +220,6 @@ def client_main(spec: dict[str, Any]) -> None:
 # -- the bench process ----------------------------------------------------------------------
 
 
-def raise_nofile() -> None:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def proc_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of one process so far, from /proc/PID/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def run_queue_wait(pid: int) -> float:
-    """Seconds the process has been ready to run but waited for a CPU (/proc/PID/schedstat):
-    the machine's share of any delay, not the server's own."""
-    return (
-        sum(
-            int((task / "schedstat").read_text().split()[1])
-            for task in Path(f"/proc/{pid}/task").iterdir()
-        )
-        / 1e9
-    )
-
-
 def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -250,44 +227,15 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def proc_memory(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM in KiB."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            found[key] = int(value.split()[0])
-    return found
-
-
 def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(len(values) * share))]
-
-
-def start_server(argv: list[str], log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """The server, and the port it prints alone on the first line of its stderr."""
-    with log.open("wb") as err:
-        server = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            if line.isdigit():
-                return server, int(line)
-        if server.poll() is not None:
-            break
-        time.sleep(0.05)
-    server.kill()
-    server.wait()
-    raise SystemExit(f"{argv[0]} did not start: {log.read_text()}")
 
 
 def run_scenario(
     name: str, argv: list[str], specs: list[dict[str, Any]], seconds: float
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
-        server, port = start_server(argv, Path(scratch) / "server.err")
+        server, port = shared.start_server(argv, Path(scratch) / "server.err", 30.0)
         try:
             begin = time.time() + RAMP_SECONDS
             stop = begin + seconds
@@ -308,13 +256,13 @@ def run_scenario(
                 )
             time.sleep(max(0.0, begin - time.time()))
             engines = children(server.pid)
-            cpu0 = proc_cpu(server.pid), sum(map(proc_cpu, engines))
-            wait0 = run_queue_wait(server.pid)
+            cpu0 = shared.cpu_seconds(server.pid), sum(map(shared.cpu_seconds, engines))
+            wait0 = shared.run_queue_wait(server.pid)
             uptime0 = os.getloadavg()[0]
             time.sleep(max(0.0, stop - time.time()))
-            cpu1 = proc_cpu(server.pid), sum(map(proc_cpu, engines))
-            wait1 = run_queue_wait(server.pid)
-            memory = proc_memory(server.pid)
+            cpu1 = shared.cpu_seconds(server.pid), sum(map(shared.cpu_seconds, engines))
+            wait1 = shared.run_queue_wait(server.pid)
+            memory = shared.proc_memory(server.pid)
             outputs = [client.communicate(timeout=120)[0] for client in clients]
             alive = server.poll() is None
         finally:
@@ -417,7 +365,7 @@ def main() -> None:
     if options.client:
         client_main(json.loads(options.client))
         return
-    raise_nofile()
+    shared.raise_nofile()
     print(
         f"nproc {os.cpu_count()}, load average {os.getloadavg()[0]:.2f},"
         f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"

@@ -1,5 +1,6 @@
-"""What several bench scripts share: the machine's description, a process's CPU time, and
-the environment that runs an earlier tree side by side with this checkout.
+"""What several bench scripts share: the machine's description, a process's CPU time, its
+wait for a CPU and its memory, a server started as a child, and the environment that runs an
+earlier tree side by side with this checkout.
 
 A script imports it as ``shared`` with this folder *last* on ``sys.path``
 (``sys.path.append``), since bench/chess.py must not hide python-chess.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import subprocess
 import tempfile
 import time
@@ -52,6 +54,55 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU a running process has used so far (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def run_queue_wait(pid: int) -> float:
+    """Seconds the process's threads have been ready to run but waited for a CPU
+    (/proc/PID/task/*/schedstat): the machine's share of any delay, not the process's own."""
+    return (
+        sum(
+            int((task / "schedstat").read_text().split()[1])
+            for task in Path(f"/proc/{pid}/task").iterdir()
+        )
+        / 1e9
+    )
+
+
+def proc_memory(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM in KiB."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = int(value.split()[0])
+    return found
+
+
+def raise_nofile() -> None:
+    """This process's open-file limit at its hard limit (a load generator's many sockets)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def start_server(
+    argv: list[str], log: Path, timeout: float = 60.0
+) -> tuple[subprocess.Popen[bytes], int]:
+    """The server, and the port it prints alone on a line of its stderr (``log``)."""
+    with log.open("wb") as err:
+        server = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in log.read_text().splitlines():
+            if line.strip().isdigit():
+                return server, int(line)
+        if server.poll() is not None:
+            break
+        time.sleep(0.05)
+    server.kill()
+    server.wait()
+    raise SystemExit(f"{' '.join(argv)} did not start: {log.read_text()}")
 
 
 def before_and_after(description: str, rounds: int = 3) -> tuple[dict[str, Path], int]:

@@ -41,6 +41,8 @@ from hub.core.model.referee import Outcome
 from hub.core.model.values import JSON
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hub.core.play.game import Game, Playout, Sample, Search
 
 BASE_PLAYOUTS = 50
@@ -240,17 +242,11 @@ def choose(
             if playout is not None:
                 result = rewards(playout(game, now, rng), seats)
             else:
-                ended = outcome_of(now)
-                plies = 0
-                while ended is None:
-                    plies += 1
-                    if not plies % PLAYOUT_CHECK and deadline.expired():
-                        break  # out of time: drop this playout
-                    moves = legal_moves(now)
-                    now = apply(now, moves[int(rng.random() * len(moves))])
-                    ended = outcome_of(now)
+                ended = _played_out(
+                    now, outcome_of(now), legal_moves, apply, outcome_of, rng, deadline
+                )
                 if ended is None:
-                    break
+                    break  # out of time: drop this playout
                 result = rewards(ended, seats)
         # back-propagation: each move credited to the seat that chose it
         for step in path:
@@ -261,6 +257,29 @@ def choose(
         if deadline.done():
             break
     return _most_visited(children[0], visits, moves_in, legal, rng)
+
+
+def _played_out(
+    state: Any,
+    ended: Any,
+    legal_moves: Callable[[Any], Any],
+    apply: Callable[[Any, Any], Any],
+    outcome_of: Callable[[Any], Any],
+    rng: random.Random,
+    deadline: _Deadline,
+) -> Any:
+    """The outcome of ``state`` played out at random (``ended`` if it has one already), or
+    None if the clock ran out (looked at every `PLAYOUT_CHECK` plies: a cut playout is
+    dropped). One call a playout; the plies are the loop inside."""
+    plies = 0
+    while ended is None:
+        plies += 1
+        if not plies % PLAYOUT_CHECK and deadline.expired():
+            return None
+        moves = legal_moves(state)
+        state = apply(state, moves[int(rng.random() * len(moves))])
+        ended = outcome_of(state)
+    return ended
 
 
 def _most_visited(
@@ -346,16 +365,9 @@ def choose_from_view(
             ended = outcome_of(state)
         if ended is None and playout is not None:
             ended = playout(game, state, rng)
-        plies = 0
-        while ended is None:
-            plies += 1
-            if not plies % PLAYOUT_CHECK and deadline.expired():
-                break  # out of time: drop this playout
-            moves = legal_moves(state)
-            state = apply(state, moves[int(rng.random() * len(moves))])
-            ended = outcome_of(state)
+        ended = _played_out(state, ended, legal_moves, apply, outcome_of, rng, deadline)
         if ended is None:
-            break
+            break  # out of time: drop this playout
         result = rewards(ended, seats)
         for step in path:
             step[1] += 1
