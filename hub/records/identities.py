@@ -211,8 +211,9 @@ class NameBook:
     ``limit`` at once, so that the event loop never blocks on the disk. The connections
     (opened by ``opener``) are kept between look-ups, at most ``limit``, and closed by
     `close`: opening one (a file, its WAL mode, the schema's migration check) cost ten times
-    the look-up itself, at every hello of every bot (bench/hub_load.py). A connection whose
-    look-up failed is closed, not kept; each look-up reads what is committed at that moment
+    the look-up itself, at every hello of every bot (bench/hub_load.py). A kept connection
+    that fails (a PostgreSQL server that ended it, a restart) is closed and the look-up made
+    once more on a new one; each look-up reads what is committed at that moment
     (autocommit), so a name added or removed by another process counts at once."""
 
     def __init__(self, opener: Callable[[], IdentityStore], *, limit: int = 4) -> None:
@@ -231,25 +232,42 @@ class NameBook:
         def work() -> T:
             with self._lock:
                 store = self._idle.pop() if self._idle else None
-            if store is None:
-                store = self._opener()
+            if store is not None:  # a kept connection: the server may have ended it since
+                try:
+                    answer = question(store)
+                except database_errors(OSError):
+                    store.close()  # (then once more, on a new connection)
+                except BaseException:
+                    self._keep(store)  # an answer such as `BadName`: the connection is fine
+                    raise
+                else:
+                    self._keep(store)
+                    return answer
+            store = self._opener()
             try:
                 answer = question(store)
-            except BaseException:
+            except database_errors(OSError):
                 store.close()
                 raise
-            with self._lock:
-                keep = not self._closed
-                if keep:
-                    self._idle.append(store)
-            if not keep:
-                store.close()
+            except BaseException:
+                self._keep(store)
+                raise
+            self._keep(store)
             return answer
 
         try:
             return await trio.to_thread.run_sync(work, limiter=self._limiter)
         except database_errors(OSError) as exc:
             raise NamesUnavailable(str(exc)) from exc
+
+    def _keep(self, store: IdentityStore) -> None:
+        """Keep ``store`` for the next look-up (closed if the book is)."""
+        with self._lock:
+            keep = not self._closed
+            if keep:
+                self._idle.append(store)
+        if not keep:
+            store.close()
 
     def close(self) -> None:
         """Close the kept connections; a look-up still running closes its own when done.
