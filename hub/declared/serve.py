@@ -75,9 +75,11 @@ from hub.declared.seats import (
     parse_seat,
 )
 from hub.declared.sharing import (
+    Choice,
     Post,
     Sharing,
     WaitWatch,
+    choice_of,
     follow_elsewhere,
     open_sharing,
     start_live,
@@ -241,7 +243,8 @@ class GameServer:
     (they wait again, at the front of the queue)."""
     sharing: Sharing | None = None
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
-    process's queue alone; hub.declared.sharing). Only the server's own terms are shared."""
+    process's queue alone; hub.declared.sharing). Each choice (`Terms`) is shared as its
+    own queue (`shared_choice`)."""
     offer: Offer | None = None
     """What people and bots may choose (hub.declared.terms): the time controls and the
     game's offered options; None: only ``control`` and the game's settings."""
@@ -293,6 +296,16 @@ class GameServer:
     def waiting(self) -> int:
         """How many wait for the next to arrive, whatever their choice."""
         return sum(len(queue) for queue in self.queues.values())
+
+    def waiting_on(self, terms: Terms | None) -> int:
+        """How many wait for the next to arrive on ``terms`` (None: the server's own)."""
+        queue = self.queues.get(self.default if terms is None else terms)
+        return 0 if queue is None else len(queue)
+
+    def shared_choice(self, terms: Terms) -> Choice:
+        """``terms`` as the shared queue carries it (hub.declared.sharing.Choice)."""
+        assert self.offer is not None
+        return choice_of(terms, self.offer)
 
     def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
         """The queue of ``terms``, made when first asked for (the empty ones are dropped
@@ -627,10 +640,10 @@ class GameServer:
         if opponent is not None:
             await self._against(seat, opponent, terms)
             return
-        shared = self.sharing if terms == self.default else None
+        shared = self.sharing
         if shared is not None and not self._in_arena(connection):
             # (relayed elsewhere: Relayed ends the connection)
-            await shared.relay_away(connection.lines, hello)
+            await shared.relay_away(connection.lines, hello, self.shared_choice(terms))
         me = pairing.Waiting(seat)
         # (a round-robin takes the bots that ask for the server's own terms)
         arranged = (
@@ -709,10 +722,11 @@ class GameServer:
         return result.record
 
     def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
-        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (the
-        server's own terms only)."""
-        if self.sharing is None or terms != self.default:
+        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (on
+        its choice: ``terms``)."""
+        if self.sharing is None:
             return gone
+        post.choice = self.shared_choice(terms)
         return self.sharing.watch(gone, post)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
@@ -993,7 +1007,7 @@ async def serve(
             nursery.start_soon(keep_ratings, lobby, boards)
         if lobby.queue.size == 2:
             lobby.sharing = await open_sharing(
-                record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
+                record_path(options), options.host, port, game.name, lobby.waiting_on, prog
             )
         live = None
         if lobby.sharing is not None:

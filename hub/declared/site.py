@@ -260,7 +260,7 @@ class Site:
         sharings = []
         for name, server in self.servers.items():
             if server.queue.size == 2:
-                server.sharing = Sharing(queue, name, partial(len, server.queue))
+                server.sharing = Sharing(queue, name, server.waiting_on)
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
         self.live = await start_live(nursery, queue, self.events)
