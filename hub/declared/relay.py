@@ -6,7 +6,8 @@ process's port as a JSON bot client would, takes its welcome (which must be for 
 game), sends the client's hello (its name, ``opponent`` ``any``: the next player there, the
 one waiting; the choice both waited with, ``tc`` and ``settings``), and from then on copies
 lines both ways, unchanged, until either side closes: the other process plays and records
-the game, and the client's later hellos (another game) go there too. The client sees one conversation, as if it had connected there.
+the game, and the client's later hellos (another game) go there too. The client sees one
+conversation, as if it had connected there.
 """
 
 from __future__ import annotations

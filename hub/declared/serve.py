@@ -66,6 +66,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -153,6 +154,8 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
+WAITING = "Waiting for an opponent: the next player to arrive plays you."
+"""What a person's page says while they wait for the next to arrive."""
 BROWSER_OPPONENTS = ("any", "person", "friend", "random")
 """What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
 is ``person``): nothing else is resolved, so no request learns which programs exist."""
@@ -763,6 +766,9 @@ class GameServer:
         browsers = [seat for seat in seats if isinstance(seat, BrowserSeat)]
         if not browsers:
             return
+        if across(seats):  # (a person at another process: hub.declared.remote)
+            RematchOffer(browsers, None, NO_REMATCH).offer_to()
+            return
         if any(
             not isinstance(seat, BrowserSeat) and n not in built for n, seat in enumerate(seats)
         ):
@@ -913,9 +919,7 @@ class GameServer:
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
         elif opponent == OPPONENTS_ANY:
-            self._wait_in_queue(
-                mine, "Waiting for an opponent: the next player to arrive plays you.", terms
-            )
+            self._wait_in_queue(mine, WAITING, terms)
         else:
             assert spec is not None
             self.nursery.start_soon(self._against, mine, spec, terms)
@@ -952,8 +956,47 @@ class GameServer:
                 await seat.gone(arrival, grace)
 
         queue = self.queue_of(terms)
-        if not await queue.wait(entry, self._watch(gone, Post(movable=False), terms)):
+        post = Post(movable=False)
+        # (a person playing here from another process waits here only: never relayed on)
+        watch = gone if isinstance(seat, RemoteSeat) else self._watch(gone, post, terms)
+        if not await queue.wait(entry, watch):
+            if post.guest is not None and self._guest(seat, post, terms):
+                return  # (played at the process of the person who waited there)
             seat.call_off("You left the queue: no game was played.")
+
+    # -- two people at two processes (hub.declared.remote) -------------------------------------
+
+    def _guest(self, seat: BrowserSeat, post: Post, terms: Terms) -> bool:
+        """The person of ``seat`` took the wait of a person at another process (``post``'s
+        guest): their game is played there, their page stays here; if that process
+        declines or does not answer, they wait here again."""
+        relays = self.sharing.relays if self.sharing is not None else None
+        if relays is None or post.guest is None or seat.over:
+            return False
+
+        def back() -> None:
+            if not self.closing:
+                self._wait_in_queue(seat, WAITING, terms, ahead=True)
+            else:
+                seat.call_off(f"{CLOSING}: no game was played.")
+
+        relays.join(seat, self.game.name, post.guest, post.choice.key, back)
+        return True
+
+    def take_guest(self, link: str, body: dict[str, Any]) -> bool:
+        """A person at another process took the wait of a person here (a join: `_guest`
+        there): seat them here (`RemoteSeat`) in that wait's queue, where the game starts as
+        usual; False if that wait is over (they then wait at their own)."""
+        sharing = self.sharing
+        entry = body.get("entry")
+        post = sharing.posts.get(entry) if sharing is not None and isinstance(entry, int) else None
+        if post is None or post.movable or self.closing or sharing is None:
+            return False
+        assert sharing.relays is not None and self.desk is not None
+        terms = post.choice.terms or self.default
+        seat = sharing.relays.seat_for(self.game_of(terms), link, body, self.desk.draws)
+        self._wait_in_queue(seat, WAITING, terms)
+        return True
 
 
 async def serve(
@@ -1013,6 +1056,8 @@ async def serve(
         if lobby.sharing is not None:
             nursery.start_soon(lobby.sharing.listen)
             live = await start_live(nursery, lobby.sharing.queue, events)
+            lobby.sharing.relays = await start_relays(nursery, lobby.sharing.queue)
+            lobby.sharing.relays.host(game.name, lobby.take_guest)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:

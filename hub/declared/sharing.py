@@ -10,7 +10,10 @@ games of two:
   while the entry waits); a person (who cannot move) first calls a TCP client waiting at
   another process over, and a TCP client's wait also ends when another process calls it
   (`Post.to`: the server then relays it there);
-* `listen`: the calls of this process's posts, from ``NOTIFY``.
+* `listen`: the calls of this process's posts, from ``NOTIFY``;
+* with `relays` (hub.declared.remote), a person who finds the oldest wait to be a person
+  at another process takes it (`Post.guest`): they play that person there, their page
+  staying here.
 
 Every wait is shared with its choice (`Choice`: the time control and the game's settings,
 hub.declared.terms): a post carries the choice's key, a claim takes only a wait of an equal
@@ -36,8 +39,9 @@ from hub.declared.terms import Offer, Terms, settings_of
 if TYPE_CHECKING:
     from hub.core.model.bus import EventBus
     from hub.core.play.game import Value
+    from hub.declared.remote import RelayHub
     from hub.records.live import LiveList
-    from hub.records.waiting import SharedQueue
+    from hub.records.waiting import Claimed, SharedQueue
 
 MOVABLE = "tcp"
 """A waiting player the shared queue can send to another process (relayed): a TCP client."""
@@ -81,6 +85,9 @@ class Post:
     called: trio.Event = attrs.Factory(trio.Event)
     to: str | None = None
     choice: Choice = Choice()
+    guest: Claimed | None = None
+    """A person's wait ended by taking a person's wait at another process (this one is
+    to play there: hub.declared.remote)."""
 
 
 @attrs.define(eq=False)
@@ -94,6 +101,22 @@ class Sharing:
     own terms)."""
     posts: dict[int, Post] = attrs.Factory(dict)
     """This process's posted waits, by their numbers on the board."""
+    relays: RelayHub | None = None
+    """This process's relayed seats: a person here may play a person at another process
+    (None: people are paired with TCP clients only)."""
+
+    def _person_kinds(self) -> tuple[str, ...]:
+        """The waits at other processes a person here may take."""
+        return (MOVABLE, FIXED) if self.relays is not None else (MOVABLE,)
+
+    def _take(self, post: Post, claimed: Claimed) -> bool:
+        """A person took ``claimed``: True if it is a person there (``post`` ends as its
+        guest), False if a TCP client (to call over)."""
+        if claimed.kind != FIXED:
+            return False
+        post.guest = claimed
+        post.called.set()
+        return True
 
     async def relay_away(self, lines: LineStream, hello: Hello, choice: Choice = Choice()) -> None:
         """Relay the TCP client of ``lines`` to another process where a player waits on the
@@ -124,8 +147,10 @@ class Sharing:
 
         async def posted() -> None:
             if not post.movable and self.waiting_here(post.choice.terms) <= 1:
-                claimed = await queue.claim(self.game, (MOVABLE,), terms=key)
+                claimed = await queue.claim(self.game, self._person_kinds(), terms=key)
                 if claimed is not None:
+                    if self._take(post, claimed):
+                        return
                     await queue.call(claimed)
             number = await queue.post(self.game, MOVABLE if post.movable else FIXED, key)
             if number is not None:
@@ -157,13 +182,13 @@ class Sharing:
         """Two players who arrive at two processes at once may both find nobody posted and
         both post: the newer post then goes to the older one (a movable player moves there;
         a person calls a movable one over), never both to each other."""
-        kinds = (MOVABLE, FIXED) if post.movable else (MOVABLE,)
+        kinds = (MOVABLE, FIXED) if post.movable else self._person_kinds()
         older = await self.queue.claim(self.game, kinds, before=number, terms=post.choice.key)
         if older is None:
             return
         if post.movable:
             self.called(number, older.address)
-        else:
+        elif not self._take(post, older):
             await self.queue.call(older)
 
     def called(self, number: int, to: str) -> None:

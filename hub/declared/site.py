@@ -63,6 +63,7 @@ from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
+from hub.declared.remote import start_relays
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
 from hub.declared.sharing import (
@@ -264,6 +265,11 @@ class Site:
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
         self.live = await start_live(nursery, queue, self.events)
+        relays = await start_relays(nursery, queue)  # (people at two processes)
+        for name, server in self.servers.items():
+            if server.sharing is not None:
+                server.sharing.relays = relays
+                relays.host(name, server.take_guest)
         return queue
 
     def others(self, game: str) -> Any:

@@ -63,7 +63,7 @@ _CLAIM = """
         WHERE game = ? AND terms = ? AND process <> ? AND kind = ANY(?) AND entry < ?
         ORDER BY entry LIMIT 1 FOR UPDATE SKIP LOCKED
     )
-    RETURNING entry, process, address
+    RETURNING entry, process, address, kind
 """
 _NO_BOUND = 2**63 - 1
 CHANNEL = "hub_waiting"
@@ -73,11 +73,13 @@ CHANNEL = "hub_waiting"
 
 @attrs.frozen
 class Claimed:
-    """A wait taken off the board: its number, its process and that process's address."""
+    """A wait taken off the board: its number, its process, that process's address, and
+    the kind of player who waits (tcp, browser)."""
 
     entry: int
     process: str
     address: str
+    kind: str = ""
 
 
 def advertised_host(host: str) -> str:
@@ -137,7 +139,9 @@ class WaitingBoard:
         None if there is none."""
         bound = _NO_BOUND if before is None else before
         row = self.db.execute(_CLAIM, (game, terms, self.process, list(kinds), bound)).fetchone()
-        return None if row is None else Claimed(int(row[0]), str(row[1]), str(row[2]))
+        if row is None:
+            return None
+        return Claimed(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
 
     def call(self, claimed: Claimed) -> None:
         """Ask the process of ``claimed`` to send its waiting player here."""
