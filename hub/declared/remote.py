@@ -101,6 +101,10 @@ class RemoteSeat(BrowserSeat):
         self.hub = hub
         self.link = link
         self.guest = guest
+        self.reported = 0
+        """The open streams of the page at the guest, as the guest last said."""
+        self.guest_alive = True
+        """Whether the guest process writes its heartbeat (else its page counts as gone)."""
         super().__init__(game, link, player, draws)
 
     def _bump(self) -> None:
@@ -113,7 +117,8 @@ class RemoteSeat(BrowserSeat):
         problem: str | None = None
         if kind == "pages":
             pages = body.get("n")
-            self.away(pages if isinstance(pages, int) and 0 <= pages <= 1000 else 0)
+            self.reported = pages if isinstance(pages, int) and 0 <= pages <= 1000 else 0
+            self._count()
             return
         if kind == "move":
             text = body.get("text")
@@ -132,8 +137,14 @@ class RemoteSeat(BrowserSeat):
             self.error = problem
             self._bump()
 
-    def away(self, pages: int) -> None:
-        """The page's open streams at the guest (0: gone, or the guest process has)."""
+    def alive(self, alive: bool) -> None:
+        """Whether the guest process is there (its heartbeat is fresh): while it is not, the
+        page counts as gone (`play_attended` ends the game after `GRACE`)."""
+        self.guest_alive = alive
+        self._count()
+
+    def _count(self) -> None:
+        pages = self.reported if self.guest_alive else 0
         if pages:
             self.came = True
         if pages != self.pages:
@@ -408,8 +419,7 @@ class RelayHub:
                 continue  # (the database failed: nothing is known)
             now = trio.current_time()
             for seat in list(self.hosted.values()):
-                if seat.guest not in alive:
-                    seat.away(0)
+                seat.alive(seat.guest in alive)
             for relay in list(self.guests.values()):
                 late = relay.view is None and now - relay.asked_at > JOIN_SECONDS
                 if late or (relay.view is not None and relay.host not in alive):

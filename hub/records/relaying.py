@@ -111,14 +111,6 @@ def fresh(board: WaitingBoard, processes: Iterable[str], within: float) -> set[s
     return {str(row[0]) for row in rows}
 
 
-def forget(board: WaitingBoard, links: Iterable[str]) -> bool:
-    """The messages about ``links`` nobody took (their games are over)."""
-    names = sorted(set(links))
-    if names:
-        board.db.execute("DELETE FROM hub_relay WHERE link = ANY(?)", (names,))
-    return True
-
-
 class RelayListener:
     """A connection that ``LISTEN``s to `CHANNEL`: `fileno` to wait on, `mine` (which never
     blocks) to say whether a notice for ``process`` has arrived."""

@@ -126,6 +126,13 @@ async def test_the_page_resigns_and_is_refused_out_of_turn_and_its_attendance_is
         assert remote.pages == 1 and remote.came
     await pump(pair.host, pair.guest)
     assert remote.pages == 0
+    with pair.page.attend():
+        await pump(pair.host, pair.guest)
+        remote.alive(False)  # (the guest process's heartbeat is old: its page is gone)
+        assert remote.pages == 0
+        remote.alive(True)  # (and back: its page is there again)
+        assert remote.pages == 1
+    await pump(pair.host, pair.guest)
     game, local = pair.game, SeatDesk().open(pair.game)
     match = Match(game, game.start(random.Random(0)), [local, remote], events=EventBus())
     async with trio.open_nursery() as nursery:

@@ -24,9 +24,12 @@ from tests.web.browser import run_in_browser
 pytestmark = [pytest.mark.system, pytest.mark.browser]
 
 
-def wait_at(server: Server, page: Any) -> str:
-    """``page`` asks ``server``'s lobby for the next player to arrive: its seat's token."""
+def wait_at(server: Server, page: Any, tc: str = "") -> str:
+    """``page`` asks ``server``'s lobby for the next player to arrive (on the time control
+    ``tc``; "": the server's): its seat's token."""
     page.goto(server.web)
+    if tc:
+        page.select_option("#tc", tc)
     page.locator('button[data-opponent="any"]').click()
     page.wait_for_url("**/play/*")
     return str(page.url.rsplit("/play/", 1)[1])
@@ -57,10 +60,16 @@ async def test_two_browsers_at_two_processes_pair_and_play(
     def script(page: Any) -> tuple[list[str], str, str]:
         host_token = wait_at(one, page)
         wait_for(lambda: posted(pg_url) == 1, "the first person's wait posted")
+        slower = page.context.new_page()  # another choice: not paired with the first
+        wait_at(two, slower, "180+2")
+        wait_for(lambda: posted(pg_url) == 2, "the 180+2 wait posted")
         other = page.context.new_page()
         guest_token = wait_at(two, other)
         other.locator("#bar").get_by_text("browser").first.wait_for()
-        return drive([page, other], shots="pg-two-people"), host_token, guest_token
+        results = drive([page, other], shots="pg-two-people")
+        assert "Waiting for an opponent" in slower.locator("#turn").inner_text()
+        assert posted(pg_url) == 1  # (the 180+2 person's, still waiting)
+        return results, host_token, guest_token
 
     (first, second), host_token, guest_token = await run_in_browser(script)
     assert first == second and ("wins" in first or "draw" in first)
@@ -69,7 +78,6 @@ async def test_two_browsers_at_two_processes_pair_and_play(
     assert players == ("browser", "browser")
     for server in (one, two):
         assert [row["id"] for row in server.recent()] == [game_id]  # listed by both
-    assert posted(pg_url) == 0
     # each token is its own process's seat only: the other process knows neither
     assert post_status(two, host_token, "move", {"move": "1"}) == 404
     assert post_status(one, guest_token, "move", {"move": "1"}) == 404
