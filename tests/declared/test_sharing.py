@@ -143,3 +143,35 @@ async def test_a_wait_is_posted_and_claimed_on_its_choice() -> None:
         ("claim", (MOVABLE,), 10, choice.key),
         ("withdraw", 10),
     ]
+
+
+async def test_a_person_who_finds_a_person_waiting_elsewhere_becomes_their_guest() -> None:
+    """With relayed seats (hub.declared.remote), a person may take a person's wait: their
+    own wait ends (it is not posted) with that wait as its guest; without them, a person
+    claims TCP clients only."""
+    there = Claimed(3, "other", "elsewhere:9", FIXED)
+    queue = FakeQueue(first=there)
+    share = sharing(queue)
+    share.relays = object()  # type: ignore[assignment]
+    post = Post(movable=False)
+    with trio.fail_after(1):
+        await share.watch(trio.sleep_forever, post)()  # it ends by itself: a guest
+    assert post.guest == there and post.to is None
+    assert queue.log == [("claim", (MOVABLE, FIXED), None)]
+
+
+async def test_a_person_who_posted_after_a_person_elsewhere_becomes_their_guest() -> None:
+    there = Claimed(3, "other", "elsewhere:9", FIXED)
+    queue = FakeQueue(older=there)
+    share = sharing(queue)
+    share.relays = object()  # type: ignore[assignment]
+    post = Post(movable=False)
+    with trio.fail_after(1):
+        await share.watch(trio.sleep_forever, post)()
+    assert post.guest == there
+    assert queue.log == [
+        ("claim", (MOVABLE, FIXED), None),
+        ("post", "connect4", FIXED),
+        ("claim", (MOVABLE, FIXED), 10),
+        ("withdraw", 10),
+    ]

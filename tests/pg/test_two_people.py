@@ -24,10 +24,10 @@ from tests.web.browser import run_in_browser
 pytestmark = [pytest.mark.system, pytest.mark.browser]
 
 
-def wait_at(server: Server, page: Any, tc: str = "") -> str:
-    """``page`` asks ``server``'s lobby for the next player to arrive (on the time control
-    ``tc``; "": the server's): its seat's token."""
-    page.goto(server.web)
+def wait_at(server: Server, page: Any, tc: str = "", game: str = "") -> str:
+    """``page`` asks ``server``'s lobby (``game``'s, of a site) for the next player to arrive
+    (on the time control ``tc``; "": the server's): its seat's token."""
+    page.goto(f"{server.web}{game}/" if game else server.web)
     if tc:
         page.select_option("#tc", tc)
     page.locator('button[data-opponent="any"]').click()
@@ -131,3 +131,26 @@ async def test_a_host_process_killed_mid_game_cuts_the_game_off_on_the_guests_pa
 
     assert "cut off" in await run_in_browser(script)
     assert recorded(pg_url) == {}  # (a game cut off is not recorded)
+
+
+async def test_two_browsers_at_two_sites_pair_for_connect4(
+    pg_url: str, sites: tuple[Server, Server]
+) -> None:
+    """The same at two ``hub serve`` processes (every game): a game's lobby at each."""
+    from tests.declared.test_browser_seat import drive
+
+    one, two = sites
+
+    def script(page: Any) -> list[str]:
+        wait_at(one, page, game="connect4")
+        wait_for(lambda: posted(pg_url) == 1, "the first person's wait posted")
+        other = page.context.new_page()
+        wait_at(two, other, game="connect4")
+        return drive([page, other], shots="pg-two-people-sites")
+
+    first, second = await run_in_browser(script)
+    assert first == second and ("wins" in first or "draw" in first)
+    wait_for(lambda: len(recorded(pg_url)) == 1, "the game recorded")
+    [game_id] = recorded(pg_url)
+    for server in (one, two):
+        assert [row["id"] for row in server.recent("connect4")] == [game_id]
