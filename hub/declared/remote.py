@@ -41,7 +41,7 @@ from hub.declared.browser import BrowserSeat, DrawOffer
 
 if TYPE_CHECKING:
     from hub.core.play.game import Game
-    from hub.records.waiting import SharedQueue, WaitingBoard
+    from hub.records.waiting import Claimed, SharedQueue, WaitingBoard
 
 JOIN_SECONDS = 5.0
 """How long a guest waits for the host's first snapshot before its person waits at home."""
@@ -52,11 +52,10 @@ WATCH_EVERY = 1.0
 """Seconds between two looks at the partner processes' heartbeats."""
 POLL_EVERY = 1.0
 """Seconds between two looks for messages without a notice (one lost while the listening
-connection was down)."""
+connection was down), while this process has relayed seats (a join whose notice was lost
+is not answered: its person waits at home after `JOIN_SECONDS`)."""
 MAX_OUTBOX = 10_000
 """Messages kept to send while the database fails (the oldest are dropped beyond)."""
-ACTIONS = ("resign", "leave", "draw", "decline-draw", "rematch")
-"""What a page asks of its seat beside a move (the routes of `hub.web.play`)."""
 CUT_OFF = "The game was cut off: the process of this hub that played it has stopped."
 NO_REMATCH = "Your opponent plays at another process of this hub: no rematch across processes."
 
@@ -64,24 +63,22 @@ JoinHandler = Callable[[str, dict[str, Any]], bool]
 """A host's game: seat the person of a join (link, body); False if nobody waits for them."""
 
 
+PLAYER_KEYS = ("name", "kind", "spec", "identity")
+"""What a join says of its person (`PlayerInfo`'s fields)."""
+LIMITS = (40, 20, 80, 200)
+"""How long each may be (characters)."""
+
+
 def player_json(player: PlayerInfo) -> dict[str, str]:
-    return {
-        "name": player.name,
-        "kind": player.kind,
-        "spec": player.spec,
-        "identity": player.identity,
-    }
+    return {key: str(getattr(player, key)) for key in PLAYER_KEYS}
 
 
 def player_of(value: object) -> PlayerInfo:
-    """The player of a join (a guest's: the processes of one hub trust each other); a
-    guest if it is not one."""
-    if isinstance(value, dict) and all(
-        isinstance(value.get(k), str) for k in player_json(PlayerInfo(""))
-    ):
-        return PlayerInfo(
-            value["name"][:40], value["kind"][:20], value["spec"][:80], value["identity"][:200]
-        )
+    """The player of a join (the guest checked them, as it checks every person: the
+    processes of one hub trust each other); a guest if it is not one."""
+    if isinstance(value, dict) and all(isinstance(value.get(key), str) for key in PLAYER_KEYS):
+        fields = [str(value[key])[:most] for key, most in zip(PLAYER_KEYS, LIMITS, strict=True)]
+        return PlayerInfo(*fields)
     return PlayerInfo("browser", "person", "web", "person:browser")
 
 
@@ -281,12 +278,12 @@ class RelayHub:
         self,
         seat: BrowserSeat,
         game: str,
-        claimed: Any,
+        claimed: Claimed,
         choice: str,
         back: Callable[[], None],
     ) -> PageRelay:
-        """Play ``seat``'s person at the host whose wait ``claimed`` (a
-        `hub.records.waiting.Claimed`) was taken: the join sent, the seat relayed."""
+        """Play ``seat``'s person at the host whose wait ``claimed`` was taken (on the
+        shared queue's choice ``choice``): the join sent, the seat relayed."""
         link = secrets.token_urlsafe(18)
         relay = PageRelay(self, seat, link, claimed.process, back)
         self.guests[link] = relay
@@ -370,8 +367,9 @@ class RelayHub:
                 while True:
                     with trio.move_on_after(POLL_EVERY):
                         await trio.lowlevel.wait_readable(listener.fileno())
-                    listener.mine()
-                    await self._take()
+                    # (without a notice, a look only while seats are relayed: one lost)
+                    if listener.mine() or self.hosted or self.guests:
+                        await self._take()
             except database_errors(OSError) as exc:
                 self.queue._warn(f"lost the relayed seats' notices ({one_line(exc)})")
             finally:
