@@ -162,6 +162,9 @@ class PageRelay:
     """Send the person back to wait at home (the host declined, or did not answer)."""
     view: dict[str, Any] | None = None
     """The host's latest snapshot of the seat."""
+    sent: set[str] = attrs.Factory(set)
+    """The moves and actions sent since that snapshot (one of each at a time: the host
+    answers each with a new snapshot)."""
     heard_at: float = 0.0
     asked_at: float = attrs.field(factory=trio.current_time)
 
@@ -197,6 +200,9 @@ class PageRelay:
             return "it is not your turn"
         if kind == "leave" and not view.get("can_leave"):
             return "you are not waiting for an opponent"
+        if kind in self.sent:
+            return "a move is already on its way" if kind == "move" else "already asked"
+        self.sent.add(kind)
         body: dict[str, Any] = {"type": kind}
         if kind == "move":
             body["text"] = text.strip()[:200]
@@ -215,6 +221,7 @@ class PageRelay:
         if body.get("type") != "view" or not isinstance(view, dict):
             return
         self.view, self.heard_at = view, trio.current_time()
+        self.sent.clear()
         seat = self.seat
         if view.get("over"):
             seat.over = True
@@ -336,6 +343,14 @@ class RelayHub:
                 self.hosted.pop(link, None)
         self._dirty = {}
         return messages
+
+    async def flush(self) -> None:
+        """Send what is left to send now (the process is stopping: a game it adjourned
+        is told to its guest), whatever the cancellation around."""
+        with trio.CancelScope(shield=True):
+            messages = self.outgoing()
+            if messages:
+                await self.queue.on_board(partial(_send, messages=messages))
 
     async def _sending(self) -> None:
         while True:

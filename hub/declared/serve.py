@@ -1086,6 +1086,8 @@ async def serve(
             await trio.sleep_forever()
         finally:
             stop_log()
+            if lobby.sharing is not None and lobby.sharing.relays is not None:
+                await lobby.sharing.relays.flush()  # (a guest told its game's end)
             if live is not None:
                 await live.aclose()
             if lobby.sharing is not None:

@@ -173,3 +173,42 @@ async def test_a_host_that_never_answered_sends_the_person_home() -> None:
     [relay] = pair.guest.guests.values()
     relay.cut_off()  # (before any snapshot: the join was never answered)
     assert pair.home == ["x"] and not pair.page.over and isinstance(pair.page, BrowserSeat)
+
+
+async def test_the_page_sends_one_move_at_a_time() -> None:
+    """A second move before the host's answer is refused at home (one in flight, as a
+    seat's own page has), and allowed again once the answer has come."""
+    pair = Pair()
+    await pump(pair.host, pair.guest)
+    [remote] = pair.remote
+    game, local = pair.game, SeatDesk().open(pair.game)
+    match = Match(game, game.start(random.Random(0)), [remote, local], events=EventBus())
+    match.chance_rng = random.Random(8)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(match.run)
+        await pump(pair.host, pair.guest)
+        assert pair.page.snapshot()["your_turn"]
+        assert pair.page.submit("no such move") is None
+        assert pair.page.submit("draw") == "a move is already on its way"
+        await pump(pair.host, pair.guest)
+        assert "no such move" in pair.page.snapshot()["error"]  # (the host's answer)
+        assert pair.page.submit("draw") is None
+        await pump(pair.host, pair.guest)
+        assert not pair.page.snapshot()["your_turn"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_flush_sends_what_is_left_whatever_the_cancellation() -> None:
+    sent: list[Any] = []
+
+    async def on_board(call: Any) -> int:
+        sent.extend(call.keywords["messages"])
+        return len(sent)
+
+    host = hub("host")
+    host.queue.on_board = on_board  # type: ignore[method-assign]
+    host.send("guest", "link", {"type": "declined"})
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await host.flush()
+    assert sent == [("guest", "link", {"type": "declined"})]
