@@ -210,7 +210,8 @@ class PageRelay:
         return None
 
     def attended(self, pages: int) -> None:
-        self.hub.send(self.host, self.link, {"type": "pages", "n": pages})
+        if not self.seat.over:  # (after the end, nobody at the host listens)
+            self.hub.send(self.host, self.link, {"type": "pages", "n": pages})
 
     def heard(self, body: dict[str, Any]) -> None:
         """A message from the host: the seat's snapshot, or the join declined."""
