@@ -32,13 +32,17 @@ def play(reader: TextIO, writer: TextIO, options: argparse.Namespace) -> int:
         writer.write(json.dumps(value) + "\n")
         writer.flush()
 
-    hello = {"type": "hello", "name": options.name, "opponent": options.opponent}
+    hello: dict[str, Any] = {"type": "hello", "name": options.name, "opponent": options.opponent}
     if options.game:
         hello["game"] = options.game  # `hub serve` alone serves several games: which one
     if options.token:
         hello["token"] = options.token  # its registered name's (`hub bots add`)
     if options.resume:
         hello["resume"] = options.resume  # its seat in a game the server adjourned
+    if options.tc:
+        hello["tc"] = options.tc  # a time control the server offers (its --tc-choices)
+    if options.settings:
+        hello["settings"] = json.loads(options.settings)  # options it offers (its --offer)
     for line in reader:
         message = json.loads(line)
         kind = message.get("type")
@@ -75,6 +79,13 @@ def main() -> int:
         default="",
         metavar="GAME_ID",
         help="over TCP to `hub serve`: play on the adjourned game GAME_ID (its first game)",
+    )
+    parser.add_argument("--tc", default="", help="over TCP: the time control to ask for")
+    parser.add_argument(
+        "--settings",
+        default="",
+        metavar="JSON",
+        help="over TCP: the game's options to ask for, e.g. '{\"rows\": 5}'",
     )
     parser.add_argument("--games", type=int, default=1, help="over TCP: games to play")
     parser.add_argument("--seed", type=int, default=None, help="seed of its random choices")

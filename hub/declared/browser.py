@@ -36,7 +36,7 @@ import math
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -57,6 +57,25 @@ friend to open the shared link); then the game is called off. Clocks start only 
 GRACE = 10.0
 """Seconds a person's page may be gone (a reload comes back sooner) before they have left:
 the queue while they wait, the game (a disconnect) while they play."""
+
+
+class SeatRelay(Protocol):
+    """Where a seat's game is played when it is not here (a person paired with a person at
+    another process: hub.declared.remote.PageRelay): the page's snapshot comes from there,
+    its moves and actions go there."""
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The seat's snapshot there (None: none yet)."""
+        ...
+
+    def act(self, kind: str, text: str = "") -> str | None:
+        """A move (``kind`` ``move``, its ``text``) or an action (resign, leave, draw,
+        decline-draw, rematch) sent there; None, else why not."""
+        ...
+
+    def attended(self, pages: int) -> None:
+        """How many streams of the seat's page are open now."""
+        ...
 
 
 class DeskFull(ServerFull):
@@ -117,6 +136,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         """While the game waits (for an opponent, for a person to come): the words why."""
         self.leaving: Callable[[], bool] | None = None
         """While the person waits in a queue: takes them out (False if too late)."""
+        self.relay: SeatRelay | None = None
+        """Where this seat's game is played, if at another process (its page is here)."""
 
     # -- the seat ------------------------------------------------------------------------------
 
@@ -239,6 +260,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
             self._attended()
 
     def _attended(self) -> None:
+        if self.relay is not None:
+            self.relay.attended(self.pages)
         self._attendance.set()
         self._attendance = trio.Event()
 
@@ -287,6 +310,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def leave(self) -> str | None:
         """The person leaves the queue; None if they did, else why not."""
+        if self.relay is not None:
+            return self.relay.act("leave")
         if self.leaving is None:
             return "you are not waiting for an opponent"
         if not self.leaving():
@@ -298,6 +323,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def submit(self, text: str) -> str | None:
         """Hand in a move from the page; None if it is taken to the game, else why not."""
+        if self.relay is not None:
+            return self.relay.act("move", text)
         if self.over:
             return "the game is over"
         if self.turn is None:
@@ -309,6 +336,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         return None
 
     def resign(self) -> str | None:
+        if self.relay is not None:
+            return self.relay.act("resign")
         if self.over:
             return "the game is over"
         if self.match is None:
@@ -321,6 +350,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         None if done (the answer is in the snapshots), else why not. The built-in players
         answer at once by their evaluation (`hub.core.play.game.AgreedDraws.accepts`); when every
         other seat agreed, the match ends as the game's agreed draw (`Match.agree_draw`)."""
+        if self.relay is not None:
+            return self.relay.act("draw")
         if self.over or self.match is None or self.state is None:
             return "the game is over"
         draws = self.game.agreed_draws
@@ -351,6 +382,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def decline_draw(self) -> str | None:
         """This seat's person declines the draw another person offered."""
+        if self.relay is not None:
+            return self.relay.act("decline-draw")
         offer = self.draw
         if self.over or offer.by is None or offer.by is self:
             return "no draw is offered to you"
@@ -370,6 +403,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
 
     def ask_rematch(self) -> str | None:
         """This seat's person asks for a rematch; None if asked (or started), else why not."""
+        if self.relay is not None:
+            return self.relay.act("rematch")
         if not self.over:
             return "the game is not over"
         offer = self.rematch
@@ -430,7 +465,11 @@ class BrowserSeat(BaseSeat[Any, Any]):
             await self._changed.wait()
 
     def snapshot(self) -> dict[str, Any]:
-        """What this seat's page shows, as JSON (from this seat's own view alone)."""
+        """What this seat's page shows, as JSON (from this seat's own view alone; a relayed
+        seat's: the seat's own view there)."""
+        relayed = None if self.relay is None else self.relay.snapshot()
+        if relayed is not None:
+            return {**relayed, "version": self.version}
         game, state, pictures = self.game, self.state, self.game.pictures
         html = ""
         view = None

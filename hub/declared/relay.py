@@ -4,14 +4,17 @@
 The client has had its welcome and sent its hello here; the relay connects to the other
 process's port as a JSON bot client would, takes its welcome (which must be for the same
 game), sends the client's hello (its name, ``opponent`` ``any``: the next player there, the
-one waiting), and from then on copies lines both ways, unchanged, until either side closes:
-the other process plays and records the game, and the client's later hellos (another game)
-go there too. The client sees one conversation, as if it had connected there.
+one waiting; the choice both waited with, ``tc`` and ``settings``), and from then on copies
+lines both ways, unchanged, until either side closes: the other process plays and records
+the game, and the client's later hellos (another game) go there too. The client sees one
+conversation, as if it had connected there.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 import trio
 
@@ -27,10 +30,20 @@ class Relayed(PeerClosed):
     closed): its connection here ends too, as after any peer's close."""
 
 
-async def relay(client: LineStream, hello: Hello, address: str, game: str) -> None:
-    """Play ``client``'s games at the process at ``address`` (``HOST:PORT``), then raise
-    `Relayed`; returns, having sent the client nothing, if that process cannot be reached
-    or is not serving ``game`` (the caller then pairs the client at home)."""
+async def relay(
+    client: LineStream,
+    hello: Hello,
+    address: str,
+    game: str,
+    *,
+    tc: str = "",
+    settings: Mapping[str, Any] | None = None,
+) -> None:
+    """Play ``client``'s games at the process at ``address`` (``HOST:PORT``), on the choice
+    ``tc`` and ``settings`` (the hello's ``tc`` and ``settings``; "" and None: that
+    process's own), then raise `Relayed`; returns, having sent the client nothing, if that
+    process cannot be reached or is not serving ``game`` (the caller then pairs the client
+    at home)."""
     host, _, port = address.rpartition(":")
     remote: LineStream | None = None
     ready = False
@@ -48,6 +61,10 @@ async def relay(client: LineStream, hello: Hello, address: str, game: str) -> No
                 return
             again: dict[str, object] = {"type": "hello", "name": hello.name, "game": game}
             again["opponent"] = OPPONENTS_ANY
+            if tc:
+                again["tc"] = tc
+            if settings:
+                again["settings"] = dict(settings)
             if hello.token is not None:  # a registered name is checked there too
                 again["token"] = hello.token
             await remote.send_line(dumps(again))

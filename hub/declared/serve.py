@@ -66,6 +66,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -75,9 +76,11 @@ from hub.declared.seats import (
     parse_seat,
 )
 from hub.declared.sharing import (
+    Choice,
     Post,
     Sharing,
     WaitWatch,
+    choice_of,
     follow_elsewhere,
     open_sharing,
     start_live,
@@ -151,6 +154,8 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
     return status
 
 
+WAITING = "Waiting for an opponent: the next player to arrive plays you."
+"""What a person's page says while they wait for the next to arrive."""
 BROWSER_OPPONENTS = ("any", "person", "friend", "random")
 """What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
 is ``person``): nothing else is resolved, so no request learns which programs exist."""
@@ -241,7 +246,8 @@ class GameServer:
     (they wait again, at the front of the queue)."""
     sharing: Sharing | None = None
     """The waiting queue shared with the other processes on one PostgreSQL (None: this
-    process's queue alone; hub.declared.sharing). Only the server's own terms are shared."""
+    process's queue alone; hub.declared.sharing). Each choice (`Terms`) is shared as its
+    own queue (`shared_choice`)."""
     offer: Offer | None = None
     """What people and bots may choose (hub.declared.terms): the time controls and the
     game's offered options; None: only ``control`` and the game's settings."""
@@ -293,6 +299,16 @@ class GameServer:
     def waiting(self) -> int:
         """How many wait for the next to arrive, whatever their choice."""
         return sum(len(queue) for queue in self.queues.values())
+
+    def waiting_on(self, terms: Terms | None) -> int:
+        """How many wait for the next to arrive on ``terms`` (None: the server's own)."""
+        queue = self.queues.get(self.default if terms is None else terms)
+        return 0 if queue is None else len(queue)
+
+    def shared_choice(self, terms: Terms) -> Choice:
+        """``terms`` as the shared queue carries it (hub.declared.sharing.Choice)."""
+        assert self.offer is not None
+        return choice_of(terms, self.offer)
 
     def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
         """The queue of ``terms``, made when first asked for (the empty ones are dropped
@@ -627,10 +643,10 @@ class GameServer:
         if opponent is not None:
             await self._against(seat, opponent, terms)
             return
-        shared = self.sharing if terms == self.default else None
+        shared = self.sharing
         if shared is not None and not self._in_arena(connection):
             # (relayed elsewhere: Relayed ends the connection)
-            await shared.relay_away(connection.lines, hello)
+            await shared.relay_away(connection.lines, hello, self.shared_choice(terms))
         me = pairing.Waiting(seat)
         # (a round-robin takes the bots that ask for the server's own terms)
         arranged = (
@@ -709,10 +725,11 @@ class GameServer:
         return result.record
 
     def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
-        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (the
-        server's own terms only)."""
-        if self.sharing is None or terms != self.default:
+        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (on
+        its choice: ``terms``)."""
+        if self.sharing is None:
             return gone
+        post.choice = self.shared_choice(terms)
         return self.sharing.watch(gone, post)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
@@ -748,6 +765,9 @@ class GameServer:
         the same built players, the people in browsers asked; none with a TCP client."""
         browsers = [seat for seat in seats if isinstance(seat, BrowserSeat)]
         if not browsers:
+            return
+        if across(seats):  # (a person at another process: hub.declared.remote)
+            RematchOffer(browsers, None, NO_REMATCH).offer_to()
             return
         if any(
             not isinstance(seat, BrowserSeat) and n not in built for n, seat in enumerate(seats)
@@ -899,9 +919,7 @@ class GameServer:
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
         elif opponent == OPPONENTS_ANY:
-            self._wait_in_queue(
-                mine, "Waiting for an opponent: the next player to arrive plays you.", terms
-            )
+            self._wait_in_queue(mine, WAITING, terms)
         else:
             assert spec is not None
             self.nursery.start_soon(self._against, mine, spec, terms)
@@ -938,8 +956,47 @@ class GameServer:
                 await seat.gone(arrival, grace)
 
         queue = self.queue_of(terms)
-        if not await queue.wait(entry, self._watch(gone, Post(movable=False), terms)):
+        post = Post(movable=False)
+        # (a person playing here from another process waits here only: never relayed on)
+        watch = gone if isinstance(seat, RemoteSeat) else self._watch(gone, post, terms)
+        if not await queue.wait(entry, watch):
+            if post.guest is not None and self._guest(seat, post, terms):
+                return  # (played at the process of the person who waited there)
             seat.call_off("You left the queue: no game was played.")
+
+    # -- two people at two processes (hub.declared.remote) -------------------------------------
+
+    def _guest(self, seat: BrowserSeat, post: Post, terms: Terms) -> bool:
+        """The person of ``seat`` took the wait of a person at another process (``post``'s
+        guest): their game is played there, their page stays here; if that process
+        declines or does not answer, they wait here again."""
+        relays = self.sharing.relays if self.sharing is not None else None
+        if relays is None or post.guest is None or seat.over:
+            return False
+
+        def back() -> None:
+            if not self.closing:
+                self._wait_in_queue(seat, WAITING, terms, ahead=True)
+            else:
+                seat.call_off(f"{CLOSING}: no game was played.")
+
+        relays.join(seat, self.game.name, post.guest, post.choice.key, back)
+        return True
+
+    def take_guest(self, link: str, body: dict[str, Any]) -> bool:
+        """A person at another process took the wait of a person here (a join: `_guest`
+        there): seat them here (`RemoteSeat`) in that wait's queue, where the game starts as
+        usual; False if that wait is over (they then wait at their own)."""
+        sharing = self.sharing
+        entry = body.get("entry")
+        post = sharing.posts.get(entry) if sharing is not None and isinstance(entry, int) else None
+        if post is None or post.movable or self.closing or sharing is None:
+            return False
+        assert sharing.relays is not None and self.desk is not None
+        terms = post.choice.terms or self.default
+        seat = sharing.relays.seat_for(self.game_of(terms), link, body, self.desk.draws)
+        self._wait_in_queue(seat, WAITING, terms)
+        return True
 
 
 async def serve(
@@ -993,12 +1050,14 @@ async def serve(
             nursery.start_soon(keep_ratings, lobby, boards)
         if lobby.queue.size == 2:
             lobby.sharing = await open_sharing(
-                record_path(options), options.host, port, game.name, lambda: len(lobby.queue), prog
+                record_path(options), options.host, port, game.name, lobby.waiting_on, prog
             )
         live = None
         if lobby.sharing is not None:
             nursery.start_soon(lobby.sharing.listen)
             live = await start_live(nursery, lobby.sharing.queue, events)
+            lobby.sharing.relays = await start_relays(nursery, lobby.sharing.queue)
+            lobby.sharing.relays.host(game.name, lobby.take_guest)
         stop_log = log_games(events, logging.getLogger(f"hub.games.{game.name}"))
         try:
             if options.web is not None:
@@ -1029,6 +1088,8 @@ async def serve(
             stop_log()
             if lobby.names is not None:
                 lobby.names.close()
+            if lobby.sharing is not None and lobby.sharing.relays is not None:
+                await lobby.sharing.relays.flush()  # (a guest told its game's end)
             if live is not None:
                 await live.aclose()
             if lobby.sharing is not None:

@@ -63,6 +63,7 @@ from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
 from hub.declared.options import read_command_line, time_control
+from hub.declared.remote import RelayHub, start_relays
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
 from hub.declared.sharing import (
@@ -151,6 +152,8 @@ class Site:
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
     live: LiveList | None = None
     """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
+    relays: RelayHub | None = None
+    """This process's seats relayed to or from another process (`share`), None alone."""
     operators: OperatorMaker | None = None
     """Makes a game's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
     by the command: tournaments are a layer above): with ``--admin-token`` the operator
@@ -260,10 +263,15 @@ class Site:
         sharings = []
         for name, server in self.servers.items():
             if server.queue.size == 2:
-                server.sharing = Sharing(queue, name, partial(len, server.queue))
+                server.sharing = Sharing(queue, name, server.waiting_on)
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
         self.live = await start_live(nursery, queue, self.events)
+        relays = self.relays = await start_relays(nursery, queue)  # (people at two processes)
+        for name, server in self.servers.items():
+            if server.sharing is not None:
+                server.sharing.relays = relays
+                relays.host(name, server.take_guest)
         return queue
 
     def others(self, game: str) -> Any:
@@ -607,6 +615,8 @@ async def serve(
             stop_log()
             if book is not None:
                 book.close()
+            if site.relays is not None:
+                await site.relays.flush()  # (a guest told of its game adjourned)
             if site.live is not None:
                 await site.live.aclose()
             if queue is not None:

@@ -51,16 +51,19 @@ _CREATE = """
         process TEXT NOT NULL,            -- the posting process (`WaitingBoard.process`)
         address TEXT NOT NULL,            -- its TCP port, HOST:PORT
         kind    TEXT NOT NULL,            -- tcp (a client that can be relayed) or browser
-        since   DOUBLE PRECISION NOT NULL -- Unix time
+        since   DOUBLE PRECISION NOT NULL, -- Unix time
+        terms   TEXT NOT NULL DEFAULT ''  -- the choice's key: only equal ones pair
     )
 """
+_ADD_TERMS = "ALTER TABLE hub_waiting ADD COLUMN IF NOT EXISTS terms TEXT NOT NULL DEFAULT ''"
+"""(a table made before choices were shared: its old posts, key '', pair no new one)"""
 _CLAIM = """
     DELETE FROM hub_waiting WHERE entry = (
         SELECT entry FROM hub_waiting
-        WHERE game = ? AND process <> ? AND kind = ANY(?) AND entry < ?
+        WHERE game = ? AND terms = ? AND process <> ? AND kind = ANY(?) AND entry < ?
         ORDER BY entry LIMIT 1 FOR UPDATE SKIP LOCKED
     )
-    RETURNING entry, process, address
+    RETURNING entry, process, address, kind
 """
 _NO_BOUND = 2**63 - 1
 CHANNEL = "hub_waiting"
@@ -70,11 +73,13 @@ CHANNEL = "hub_waiting"
 
 @attrs.frozen
 class Claimed:
-    """A wait taken off the board: its number, its process and that process's address."""
+    """A wait taken off the board: its number, its process, that process's address, and
+    the kind of player who waits (tcp, browser)."""
 
     entry: int
     process: str
     address: str
+    kind: str = ""
 
 
 def advertised_host(host: str) -> str:
@@ -100,6 +105,7 @@ class WaitingBoard:
             with db.transaction():
                 db.lock_schema()  # (two processes creating the table at once)
                 db.execute(_CREATE)
+                db.execute(_ADD_TERMS)
         except BaseException:
             db.close()
             raise
@@ -111,12 +117,13 @@ class WaitingBoard:
             self.db.close()
         self.db = PostgresDatabase.open(self.url)
 
-    def post(self, game: str, kind: str) -> int:
-        """A player of ``game`` waits here: the post's number (to `withdraw` it)."""
+    def post(self, game: str, kind: str, terms: str = "") -> int:
+        """A player of ``game`` waits here, on the choice whose key is ``terms``
+        (`hub.declared.sharing.Choice`): the post's number (to `withdraw` it)."""
         (entry,) = self.db.execute(
-            "INSERT INTO hub_waiting (game, process, address, kind, since) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING entry",
-            (game, self.process, self.address, kind, time.time()),
+            "INSERT INTO hub_waiting (game, process, address, kind, since, terms) "
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING entry",
+            (game, self.process, self.address, kind, time.time(), terms),
         ).fetchone()
         return int(entry)
 
@@ -124,12 +131,17 @@ class WaitingBoard:
         """The wait ``entry`` is over (a no-op if another process claimed it)."""
         self.db.execute("DELETE FROM hub_waiting WHERE entry = ?", (entry,))
 
-    def claim(self, game: str, kinds: Sequence[str], before: int | None = None) -> Claimed | None:
-        """The oldest wait for ``game`` of one of ``kinds`` that is not ours (and was posted
-        before our wait ``before``, if given), taken off the board; None if there is none."""
+    def claim(
+        self, game: str, kinds: Sequence[str], before: int | None = None, terms: str = ""
+    ) -> Claimed | None:
+        """The oldest wait for ``game`` on the choice ``terms`` of one of ``kinds`` that is
+        not ours (and was posted before our wait ``before``, if given), taken off the board;
+        None if there is none."""
         bound = _NO_BOUND if before is None else before
-        row = self.db.execute(_CLAIM, (game, self.process, list(kinds), bound)).fetchone()
-        return None if row is None else Claimed(int(row[0]), str(row[1]), str(row[2]))
+        row = self.db.execute(_CLAIM, (game, terms, self.process, list(kinds), bound)).fetchone()
+        if row is None:
+            return None
+        return Claimed(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
 
     def call(self, claimed: Claimed) -> None:
         """Ask the process of ``claimed`` to send its waiting player here."""
@@ -231,8 +243,8 @@ class SharedQueue:
             self._warn(f"the shared waiting queue failed: {one_line(exc)}")
             return None
 
-    async def post(self, game: str, kind: str) -> int | None:
-        entry: int | None = await self._run("post", game, kind)
+    async def post(self, game: str, kind: str, terms: str = "") -> int | None:
+        entry: int | None = await self._run("post", game, kind, terms)
         return entry
 
     async def withdraw(self, entry: int | None) -> None:
@@ -241,9 +253,9 @@ class SharedQueue:
                 await self._run("withdraw", entry)
 
     async def claim(
-        self, game: str, kinds: Sequence[str], before: int | None = None
+        self, game: str, kinds: Sequence[str], before: int | None = None, terms: str = ""
     ) -> Claimed | None:
-        claimed: Claimed | None = await self._run("claim", game, kinds, before)
+        claimed: Claimed | None = await self._run("claim", game, kinds, before, terms)
         return claimed
 
     async def call(self, claimed: Claimed) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import psycopg
 
 from hub.records import RecordStore
 from tests.conftest import program
@@ -79,3 +80,17 @@ def recorded(url: str) -> dict[str, tuple[str, ...]]:
     """Every recorded game's players, by id."""
     with RecordStore.open(url) as store:
         return {game.game_id: game.players for game in store.games()}
+
+
+def posted(url: str) -> int:
+    """How many waits are posted on the shared queue."""
+    with psycopg.connect(url) as db:
+        row = db.execute("SELECT count(*) FROM hub_waiting").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def bot(server: Server, name: str, *more: str) -> subprocess.Popen[bytes]:
+    """The example bot over TCP, asking for the next player to arrive (``more``: its other
+    arguments, e.g. ``--game kalah``, ``--tc 180+2``)."""
+    address = f"127.0.0.1:{server.port}"
+    return subprocess.Popen([sys.executable, PY_BOT, "--connect", address, "--name", name, *more])

@@ -8,30 +8,14 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from typing import Any
 
-import psycopg
 import pytest
 
-from tests.pg.servers import DEADLINE, PY_BOT, Server, recorded, wait_for
+from tests.pg.servers import DEADLINE, Server, bot, posted, recorded, wait_for
 from tests.web.browser import run_in_browser
 
 pytestmark = pytest.mark.system
-
-
-def posted(url: str) -> int:
-    """How many waits are posted on the shared queue."""
-    with psycopg.connect(url) as db:
-        row = db.execute("SELECT count(*) FROM hub_waiting").fetchone()
-    return 0 if row is None else int(row[0])
-
-
-def bot(server: Server, name: str) -> subprocess.Popen[bytes]:
-    """The example bot, asking for the next player to arrive."""
-    return subprocess.Popen(
-        [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{server.port}", "--name", name]
-    )
 
 
 def test_a_bot_waiting_on_one_process_plays_a_bot_that_came_to_the_other(

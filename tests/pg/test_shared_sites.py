@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from typing import Any
@@ -17,8 +16,8 @@ import psycopg
 import pytest
 
 from hub.records.live import STALE
-from tests.pg.servers import DEADLINE, PY_BOT, Server, recorded, wait_for
-from tests.pg.test_shared_queue import posted
+from tests.pg.servers import DEADLINE, Server, posted, recorded, wait_for
+from tests.pg.servers import bot as any_bot
 from tests.web.browser import run_in_browser
 
 pytestmark = pytest.mark.system
@@ -26,10 +25,7 @@ pytestmark = pytest.mark.system
 
 def bot(server: Server, name: str, game: str = "connect4") -> subprocess.Popen[bytes]:
     """The example bot at a site, asking for ``game`` against the next player to arrive."""
-    address = f"127.0.0.1:{server.port}"
-    return subprocess.Popen(
-        [sys.executable, PY_BOT, "--connect", address, "--game", game, "--name", name]
-    )
+    return any_bot(server, name, "--game", game)
 
 
 def test_a_bot_waiting_at_one_site_plays_a_bot_that_came_to_the_other(
@@ -173,9 +169,7 @@ def test_a_site_and_a_server_of_one_game_share_its_queue(pg_url: str) -> None:
     one_game = _two(pg_url, site=False, mixed=True)
     single, site = next(one_game)
     try:
-        waiting = subprocess.Popen(
-            [sys.executable, PY_BOT, "--connect", f"127.0.0.1:{single.port}", "--name", "one"]
-        )
+        waiting = any_bot(single, "one")
         try:
             wait_for(lambda: posted(pg_url) == 1, "the first bot's wait posted")
             assert bot(site, "other").wait(timeout=DEADLINE) == 0
