@@ -27,10 +27,14 @@ class Relayed(PeerClosed):
     closed): its connection here ends too, as after any peer's close."""
 
 
-async def relay(client: LineStream, hello: Hello, address: str, game: str) -> None:
+async def relay(
+    client: LineStream, hello: Hello, address: str, game: str, *, resume: bool = False
+) -> None:
     """Play ``client``'s games at the process at ``address`` (``HOST:PORT``), then raise
     `Relayed`; returns, having sent the client nothing, if that process cannot be reached
-    or is not serving ``game`` (the caller then pairs the client at home)."""
+    or is not serving ``game`` (the caller then pairs the client at home). With ``resume``
+    the hello sent there keeps its ``resume`` (an adjourned game that process resumes:
+    hub.records.resuming) instead of asking for the next to arrive."""
     host, _, port = address.rpartition(":")
     remote: LineStream | None = None
     ready = False
@@ -48,6 +52,8 @@ async def relay(client: LineStream, hello: Hello, address: str, game: str) -> No
                 return
             again: dict[str, object] = {"type": "hello", "name": hello.name, "game": game}
             again["opponent"] = OPPONENTS_ANY
+            if resume and hello.resume:
+                again["resume"] = hello.resume
             if hello.token is not None:  # a registered name is checked there too
                 again["token"] = hello.token
             await remote.send_line(dumps(again))

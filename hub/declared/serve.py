@@ -43,7 +43,14 @@ from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dump
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
-from hub.declared.adjourned import ADJOURNED, ADJOURNED_AT, Gathering, NotResumable, Resumptions
+from hub.declared.adjourned import (
+    ADJOURNED,
+    ADJOURNED_AT,
+    Elsewhere,
+    Gathering,
+    NotResumable,
+    Resumptions,
+)
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -66,6 +73,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.resuming import relay_resumed
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -410,7 +418,7 @@ class GameServer:
         connection.busy = lambda: True
         try:
             if hello.resume:
-                await self._resume(connection, hello.resume, player)
+                await self._resume(connection, hello, hello.resume, player)
             else:
                 await self._one_game(connection, hello, player, opponent, terms)
         finally:
@@ -446,7 +454,9 @@ class GameServer:
 
     # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
 
-    async def _resume(self, connection: Connection, game_id: str, player: PlayerInfo) -> None:
+    async def _resume(
+        self, connection: Connection, hello: Hello, game_id: str, player: PlayerInfo
+    ) -> None:
         """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
         played on once every registered seat is back (by the last to come, in its task);
         until then it waits while connected. `BadHello` if it may not."""
@@ -455,23 +465,30 @@ class GameServer:
             raise BadHello(NOT_RESUMED)
         try:
             gathering, number = await resumptions.join(type(self.game), game_id, player)
+        except Elsewhere as exc:  # (another process of the hub resumes it: play it there)
+            await relay_resumed(connection.lines, hello, exc, self.game.name)
+            raise BadHello(str(exc)) from None
         except NotResumable as exc:
             raise BadHello(str(exc)) from None
         gathering.seats[number] = self._seat(connection, player, gathering.resumption.game)
         if gathering.complete:
             await self._play_on(game_id, gathering)
             return
-        async with trio.open_nursery() as nursery:
+        stopped = gathering.reading[number] = trio.Event()
+        try:
+            async with trio.open_nursery() as nursery:
 
-            async def gone() -> None:  # (a line or EOF before the game starts: it left)
-                with contextlib.suppress(LineError):
-                    await connection.lines.receive_line()
-                resumptions.leave(game_id, gathering, number)
+                async def gone() -> None:  # (a line or EOF before the game starts: it left)
+                    with contextlib.suppress(LineError):
+                        await connection.lines.receive_line()
+                    resumptions.leave(game_id, gathering, number)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(gone)
+                await gathering.started.wait()
                 nursery.cancel_scope.cancel()
-
-            nursery.start_soon(gone)
-            await gathering.started.wait()
-            nursery.cancel_scope.cancel()
+        finally:
+            stopped.set()  # (the game may read its connection now: `Gathering.quiet`)
         if not gathering.called_off:
             await gathering.done.wait()
         if gathering.called_off:  # (before it started, or a person did not come)
@@ -557,6 +574,7 @@ class GameServer:
                 seats.update(zip(numbers, made, strict=True))
                 ordered = [seats[n] for n in range(len(seats))]
                 gathering.started.set()
+                await gathering.quiet()
                 absent = await come(resumed.game, ordered, self.arrival, self.grace)
                 if absent or self.closing:
                     missing = who(resumed.game, ordered, absent)

@@ -76,6 +76,7 @@ from hub.declared.terms import Offer, add_terms_options, offer_from
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
+from hub.records.resuming import SharedHolds
 from hub.web.options import add_web_option
 from hub.web.records import RecordsReader
 
@@ -151,6 +152,8 @@ class Site:
     _hurry: trio.CancelScope = attrs.Factory(trio.CancelScope)
     live: LiveList | None = None
     """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
+    holds: SharedHolds | None = None
+    """Which process of a hub on PostgreSQL resumes each adjourned game (`share`)."""
     operators: OperatorMaker | None = None
     """Makes a game's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
     by the command: tournaments are a layer above): with ``--admin-token`` the operator
@@ -264,6 +267,10 @@ class Site:
                 sharings.append(server.sharing)
         nursery.start_soon(listen_all, queue, sharings)
         self.live = await start_live(nursery, queue, self.events)
+        self.holds = SharedHolds(queue, nursery)
+        for server in self.servers.values():
+            if server.resumptions is not None:  # (one process resumes each adjourned game)
+                server.resumptions.holds = self.holds
         return queue
 
     def others(self, game: str) -> Any:
@@ -604,6 +611,8 @@ async def serve(
                 games.cancel_scope.cancel()
         finally:
             stop_log()
+            if site.holds is not None:
+                await site.holds.aclose()
             if site.live is not None:
                 await site.live.aclose()
             if queue is not None:
