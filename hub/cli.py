@@ -185,6 +185,13 @@ def _game_verb(
         raise HubUsageError(
             f"hub {verb}: no game {rest[0]!r} offers '{verb}'; games that do: {names}", where
         )
+    if verb == "serve":
+        from hub.declared.plugin import DeclaredServe
+
+        if isinstance(command, DeclaredServe):  # (the operator's round-robin, as the site's)
+            from hub.tournament.arena import operator_for
+
+            return command(rest[1:], operator_for)
     return command(rest[1:])
 
 

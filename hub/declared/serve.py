@@ -18,8 +18,9 @@ import logging
 import math
 import random
 import re
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
@@ -37,7 +38,7 @@ from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.model.events import GameRecord
 from hub.core.model.referee import Termination
-from hub.core.model.values import PlayerInfo
+from hub.core.model.values import JSON, PlayerInfo
 from hub.core.play.game import Game, SettingsError
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.play.match import Match
@@ -67,6 +68,7 @@ from hub.declared.browser import (
 )
 from hub.declared.names import GUESTS, Refused, add_name_options, admit
 from hub.declared.options import (
+    add_admin_option,
     add_game_options,
     add_time_control,
     read_command_line,
@@ -105,6 +107,10 @@ from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT, ServerFull
 from hub.web.options import add_web_option
 
+if TYPE_CHECKING:
+    from hub.records.database import Location
+    from hub.web.app import Operator
+
 log = logging.getLogger("hub.declared.serve")
 DEFAULT_TC = "60+1"
 
@@ -141,10 +147,21 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_web_option(parser)
     add_record_options(parser)
     add_name_options(parser)
+    add_admin_option(parser, "/")
     return parser
 
 
-def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
+OperatorMaker = Callable[["GameServer", str, "Location | None"], "Operator | None"]
+"""Makes a game server's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
+by ``hub``'s command line: tournaments are a layer above): the server, the ``--admin-token``,
+the records' location (None: no records)."""
+
+
+def main(
+    game_class: type[Game[Any, Any]],
+    args: Sequence[str],
+    operators: OperatorMaker | None = None,
+) -> int:
     def build(options: argparse.Namespace) -> tuple[Any, ...]:
         game = game_class(settings_from(options, game_class))
         control = time_control(options.tc)
@@ -155,7 +172,9 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         return parsed
     game, offer, options = parsed
     configure_logging(game.name, log_level_from_args(options))
-    status: int = run_program(serve, game, offer, options, cancel_on_signal=True)
+    status: int = run_program(
+        partial(serve, operators=operators), game, offer, options, cancel_on_signal=True
+    )
     return status
 
 
@@ -702,10 +721,15 @@ class GameServer:
         self._seat_table(self._join(entry, self.default), self.default)
 
     async def play_arranged(
-        self, seats: list[Seat[Any, Any]], game_id: str, seed: int | None
+        self,
+        seats: list[Seat[Any, Any]],
+        game_id: str,
+        seed: int | None,
+        record_settings: dict[str, JSON] | None = None,
     ) -> GameRecord | None:
         """Play a game whose seats someone else chose (the round-robin), under ``game_id``,
-        its start drawn from ``seed``: its record (None: not played, the server closing)."""
+        its start drawn from ``seed``, ``record_settings`` added to its record's settings:
+        its record (None: not played, the server closing)."""
         if self.closing:
             return None
         self.games += 1
@@ -716,6 +740,7 @@ class GameServer:
             events=self.events,
             time_control=self.control,
             settings=self.game.settings,
+            record_settings=record_settings,
             game_id=game_id,
         )
         self.running.add(match)
@@ -965,8 +990,11 @@ async def serve(
     control: TimeControl | Offer,
     options: argparse.Namespace,
     *,
+    operators: OperatorMaker | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> int:
+    """Serve ``game`` until cancelled (``operators``: the operator's round-robin, with
+    ``--admin-token`` and ``--web``, at ``/admin/round-robin`` and ``/match``)."""
     prog = f"hub serve {game.name}"
     err = Output(2)
     try:
@@ -1035,6 +1063,9 @@ async def serve(
                     starter=lobby,
                     allowed_hosts=options.allowed_hosts,
                     ratings=None if boards is None else Ratings(boards, (game.name,)),
+                    operator=None
+                    if operators is None
+                    else operators(lobby, options.admin_token, None if boards is None else path),
                 )
                 if web is None:
                     nursery.cancel_scope.cancel()

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -62,7 +61,7 @@ from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome
 from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
-from hub.declared.options import read_command_line, time_control
+from hub.declared.options import add_admin_option, read_command_line, time_control
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
 from hub.declared.sharing import (
@@ -428,23 +427,6 @@ def parser(games: Sequence[str]) -> Parser:
     add_name_options(made)
     add_admin_option(made)
     return made
-
-
-ADMIN_ENVIRONMENT = "HUB_ADMIN_TOKEN"
-"""The environment variable ``--admin-token`` defaults to (kept out of the process list)."""
-
-
-def add_admin_option(parser: Parser) -> None:
-    """``--admin-token``: the operator's token."""
-    parser.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        default=os.environ.get(ADMIN_ENVIRONMENT, ""),
-        help="the operator's secret token: with it (Authorization: Bearer TOKEN) POST "
-        "/GAME/admin/round-robin starts a round-robin among the bots waiting for that "
-        f"game, its standings at /GAME/match (docs/running.md) (default: ${ADMIN_ENVIRONMENT}; "
-        "none: nobody may)",
-    )
 
 
 def _seconds(text: str) -> float:
