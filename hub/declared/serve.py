@@ -938,6 +938,7 @@ class GameServer:
             except DeskFull:
                 mine.call_off("The server is full: no game was played.")
                 raise
+            theirs.nameable = partial(_not_oneself, me)  # (the friend may bring their name)
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
@@ -1081,6 +1082,14 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
+
+
+def _not_oneself(host: PlayerInfo, friend: PlayerInfo) -> str | None:
+    """Why ``friend`` may not play the friend's seat of ``host``'s game under their name:
+    it is the host's own (the friend then plays as the guest ``friend``)."""
+    if host.identity.lower() == friend.identity.lower():
+        return "you started this game: a friend plays this seat (as the guest friend here)"
+    return None
 
 
 def recorded(match: Match[Any, Any]) -> bool:
