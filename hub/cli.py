@@ -106,6 +106,10 @@ def _dispatch(args: list[str], out: Output, err: Output) -> int:
         from hub.records.bots import main as bots
 
         return bots(rest)
+    if verb == "names":
+        from hub.records.people import main as names
+
+        return names(rest)
     plugins = discover()
     if verb == "games":
         return _games(plugins, rest, out, plugin_failures() if not rest else ())
@@ -185,6 +189,13 @@ def _game_verb(
         raise HubUsageError(
             f"hub {verb}: no game {rest[0]!r} offers '{verb}'; games that do: {names}", where
         )
+    if verb == "serve":
+        from hub.declared.plugin import DeclaredServe
+
+        if isinstance(command, DeclaredServe):  # (the operator's round-robin, as the site's)
+            from hub.tournament.arena import operator_for
+
+            return command(rest[1:], operator_for)
     return command(rest[1:])
 
 
@@ -240,6 +251,7 @@ def _main_parser(plugins: Mapping[str, GamePlugin]) -> argparse.ArgumentParser:
         )
     )
     entries.append(("bots add|list|remove", "registered bot names and tokens (hub bots --help)"))
+    entries.append(("names list|remove", "the names people registered (hub names --help)"))
     for name, (plugin, _) in _tools(plugins).items():
         entries.append(
             (f"{name} [ARGS ...]", f"a tool of the {plugin.name} game (hub {name} --help)")

@@ -29,6 +29,7 @@ from hub.games.clubs.game import ClubsGame
 from hub.games.kalah import options as kalah
 from hub.games.uqchess import client as uqclient
 from hub.games.uqchess import options as uqoptions
+from hub.records import bots, people
 from hub.records import cli as records
 from hub.tournament import cli as tournament
 from tests.conftest import program
@@ -87,6 +88,8 @@ def cases() -> list[Case]:
         Case(("hub",), lambda: cli._main_parser(discover_games())),
         Case(("hub", "match"), lambda: tournament.build_parser(None)),
         Case(("hub", "games"), records.build_parser),
+        Case(("hub", "bots"), bots.build_parser),
+        Case(("hub", "names"), people.build_parser),
         Case(("clubhub",), clubhub.help_parser),
         Case(("clubber",), clubber.help_parser),
         Case(("uqchessserver",), uqoptions.help_parser),

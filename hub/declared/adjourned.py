@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -43,6 +43,7 @@ from hub.core.play.record import NO_VIEW, History
 from hub.core.play.vocabulary import Seat
 from hub.declared.seats import SeatSpec, SeatSpecError, parse_seat
 from hub.records.identities import KINDS, RESERVED
+from hub.records.resuming import HoldFailed
 from hub.records.store import PLAYED_ON, GameSummary
 
 ADJOURNED = "adjourned: the server shut down"
@@ -204,6 +205,28 @@ def _move(game: Game[Any, Any], state: Any, seat: int, text: str) -> Any:
 # -- gathering the seats (one process) --------------------------------------------------------
 
 
+class Elsewhere(NotResumable):
+    """The game is being resumed at another process of the hub (``address``: its TCP
+    port, ``HOST:PORT``), where its players are sent."""
+
+    def __init__(self, message: str, address: str) -> None:
+        super().__init__(message)
+        self.address = address
+
+
+class Holds(Protocol):
+    """Which process of a hub resumes a game (`hub.records.resuming.SharedHolds`)."""
+
+    async def hold(self, game_id: str) -> str | None:
+        """Hold ``game_id`` here: None if this process holds it, else the holder's TCP
+        address; `hub.records.resuming.HoldFailed` if that cannot be told."""
+        ...
+
+    def release(self, game_id: str) -> None:
+        """This process no longer holds ``game_id``."""
+        ...
+
+
 @attrs.define(eq=False)
 class Gathering:
     """The players of one adjourned game who have come back (their seats, by number); the
@@ -215,6 +238,15 @@ class Gathering:
     done: trio.Event = attrs.Factory(trio.Event)
     called_off: str = ""
     """Why the game will not start after all (the server closing), "" otherwise."""
+    reading: dict[int, trio.Event] = attrs.Factory(dict)
+    """The seats whose waiting task reads their connection (a line or EOF: they left), each
+    with the event set once it has stopped: the game reads them only then (`quiet`)."""
+
+    async def quiet(self) -> None:
+        """Once `started` is set: return when no waiting task reads a seat's connection any
+        more (else the game's first read of it would meet the waiting task's)."""
+        for stopped in list(self.reading.values()):
+            await stopped.wait()
 
     @property
     def complete(self) -> bool:
@@ -231,6 +263,9 @@ class Resumptions:
     """The aborted games of a game with a seat of an identity (`hub.web.records.RecordsReader.
     adjourned`), for the lobby page's "your adjourned games"."""
     gatherings: dict[str, Gathering] = attrs.Factory(dict)
+    holds: Holds | None = None
+    """Where the processes on one database say which of them resumes a game
+    (`hub.records.resuming.SharedHolds`); None: this process alone decides."""
     ended: set[str] = attrs.Factory(set)
     """The games played on here that ended kept (finished, or adjourned again as the
     server closes): never resumed again by this process, even before their record is
@@ -248,10 +283,16 @@ class Resumptions:
             record = await self.lookup(game_id)
             if record is None or record.game_id != game_id:
                 raise NotResumable(f"no adjourned game {game_id[:40]!r} is recorded here")
+            claim(record, game, player)
+            if self.gatherings.get(game_id) is None:
+                await self._hold(game_id)
             gathering = self.gatherings.get(game_id)  # (another came meanwhile)
             if gathering is None:
-                claim(record, game, player)
-                gathering = Gathering(rebuild(game, record))
+                try:
+                    gathering = Gathering(rebuild(game, record))
+                except NotResumable:
+                    self._release(game_id)
+                    raise
                 self.gatherings[game_id] = gathering
         if gathering.started.is_set():
             raise NotResumable(f"game {game_id[:8]} is being played on already")
@@ -263,6 +304,28 @@ class Resumptions:
         if not free:
             raise NotResumable(f"{player.name}'s seat in game {game_id[:8]} is taken already")
         return gathering, free[0]
+
+    async def _hold(self, game_id: str) -> None:
+        """Hold ``game_id`` for this process (`holds`); `Elsewhere` if another holds it."""
+        if self.holds is None:
+            return
+        try:
+            address = await self.holds.hold(game_id)
+        except HoldFailed:
+            raise NotResumable(
+                f"the server cannot tell now whether game {game_id[:8]} is being resumed "
+                "elsewhere: try again later"
+            ) from None
+        if address is not None:
+            raise Elsewhere(
+                f"game {game_id[:8]} is being resumed at another process of this hub (its "
+                f"port for bots is {address}): its players play it there",
+                address,
+            )
+
+    def _release(self, game_id: str) -> None:
+        if self.holds is not None:
+            self.holds.release(game_id)
 
     async def of_player(self, game: str, player: PlayerInfo) -> list[GameSummary]:
         """The adjourned games of ``game`` that ``player`` (registered) may resume, newest
@@ -281,6 +344,7 @@ class Resumptions:
         gathering.seats.pop(seat, None)
         if not gathering.seats and self.gatherings.get(game_id) is gathering:
             del self.gatherings[game_id]
+            self._release(game_id)
 
     def finished(self, game_id: str, gathering: Gathering, *, kept: bool = False) -> None:
         """The game played on has ended (``kept``: recorded) or never started: forget it."""
@@ -290,6 +354,8 @@ class Resumptions:
             gathering.called_off = "the game could not be played on"  # (its seats not made)
         if self.gatherings.get(game_id) is gathering:
             del self.gatherings[game_id]
+            if not kept:  # (a game played on keeps its hold: its record is on its way)
+                self._release(game_id)
         gathering.started.set()
         gathering.done.set()
 

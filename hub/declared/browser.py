@@ -138,6 +138,24 @@ class BrowserSeat(BaseSeat[Any, Any]):
         """While the person waits in a queue: takes them out (False if too late)."""
         self.relay: SeatRelay | None = None
         """Where this seat's game is played, if at another process (its page is here)."""
+        self.nameable: Callable[[PlayerInfo], str | None] | None = None
+        """A friend's seat (a shared link): who opens it may play under their own name
+        (`take_name`) until its page first comes; this says why a name may not (None: it
+        may). None: the seat's player is known."""
+
+    def take_name(self, player: PlayerInfo) -> str | None:
+        """The person who opened this friend's seat plays as ``player`` (their registered
+        name, checked by the caller): None if done, else why not (a seat whose player is
+        known, a game begun, a name the checker refuses)."""
+        if self.nameable is None:
+            return "this seat's player is known already"
+        if self.came or self.match is not None or self.over:
+            return "too late: this seat's page has been opened already"
+        why = self.nameable(player)
+        if why is None:
+            self.player = player
+            self._bump()
+        return why
 
     # -- the seat ------------------------------------------------------------------------------
 

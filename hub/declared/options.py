@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from hub.core.commands.usage import HelpRequested, UsageError, show_help
+from hub.core.commands.usage import HelpRequested, Parser, UsageError, show_help
 from hub.core.io.output import Output
 from hub.core.play.game import TC_HELP as TC_TEXT
 from hub.core.play.game import Game, Option, parse_time_control
@@ -77,3 +78,21 @@ def read_command_line(
         err.line(f"{parser.prog}: {exc} (see {parser.prog} --help)")
     err.flush()
     return 2
+
+
+ADMIN_ENVIRONMENT = "HUB_ADMIN_TOKEN"
+"""The environment variable ``--admin-token`` defaults to (kept out of the process list)."""
+
+
+def add_admin_option(parser: Parser, where: str = "/GAME/") -> None:
+    """``--admin-token``: the operator's token (``where``: the game's web root, ``/GAME/``
+    on ``hub serve``, ``/`` on ``hub serve GAME``)."""
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        default=os.environ.get(ADMIN_ENVIRONMENT, ""),
+        help="the operator's secret token: with it (Authorization: Bearer TOKEN) POST "
+        f"{where}admin/round-robin starts a round-robin among the bots waiting for that "
+        f"game, its standings at {where}match (docs/running.md) (default: "
+        f"${ADMIN_ENVIRONMENT}; none: nobody may)",
+    )

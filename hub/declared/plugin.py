@@ -64,14 +64,22 @@ def _play(name: str, resolve: Resolve) -> Command:
     return command
 
 
-def _serve(name: str, resolve: Resolve) -> Command:
-    def command(args: Sequence[str]) -> int:
+class DeclaredServe:
+    """``hub serve GAME`` of a declared game: a `Command`, which ``hub`` also calls with the
+    operator's round-robin (`hub.declared.serve.OperatorMaker`, from a layer above)."""
+
+    def __init__(self, name: str, resolve: Resolve) -> None:
+        self.resolve = resolve
+        self.__qualname__ = self.__name__ = f"hub.declared.serve.main({name})"
+
+    def __call__(self, args: Sequence[str], operators: Any = None) -> int:
         from hub.declared.serve import main
 
-        return main(resolve(), args)
+        return main(self.resolve(), args, operators)
 
-    command.__qualname__ = command.__name__ = f"hub.declared.serve.main({name})"
-    return command
+
+def _serve(name: str, resolve: Resolve) -> Command:
+    return DeclaredServe(name, resolve)
 
 
 def _kit(resolve: Resolve) -> Callable[[], TournamentKit]:

@@ -38,12 +38,14 @@ async def relay(
     *,
     tc: str = "",
     settings: Mapping[str, Any] | None = None,
+    resume: bool = False,
 ) -> None:
     """Play ``client``'s games at the process at ``address`` (``HOST:PORT``), on the choice
     ``tc`` and ``settings`` (the hello's ``tc`` and ``settings``; "" and None: that
     process's own), then raise `Relayed`; returns, having sent the client nothing, if that
     process cannot be reached or is not serving ``game`` (the caller then pairs the client
-    at home)."""
+    at home). With ``resume`` the hello sent there keeps its ``resume`` (an adjourned game
+    that process resumes: hub.records.resuming) instead of asking for the next to arrive."""
     host, _, port = address.rpartition(":")
     remote: LineStream | None = None
     ready = False
@@ -65,6 +67,8 @@ async def relay(
                 again["tc"] = tc
             if settings:
                 again["settings"] = dict(settings)
+            if resume and hello.resume:
+                again["resume"] = hello.resume
             if hello.token is not None:  # a registered name is checked there too
                 again["token"] = hello.token
             await remote.send_line(dumps(again))

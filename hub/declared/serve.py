@@ -18,8 +18,9 @@ import logging
 import math
 import random
 import re
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
@@ -37,13 +38,20 @@ from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.model.events import GameRecord
 from hub.core.model.referee import Termination
-from hub.core.model.values import PlayerInfo
+from hub.core.model.values import JSON, PlayerInfo
 from hub.core.play.game import Game, SettingsError
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
-from hub.declared.adjourned import ADJOURNED, ADJOURNED_AT, Gathering, NotResumable, Resumptions
+from hub.declared.adjourned import (
+    ADJOURNED,
+    ADJOURNED_AT,
+    Elsewhere,
+    Gathering,
+    NotResumable,
+    Resumptions,
+)
 from hub.declared.browser import (
     ARRIVAL,
     GRACE,
@@ -60,6 +68,7 @@ from hub.declared.browser import (
 )
 from hub.declared.names import GUESTS, Refused, add_name_options, admit
 from hub.declared.options import (
+    add_admin_option,
     add_game_options,
     add_time_control,
     read_command_line,
@@ -67,6 +76,7 @@ from hub.declared.options import (
     time_control,
 )
 from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
+from hub.declared.resuming import relay_resumed
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -99,6 +109,10 @@ from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT, ServerFull
 from hub.web.options import add_web_option
+
+if TYPE_CHECKING:
+    from hub.records.database import Location
+    from hub.web.app import Operator
 
 log = logging.getLogger("hub.declared.serve")
 DEFAULT_TC = "60+1"
@@ -136,10 +150,21 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_web_option(parser)
     add_record_options(parser)
     add_name_options(parser)
+    add_admin_option(parser, "/")
     return parser
 
 
-def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
+OperatorMaker = Callable[["GameServer", str, "Location | None"], "Operator | None"]
+"""Makes a game server's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
+by ``hub``'s command line: tournaments are a layer above): the server, the ``--admin-token``,
+the records' location (None: no records)."""
+
+
+def main(
+    game_class: type[Game[Any, Any]],
+    args: Sequence[str],
+    operators: OperatorMaker | None = None,
+) -> int:
     def build(options: argparse.Namespace) -> tuple[Any, ...]:
         game = game_class(settings_from(options, game_class))
         control = time_control(options.tc)
@@ -150,7 +175,9 @@ def main(game_class: type[Game[Any, Any]], args: Sequence[str]) -> int:
         return parsed
     game, offer, options = parsed
     configure_logging(game.name, log_level_from_args(options))
-    status: int = run_program(serve, game, offer, options, cancel_on_signal=True)
+    status: int = run_program(
+        partial(serve, operators=operators), game, offer, options, cancel_on_signal=True
+    )
     return status
 
 
@@ -426,7 +453,7 @@ class GameServer:
         connection.busy = lambda: True
         try:
             if hello.resume:
-                await self._resume(connection, hello.resume, player)
+                await self._resume(connection, hello, hello.resume, player)
             else:
                 await self._one_game(connection, hello, player, opponent, terms)
         finally:
@@ -462,7 +489,9 @@ class GameServer:
 
     # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
 
-    async def _resume(self, connection: Connection, game_id: str, player: PlayerInfo) -> None:
+    async def _resume(
+        self, connection: Connection, hello: Hello, game_id: str, player: PlayerInfo
+    ) -> None:
         """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
         played on once every registered seat is back (by the last to come, in its task);
         until then it waits while connected. `BadHello` if it may not."""
@@ -471,23 +500,30 @@ class GameServer:
             raise BadHello(NOT_RESUMED)
         try:
             gathering, number = await resumptions.join(type(self.game), game_id, player)
+        except Elsewhere as exc:  # (another process of the hub resumes it: play it there)
+            await relay_resumed(connection.lines, hello, exc, self.game.name)
+            raise BadHello(str(exc)) from None
         except NotResumable as exc:
             raise BadHello(str(exc)) from None
         gathering.seats[number] = self._seat(connection, player, gathering.resumption.game)
         if gathering.complete:
             await self._play_on(game_id, gathering)
             return
-        async with trio.open_nursery() as nursery:
+        stopped = gathering.reading[number] = trio.Event()
+        try:
+            async with trio.open_nursery() as nursery:
 
-            async def gone() -> None:  # (a line or EOF before the game starts: it left)
-                with contextlib.suppress(LineError):
-                    await connection.lines.receive_line()
-                resumptions.leave(game_id, gathering, number)
+                async def gone() -> None:  # (a line or EOF before the game starts: it left)
+                    with contextlib.suppress(LineError):
+                        await connection.lines.receive_line()
+                    resumptions.leave(game_id, gathering, number)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(gone)
+                await gathering.started.wait()
                 nursery.cancel_scope.cancel()
-
-            nursery.start_soon(gone)
-            await gathering.started.wait()
-            nursery.cancel_scope.cancel()
+        finally:
+            stopped.set()  # (the game may read its connection now: `Gathering.quiet`)
         if not gathering.called_off:
             await gathering.done.wait()
         if gathering.called_off:  # (before it started, or a person did not come)
@@ -573,6 +609,7 @@ class GameServer:
                 seats.update(zip(numbers, made, strict=True))
                 ordered = [seats[n] for n in range(len(seats))]
                 gathering.started.set()
+                await gathering.quiet()
                 absent = await come(resumed.game, ordered, self.arrival, self.grace)
                 if absent or self.closing:
                     missing = who(resumed.game, ordered, absent)
@@ -700,10 +737,15 @@ class GameServer:
         self._seat_table(self._join(entry, self.default), self.default)
 
     async def play_arranged(
-        self, seats: list[Seat[Any, Any]], game_id: str, seed: int | None
+        self,
+        seats: list[Seat[Any, Any]],
+        game_id: str,
+        seed: int | None,
+        record_settings: dict[str, JSON] | None = None,
     ) -> GameRecord | None:
         """Play a game whose seats someone else chose (the round-robin), under ``game_id``,
-        its start drawn from ``seed``: its record (None: not played, the server closing)."""
+        its start drawn from ``seed``, ``record_settings`` added to its record's settings:
+        its record (None: not played, the server closing)."""
         if self.closing:
             return None
         self.games += 1
@@ -714,6 +756,7 @@ class GameServer:
             events=self.events,
             time_control=self.control,
             settings=self.game.settings,
+            record_settings=record_settings,
             game_id=game_id,
         )
         self.running.add(match)
@@ -915,6 +958,7 @@ class GameServer:
             except DeskFull:
                 mine.call_off("The server is full: no game was played.")
                 raise
+            theirs.nameable = partial(_not_oneself, me)  # (the friend may bring their name)
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
@@ -1004,8 +1048,11 @@ async def serve(
     control: TimeControl | Offer,
     options: argparse.Namespace,
     *,
+    operators: OperatorMaker | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> int:
+    """Serve ``game`` until cancelled (``operators``: the operator's round-robin, with
+    ``--admin-token`` and ``--web``, at ``/admin/round-robin`` and ``/match``)."""
     prog = f"hub serve {game.name}"
     err = Output(2)
     try:
@@ -1076,6 +1123,9 @@ async def serve(
                     starter=lobby,
                     allowed_hosts=options.allowed_hosts,
                     ratings=None if boards is None else Ratings(boards, (game.name,)),
+                    operator=None
+                    if operators is None
+                    else operators(lobby, options.admin_token, None if boards is None else path),
                 )
                 if web is None:
                     nursery.cancel_scope.cancel()
@@ -1095,6 +1145,14 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
+
+
+def _not_oneself(host: PlayerInfo, friend: PlayerInfo) -> str | None:
+    """Why ``friend`` may not play the friend's seat of ``host``'s game under their name:
+    it is the host's own (the friend then plays as the guest ``friend``)."""
+    if host.identity.lower() == friend.identity.lower():
+        return "you started this game: a friend plays this seat (as the guest friend here)"
+    return None
 
 
 def recorded(match: Match[Any, Any]) -> bool:

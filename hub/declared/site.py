@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -62,7 +61,7 @@ from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome
 from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
 from hub.declared.names import add_name_options
-from hub.declared.options import read_command_line, time_control
+from hub.declared.options import add_admin_option, read_command_line, time_control
 from hub.declared.remote import RelayHub, start_relays
 from hub.declared.seats import handshake
 from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, keep_ratings
@@ -77,6 +76,7 @@ from hub.declared.terms import Offer, add_terms_options, offer_from
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
+from hub.records.resuming import SharedHolds
 from hub.web.options import add_web_option
 from hub.web.records import RecordsReader
 
@@ -154,6 +154,8 @@ class Site:
     """The games running at every process of a hub on PostgreSQL (`share`), None alone."""
     relays: RelayHub | None = None
     """This process's seats relayed to or from another process (`share`), None alone."""
+    holds: SharedHolds | None = None
+    """Which process of a hub on PostgreSQL resumes each adjourned game (`share`)."""
     operators: OperatorMaker | None = None
     """Makes a game's `hub.web.app.Operator` (hub.tournament.arena's `operator_for`, given
     by the command: tournaments are a layer above): with ``--admin-token`` the operator
@@ -272,6 +274,10 @@ class Site:
             if server.sharing is not None:
                 server.sharing.relays = relays
                 relays.host(name, server.take_guest)
+        self.holds = SharedHolds(queue, nursery)
+        for server in self.servers.values():
+            if server.resumptions is not None:  # (one process resumes each adjourned game)
+                server.resumptions.holds = self.holds
         return queue
 
     def others(self, game: str) -> Any:
@@ -429,23 +435,6 @@ def parser(games: Sequence[str]) -> Parser:
     add_name_options(made)
     add_admin_option(made)
     return made
-
-
-ADMIN_ENVIRONMENT = "HUB_ADMIN_TOKEN"
-"""The environment variable ``--admin-token`` defaults to (kept out of the process list)."""
-
-
-def add_admin_option(parser: Parser) -> None:
-    """``--admin-token``: the operator's token."""
-    parser.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        default=os.environ.get(ADMIN_ENVIRONMENT, ""),
-        help="the operator's secret token: with it (Authorization: Bearer TOKEN) POST "
-        "/GAME/admin/round-robin starts a round-robin among the bots waiting for that "
-        f"game, its standings at /GAME/match (docs/running.md) (default: ${ADMIN_ENVIRONMENT}; "
-        "none: nobody may)",
-    )
 
 
 def _seconds(text: str) -> float:
@@ -617,6 +606,8 @@ async def serve(
                 book.close()
             if site.relays is not None:
                 await site.relays.flush()  # (a guest told of its game adjourned)
+            if site.holds is not None:
+                await site.holds.aclose()
             if site.live is not None:
                 await site.live.aclose()
             if queue is not None:

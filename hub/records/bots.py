@@ -11,13 +11,12 @@ usage error.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
 
 from hub.core.io.output import Output
-from hub.records.database import database_errors
-from hub.records.identities import NAME_RULE, BadName, IdentityStore
+from hub.records.commands import open_names, run
+from hub.records.identities import NAME_RULE, BadName
 from hub.records.options import add_db_option, db_path
 
 PROG = "hub bots"
@@ -47,44 +46,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """``hub bots COMMAND ...``; returns the exit status."""
-    parser = build_parser()
-    try:
-        options = parser.parse_args(list(argv))
-    except SystemExit as exc:  # --help (0) or a usage error (2)
-        sys.stdout.flush()
-        return exc.code if isinstance(exc.code, int) else 0
-    out, err = Output(1), Output(2)
+    return run(build_parser(), argv, _bots)
+
+
+def _bots(options: argparse.Namespace, out: Output, err: Output) -> int:
     path = db_path(options)
-    try:
-        try:
-            store = IdentityStore.open(path)
-        except database_errors(OSError) as exc:
-            err.line(f"{PROG}: cannot use the records database {path}: {exc}")
-            return 1
-        with store:
-            if options.command == "add":
-                try:
-                    token = store.add(options.name, "bot")
-                except BadName as exc:
-                    err.line(f"{PROG} add: {exc}")
-                    return 1
-                out.line(token)
-                err.line(
-                    f"{PROG}: registered the bot {options.name!r}; its token is printed "
-                    'above, once: give it to the bot (its hello\'s "token")'
-                )
-                return 0
-            if options.command == "remove":
-                if not store.remove(options.name, "bot"):
-                    err.line(f"{PROG} remove: no bot named {options.name!r} is registered")
-                    return 1
-                return 0
-            for bot in store.names("bot"):
-                since = time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created_at))
-                out.line(f"{bot.name}  (since {since})")
+    store = open_names(path, PROG, err)
+    if store is None:
+        return 1
+    with store:
+        if options.command == "add":
+            try:
+                token = store.add(options.name, "bot")
+            except BadName as exc:
+                err.line(f"{PROG} add: {exc}")
+                return 1
+            out.line(token)
+            err.line(
+                f"{PROG}: registered the bot {options.name!r}; its token is printed "
+                'above, once: give it to the bot (its hello\'s "token")'
+            )
             return 0
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        out.flush()
-        err.flush()
+        if options.command == "remove":
+            if not store.remove(options.name, "bot"):
+                err.line(f"{PROG} remove: no bot named {options.name!r} is registered")
+                return 1
+            return 0
+        for bot in store.names("bot"):
+            since = time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created_at))
+            out.line(f"{bot.name}  (since {since})")
+        return 0

@@ -11,13 +11,13 @@ import argparse
 import json
 import math
 import pathlib
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from hub.core.io.output import Output, write_all
 from hub.core.model.referee import Termination
+from hub.records.commands import run
 from hub.records.database import Location, database_errors, exists, one_line
 from hub.records.elo import PRIOR_ELO, Rated, RatingError, RatingList, fit
 from hub.records.export import jsonl_line
@@ -680,32 +680,23 @@ def _match_text(stored: StoredGame) -> str | None:
 
 def main(argv: Sequence[str]) -> int:
     """``hub games COMMAND ...``; returns the exit status."""
-    parser = build_parser()
-    try:
-        options = parser.parse_args(list(argv))
-    except SystemExit as exc:  # --help (0) or a usage error (2)
-        sys.stdout.flush()
-        return exc.code if isinstance(exc.code, int) else 0
-    out, err = Output(1), Output(2)
+    return run(build_parser(), argv, _games)
+
+
+def _games(options: argparse.Namespace, out: Output, err: Output) -> int:
     path = db_path(options)
-    try:
-        if not exists(path):
-            missing = f"no games recorded: {path} does not exist"
-            if options.command == "show" or getattr(options, "ids", None):
-                err.line(f"{PROG} {options.command}: {missing}")
-                return 1
-            quiet = options.command == "export" or getattr(options, "json", False)
-            (err if quiet else out).line(missing)
-            return 0
-        try:
-            store = RecordStore.open(path)
-        except database_errors(OSError) as exc:
-            err.line(f"{PROG}: cannot use the records database {path}: {one_line(exc)}")
+    if not exists(path):
+        missing = f"no games recorded: {path} does not exist"
+        if options.command == "show" or getattr(options, "ids", None):
+            err.line(f"{PROG} {options.command}: {missing}")
             return 1
-        with store:
-            return COMMANDS[options.command](store, options, out, err)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        out.flush()
-        err.flush()
+        quiet = options.command == "export" or getattr(options, "json", False)
+        (err if quiet else out).line(missing)
+        return 0
+    try:
+        store = RecordStore.open(path)
+    except database_errors(OSError) as exc:
+        err.line(f"{PROG}: cannot use the records database {path}: {one_line(exc)}")
+        return 1
+    with store:
+        return COMMANDS[options.command](store, options, out, err)

@@ -38,6 +38,7 @@ import trio
 
 from hub.core.io import lobby as pairing
 from hub.core.model.events import GameRecord
+from hub.core.model.values import JSON
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
 from hub.tournament.formats import ROUND_ROBIN, Plan
@@ -49,11 +50,19 @@ from hub.tournament.tally import GameOutcome, Tally
 if TYPE_CHECKING:
     from hub.declared.serve import GameServer
     from hub.records.database import Location
+    from hub.records.store import StoredGame
 
 MAX_GAMES_PER_PAIR = 100
 """The most games one pair may be asked to play (a bound on a request)."""
 MAX_PLAYERS = 64
 """The most bots one round-robin takes (the first to arrive)."""
+ROUND_ROBIN_SETTING = "round_robin"
+"""The record setting of a round-robin's game: its players (in the schedule's order), its
+games per pair and its seed, from which a server started again rebuilds the last
+round-robin's standings (`last_round_robin`)."""
+LOOKED_BACK = 1000
+"""How many of a game's newest records a server started again looks through for the last
+round-robin."""
 LEFT = "disconnect"
 """The fault a forfeited game counts (`hub.tournament.tally.FAULT_KINDS`: a crash)."""
 
@@ -274,7 +283,10 @@ class Arena:
         try:
             async with table.playing() as seats:
                 record = await self.server.play_arranged(
-                    list(seats), game.spec.game_id, game.spec.chance_seed
+                    list(seats),
+                    game.spec.game_id,
+                    game.spec.chance_seed,
+                    {ROUND_ROBIN_SETTING: self.setting()},
                 )
             finished = Finished(game, record)
             if finished.aborted or record is None:
@@ -287,6 +299,48 @@ class Arena:
             report.running -= 1
             rota.done(game)
         self._go()
+
+    def setting(self) -> dict[str, JSON]:
+        """What its games' records keep of it (`ROUND_ROBIN_SETTING`)."""
+        assert self.field is not None
+        return {"players": list(self.field.players), "games": self.games, "seed": self.field.seed}
+
+    @classmethod
+    def recorded(
+        cls, server: GameServer, match_id: str, setting: JSON, games: Collection[StoredGame]
+    ) -> Arena:
+        """The round-robin ``match_id`` as its records (``games``, each with
+        ``setting``) tell it, over: its standings from its recorded games (those not
+        recorded, forfeited or cut short, count for nothing); `TypeError` if ``setting`` is
+        not one (`setting`)."""
+        given = setting if isinstance(setting, dict) else {}
+        names, per_pair, seed = given.get("players"), given.get("games"), given.get("seed")
+        if not (isinstance(names, list) and isinstance(per_pair, int) and isinstance(seed, int)):
+            raise TypeError("not a round-robin's setting")
+        players = tuple(str(name) for name in names)
+        arena = cls(server, per_pair, len(players), match_id=match_id)
+        arena.names = list(players)
+        game = server.game
+        arena.field = Field(
+            Plan(ROUND_ROBIN, len(players)), match_id, game.name, players,
+            dict(game.settings), seed, per_table=per_pair,
+        )  # fmt: skip
+        schedule = arena.field.schedule({})
+        arena.report = MatchReport(
+            schedule, Tally(players), backend="hub serve", planned=len(schedule),
+            crosstable=Crosstable(players),
+        )  # fmt: skip
+        scheduled = {each.index: each for each in schedule.games}
+        for stored in sorted(games, key=lambda each: each.index or 0):
+            planned = scheduled.get(stored.index) if stored.index is not None else None
+            if planned is not None:
+                finished = Finished(planned, stored.record)
+                arena._count(finished.outcome(), planned, finished.reason())
+        if arena.report.done < len(schedule):
+            arena.report.stopped = "interrupted"
+        arena.report.finished_at = arena.report.started
+        arena.finished.set()
+        return arena
 
     def _count(self, outcome: GameOutcome, game: Scheduled, why: str) -> None:
         """One game's result into the standings (hub.tournament's bookkeeping)."""
@@ -341,6 +395,20 @@ class ArenaOperator:
     records: Location | None = None
     arena: Arena | None = None
     """The round-robin running, or the last one."""
+
+    async def restore(self) -> None:
+        """Show the last round-robin of the records (a server started again), unless one
+        has started meanwhile; a records database that fails costs the page only."""
+        path = self.records
+        if path is None:
+            return
+        name = self.server.game.name
+        try:
+            found = await trio.to_thread.run_sync(last_round_robin, path, name)
+            if found is not None and self.arena is None:
+                self.arena = Arena.recorded(self.server, *found)
+        except Exception as exc:
+            logging.getLogger("hub.arena").warning("cannot read the last round-robin: %s", exc)
 
     def allowed(self, token: str) -> bool:
         """Whether ``token`` is the operator's (compared in constant time)."""
@@ -457,7 +525,31 @@ class ArenaOperator:
 
 
 def operator_for(server: GameServer, token: str, records: Location | None) -> ArenaOperator | None:
-    """``server``'s `ArenaOperator` with ``token`` (None without one: nobody may start anything)."""
+    """``server``'s `ArenaOperator` with ``token`` (None without one: nobody may start
+    anything); with ``records``, it shows the last round-robin recorded there until one
+    starts (read in ``server``'s nursery: `ArenaOperator.restore`)."""
     if not token:
         return None
-    return ArenaOperator(server, token, records)
+    operator = ArenaOperator(server, token, records)
+    if records is not None and server.nursery is not None:
+        server.nursery.start_soon(operator.restore)
+    return operator
+
+
+def last_round_robin(path: Location, game: str) -> tuple[str, JSON, list[StoredGame]] | None:
+    """The last round-robin of ``game`` among its `LOOKED_BACK` newest records at ``path``:
+    its match id, its setting (`ROUND_ROBIN_SETTING`) and its recorded games; None if none."""
+    from hub.records.store import RecordStore
+
+    with RecordStore.open(path) as store:
+        seen: set[str] = set()
+        for summary in store.games(game=game, limit=LOOKED_BACK):
+            match_id = summary.match_id
+            if match_id is None or match_id in seen:
+                continue
+            seen.add(match_id)
+            record = store.get(summary.game_id)
+            if record is not None and ROUND_ROBIN_SETTING in record.settings:
+                games = list(store.records(match_id=match_id))
+                return match_id, record.settings[ROUND_ROBIN_SETTING], games
+    return None

@@ -433,7 +433,9 @@ def create_app(
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     if desk is not None:
-        routes += play_routes(desk, SECURITY_HEADERS, seat_page)
+        routes += play_routes(
+            desk, SECURITY_HEADERS, seat_page, None if host is None else host.identify
+        )
     if ratings is not None:
         routes += ratings_routes(
             ratings,

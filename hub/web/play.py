@@ -9,7 +9,9 @@
   ``POST /play/{token}/decline-draw``, in a game that has draws; once the game is over,
   ``POST /play/{token}/rematch`` (this seat asks for a rematch; the snapshot's
   ``rematch`` says who asked, ``next`` where the new game is); and ``POST
-  /play/{token}/leave`` (a person waiting for an opponent leaves the queue).
+  /play/{token}/leave`` (a person waiting for an opponent leaves the queue);
+* ``POST /play/{token}/name`` (``{"name", "token"}``): a friend's seat is played under the
+  registered name of who opened it (sent by the page before it follows the seat).
 
 A seat knows while a page of its person follows it (`PlaySeat.attend`, held by each open
 event stream): no program seats a person who left or starts a clock before everyone came,
@@ -233,9 +235,16 @@ class SeatFrames:
         return version, data
 
 
-def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
+Identify = Callable[..., Awaitable[PlayerInfo]]
+"""`GameStarter.identify`: a person's name and token checked (a `ValueError` if refused)."""
+
+
+def routes(
+    desk: Desk, headers: dict[str, str], page: PageMaker, identify: Identify | None = None
+) -> list[Route]:
     """The routes of ``desk``'s seats; ``headers`` are the site's security headers and
-    ``page(title, name, body, data, status)`` builds a page as the rest of the site does."""
+    ``page(title, name, body, data, status)`` builds a page as the rest of the site does;
+    with ``identify``, a friend's seat takes the name of who opens it (``/name``)."""
 
     frames = SeatFrames()
 
@@ -251,9 +260,10 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
             return page("No such seat", "missing", "<p>No such seat.</p>", {}, 404)
         snapshot = seat.snapshot()
         title = page_title(snapshot)
-        return page(
-            title, "play", seat_body(snapshot), {"token": request.path_params["token"]}, 200
-        )
+        data = {"token": request.path_params["token"]}
+        if identify is not None and getattr(seat, "nameable", None) is not None:
+            data["nameable"] = "1"  # (play.js sends the name it keeps, if any: `take_name`)
+        return page(title, "play", seat_body(snapshot), data, 200)
 
     async def events(request: Request) -> Response:
         seat = seat_of(request)
@@ -297,6 +307,27 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
 
         return action
 
+    async def take_name(request: Request) -> Response:
+        """A friend's seat opened by a person with a name (``{"name", "token"}``, checked as
+        a game's start checks them): the seat is theirs under that name; 403 for a wrong
+        token, 409 if the seat's player is known or its page was opened already."""
+        data = await checked_body(request)
+        if isinstance(data, Response):
+            return data
+        name, token = data.get("name"), data.get("token")
+        if not isinstance(name, str) or not isinstance(token, str) or identify is None:
+            return reply({"error": 'send {"name": NAME, "token": TOKEN}'}, 400)
+        seat = seat_of(request)
+        assert seat is not None
+        if getattr(seat, "nameable", None) is None:
+            return reply({"error": "this seat's player is known already"}, 409)
+        try:
+            player = await identify(name.strip()[:64], token, kind="person", spec="web")
+        except ValueError as exc:
+            return reply({"error": str(exc)}, 403)
+        problem = seat.take_name(player)  # type: ignore[attr-defined]
+        return reply({"error": problem}, 409) if problem else reply({"ok": True})
+
     resign = seat_action(lambda seat: seat.resign())
     rematch = seat_action(lambda seat: seat.ask_rematch())
     leave = seat_action(lambda seat: seat.leave())
@@ -312,6 +343,7 @@ def routes(desk: Desk, headers: dict[str, str], page: PageMaker) -> list[Route]:
         Route("/play/{token}/leave", leave, methods=["POST"]),
         Route("/play/{token}/draw", draw, methods=["POST"]),
         Route("/play/{token}/decline-draw", decline_draw, methods=["POST"]),
+        Route("/play/{token}/name", take_name, methods=["POST"]),
     ]
 
 

@@ -16,6 +16,7 @@ from hub.core.model.values import PlayerInfo
 from hub.declared.adjourned import (
     ADJOURNED,
     ADJOURNED_AT,
+    Elsewhere,
     NotResumable,
     Resumptions,
     claim,
@@ -25,6 +26,7 @@ from hub.declared.adjourned import (
 )
 from hub.games.clubs.game import ClubsGame
 from hub.games.connect4 import ConnectFour
+from hub.records.resuming import HoldFailed
 
 ALICE = PlayerInfo("alice", "remote", "tcp", "bot:alice")
 BOB = PlayerInfo("bob", "person", "web", "person:bob")
@@ -206,3 +208,78 @@ def test_a_record_whose_clocks_or_end_do_not_fit_is_refused() -> None:
     won = ("4", "3", "4", "3", "4", "3", "4")  # four in a column: the game is over
     with pytest.raises(NotResumable, match="nothing to play on"):
         rebuild(ConnectFour, adjourned(moves=won))
+
+
+class FakeHolds:
+    """The processes' holds of one database (hub.records.resuming), in memory: ``held`` by
+    game id, the holder's address; this process is ``HERE``."""
+
+    HERE = "127.0.0.1:1"
+
+    def __init__(self) -> None:
+        self.held: dict[str, str] = {}
+        self.failing = False
+
+    async def hold(self, game_id: str) -> str | None:
+        await trio.lowlevel.checkpoint()
+        if self.failing:
+            raise HoldFailed("down")
+        holder = self.held.setdefault(game_id, self.HERE)
+        return None if holder == self.HERE else holder
+
+    def release(self, game_id: str) -> None:
+        if self.held.get(game_id) == self.HERE:
+            del self.held[game_id]
+
+
+async def test_the_first_player_back_holds_the_game_for_its_process_until_it_goes() -> None:
+    async def lookup(game_id: str) -> GameRecord | None:
+        import attrs
+
+        return attrs.evolve(adjourned((ALICE, BOB)), game_id=game_id)
+
+    holds = FakeHolds()
+    resumptions = Resumptions(lookup, holds=holds)
+    game_id = "ab" * 16
+    gathering, seat = await resumptions.join(ConnectFour, game_id, ALICE)
+    assert holds.held == {game_id: holds.HERE}
+    gathering.seats[seat] = object()  # type: ignore[assignment]
+    same, seat = await resumptions.join(ConnectFour, game_id, BOB)  # (held here: no look)
+    assert same is gathering and seat == 1
+    gathering.seats[seat] = object()  # type: ignore[assignment]
+    resumptions.leave(game_id, gathering, 0)
+    assert holds.held == {game_id: holds.HERE}  # (bob still waits)
+    resumptions.leave(game_id, gathering, 1)
+    assert not resumptions.gatherings and holds.held == {}  # everyone left: let go
+
+    # another process holds it: a player here is sent there, and nothing gathers here
+    holds.held[game_id] = "10.0.0.2:7000"
+    with pytest.raises(Elsewhere, match=r"another process of this hub.*10\.0\.0\.2:7000") as got:
+        await resumptions.join(ConnectFour, game_id, ALICE)
+    assert got.value.address == "10.0.0.2:7000" and not resumptions.gatherings
+    assert holds.held == {game_id: "10.0.0.2:7000"}
+
+    # held here and played on: kept (its record is on its way), never resumed here again
+    del holds.held[game_id]
+    gathering, seat = await resumptions.join(ConnectFour, game_id, ALICE)
+    gathering.seats[seat] = object()  # type: ignore[assignment]
+    gathering.started.set()
+    resumptions.finished(game_id, gathering, kept=True)
+    assert holds.held == {game_id: holds.HERE}
+
+    # played on but not kept (aborted another way), or called off: let go
+    other = "cd" * 16
+    gathering, seat = await resumptions.join(ConnectFour, other, ALICE)
+    gathering.seats[seat] = object()  # type: ignore[assignment]
+    gathering.started.set()
+    resumptions.finished(other, gathering)
+    assert other not in holds.held
+    gathering, seat = await resumptions.join(ConnectFour, other, ALICE)
+    resumptions.call_off("closing")
+    assert other not in holds.held
+
+    # a database that cannot tell: refused, nothing held
+    holds.failing = True
+    with pytest.raises(NotResumable, match="cannot tell now") as refused:
+        await resumptions.join(ConnectFour, other, ALICE)
+    assert not isinstance(refused.value, Elsewhere) and not resumptions.gatherings

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -20,6 +21,7 @@ from hub.core.model.clock import TimeControl
 from hub.declared.browser import SeatDesk
 from hub.declared.serve import ARRIVAL, GameServer
 from hub.games.connect4 import ConnectFour
+from hub.records import RecordStore
 from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.recording import recording
@@ -143,3 +145,77 @@ async def test_a_second_browser_cannot_play_under_the_first_ones_name(
     seat = lobby.desk.find(seat_url.rsplit("/", 1)[1]) if lobby.desk is not None else None
     assert seat is not None and seat.player.identity == "person:alice"
     assert "lost" in rated
+
+
+async def test_a_friend_who_picked_a_name_plays_the_shared_link_under_it(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    """Issue 27 item 4: the friend's seat is played under the name the friend's browser
+    keeps (rated as any registered person), the guest ``friend`` when they picked none."""
+    from tests.declared.test_rematch import Log
+
+    db = tmp_path / "games.db"
+    bus = EventBus()
+    lobby = GameServer(
+        ConnectFour(),
+        TimeControl(),
+        bus,
+        nursery=nursery,
+        desk=SeatDesk(),
+        arrival=ARRIVAL,
+        names=NameBook.at(db),
+    )
+    log = Log(bus)
+    executable = chromium_path()
+
+    def script(url: str) -> None:
+        from playwright.sync_api import sync_playwright
+
+        def named(browser: Any, name: str) -> Any:
+            page = browser.new_context().new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(url)
+            if name:
+                page.locator("#name-input").fill(name)
+                page.locator("#name-form button").click()
+                expect(page.locator("#my-name")).to_have_text(name)
+            return page
+
+        def friend_game(host: Any, friend: Any, friend_name: str) -> None:
+            host.goto(url)
+            host.locator('button[data-opponent="person"]').click()
+            host.wait_for_url("**/play/*")
+            link = host.locator(".share a").inner_text()
+            friend.goto(link)
+            expect(friend.locator("header h1")).to_have_text("connect4: you play Yellow")
+            expect(friend.locator("#bar .you .name")).to_have_text(friend_name)
+            expect(host.locator("#turn")).to_have_text("Your move (Red).")
+            host.locator("#resign").click()
+            host.locator("#resign-yes").click()
+            expect(friend.locator("#result")).not_to_be_empty()
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=executable, headless=True, args=FLAGS
+            )
+            try:
+                alice = named(browser, "alice")
+                friend_game(alice, named(browser, "bob"), "bob")  # bob picked a name
+                friend_game(alice, named(browser, ""), "friend")  # this one picked none
+                friend_game(alice, alice.context.new_page(), "friend")  # not alice twice
+            finally:
+                browser.close()
+
+    async with recording(bus, db, prog="test"):
+        server: WebServer = await nursery.start(
+            partial(serve_web, bus, desk=lobby.desk, starter=lobby)
+        )
+        await trio.to_thread.run_sync(script, server.url("/"))
+    players = [[(p.name, p.identity) for p in game.players] for game in log.started]
+    assert players == [
+        [("alice", "person:alice"), ("bob", "person:bob")],
+        [("alice", "person:alice"), ("friend", "person:friend")],
+        [("alice", "person:alice"), ("friend", "person:friend")],
+    ]
+    with RecordStore.open(db) as store:  # recorded (and rated) under bob's name
+        assert store.games(player="bob")

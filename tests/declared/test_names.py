@@ -325,3 +325,39 @@ def test_hub_serve_takes_the_token_of_hub_bots_add_and_refuses_the_rest(tmp_path
     finally:
         serving.send_signal(signal.SIGINT)
         assert serving.wait(timeout=30) == 130
+
+
+async def test_a_friends_seat_takes_a_checked_name_only_before_its_page_comes(
+    db: Path, nursery: trio.Nursery
+) -> None:
+    register(db, "robo")
+    lobby, app = site(db, nursery)
+    lobby.arrival = 60.0  # (people are waited for: the game starts once both pages came)
+    async with client(app) as host, client(app, "10.0.0.2") as friend:
+        alice = (await host.post("/name", json={"name": "alice"})).json()["token"]
+        bob = (await friend.post("/name", json={"name": "bob"})).json()["token"]
+        started = (
+            await host.post("/new", json={"opponent": "person", "name": "alice", "token": alice})
+        ).json()
+        mine, theirs = started["play"], started["share"]
+        page = await friend.get(theirs)
+        assert 'data-nameable="1"' in page.text
+        assert 'data-nameable="1"' not in (await host.get(mine)).text  # (alice's own seat)
+        for body, status in (
+            ({"name": "bob", "token": "guessed"}, 403),  # a wrong token
+            ({"name": "robo", "token": bob}, 403),  # another's name
+            ({"name": "alice", "token": alice}, 409),  # the host's own name: stays friend
+            ({"name": "bob"}, 400),
+        ):
+            refused = await friend.post(f"{theirs}/name", json=body)
+            assert refused.status_code == status and refused.json()["error"], body
+        assert (
+            await host.post(f"{mine}/name", json={"name": "bob", "token": bob})
+        ).status_code == 409
+        taken = await friend.post(f"{theirs}/name", json={"name": "bob", "token": bob})
+        assert taken.status_code == 200
+        seat = lobby.desk.find(theirs.rsplit("/", 1)[1])  # type: ignore[union-attr]
+        assert seat is not None and seat.player.identity == "person:bob"
+        with seat.attend():  # its page has come: too late to change who plays it
+            late = await friend.post(f"{theirs}/name", json={"name": "bob", "token": bob})
+        assert late.status_code == 409 and "too late" in late.json()["error"]

@@ -11,6 +11,7 @@ import logging
 import types
 from typing import Any, cast
 
+import attrs
 import httpx
 import pytest
 import trio
@@ -38,6 +39,28 @@ def site_in(nursery: trio.Nursery, control: TimeControl | None = None) -> tuple[
     for server in site.servers.values():
         server.nursery = nursery
     return site, Log(site.events)
+
+
+@attrs.frozen
+class Served:
+    """A site of connect4 and pig in the test's nursery (`site_in`), its games' `Log`, and
+    its TCP clients (`bot`)."""
+
+    site: Site
+    log: Log
+    nursery: trio.Nursery
+
+    async def bot(self, number: int = 1) -> Bot:
+        """A client connected and welcomed (the welcome read)."""
+        bot = Bot(self.site, self.nursery, number)
+        await bot.receive()
+        return bot
+
+
+@pytest.fixture
+def served(nursery: trio.Nursery) -> Served:
+    site, log = site_in(nursery)
+    return Served(site, log, nursery)
 
 
 class Bot:
@@ -89,10 +112,10 @@ async def settle() -> None:
 
 
 async def test_the_welcome_lists_the_games_and_each_hello_plays_the_game_it_names(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, log = site_in(nursery)
-    bot = Bot(site, nursery)
+    site, log = served.site, served.log
+    bot = Bot(site, served.nursery)
     assert await bot.receive() == {"type": "welcome", "protocol": 1, "games": ["connect4", "pig"]}
     await bot.hello("connect4", "ai:1")
     start, end = await bot.play_out()
@@ -113,25 +136,21 @@ async def test_the_welcome_lists_the_games_and_each_hello_plays_the_game_it_name
     ],
 )
 async def test_a_hello_without_a_game_served_gets_an_error_and_the_connection_closes(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery, game: str | None, words: str
+    autojump_clock: trio.testing.MockClock, served: Served, game: str | None, words: str
 ) -> None:
-    site, log = site_in(nursery)
-    bot = Bot(site, nursery)
-    await bot.receive()
+    bot = await served.bot()
     await bot.hello(game, "ai:1")
     assert await bot.receive() == {"type": "error", "error": words}
     with pytest.raises(LineError):
         await bot.receive()
-    assert log.started == []
+    assert served.log.started == []
 
 
 async def test_bots_asking_for_any_meet_in_their_own_game_s_queue_only(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, log = site_in(nursery)
-    first, other, second = (Bot(site, nursery, n) for n in (1, 2, 3))
-    for bot in (first, other, second):
-        await bot.receive()
+    site, log = served.site, served.log
+    first, other, second = [await served.bot(n) for n in (1, 2, 3)]
     await first.hello("connect4", name="first")
     await other.hello("pig", name="other")
     await settle()
@@ -149,12 +168,10 @@ async def test_bots_asking_for_any_meet_in_their_own_game_s_queue_only(
 
 
 async def test_the_drain_refuses_new_games_sends_the_waiting_away_and_lets_a_game_finish(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, log = site_in(nursery)
-    player, waiting = Bot(site, nursery, 1), Bot(site, nursery, 2)
-    for bot in (player, waiting):
-        await bot.receive()
+    site, log, nursery = served.site, served.log, served.nursery
+    player, waiting = await served.bot(1), await served.bot(2)
     await player.hello("connect4", "random")  # (no AI thread: the virtual clock jumps)
     await waiting.hello("pig")
     assert (await player.receive())["type"] == "start"
@@ -167,8 +184,7 @@ async def test_the_drain_refuses_new_games_sends_the_waiting_away_and_lets_a_gam
     await settle()
     assert site.status()["status"] == "draining"
     assert await waiting.receive() == {"type": "error", "error": "the server is shutting down"}
-    late = Bot(site, nursery, 3)
-    await late.receive()
+    late = await served.bot(3)
     await late.hello("pig", "random")
     assert (await late.receive())["error"] == "the server is shutting down"
     with pytest.raises(ServerFull, match="shutting down"):
@@ -185,11 +201,10 @@ async def test_the_drain_refuses_new_games_sends_the_waiting_away_and_lets_a_gam
 
 
 async def test_a_game_still_running_when_the_drain_ends_is_adjourned_and_kept(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, log = site_in(nursery)
-    bot = Bot(site, nursery)
-    await bot.receive()
+    site, log = served.site, served.log
+    bot = await served.bot()
     await bot.hello("connect4", "random")
     await bot.until("turn")  # and it thinks for ever (no clock)
     assert await site.drain(SECONDS) == 1
@@ -202,14 +217,13 @@ async def test_a_game_still_running_when_the_drain_ends_is_adjourned_and_kept(
 
 
 async def test_a_second_signal_adjourns_the_running_games_at_once(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, log = site_in(nursery)
-    bot = Bot(site, nursery)
-    await bot.receive()
+    site, log = served.site, served.log
+    bot = await served.bot()
     await bot.hello("pig", "random")
     await bot.until("turn")
-    nursery.start_soon(site.drain, SECONDS)
+    served.nursery.start_soon(site.drain, SECONDS)
     await trio.sleep(1)
     assert log.ended == []
     site.hurry()
@@ -250,10 +264,9 @@ def http(app: Any) -> httpx.AsyncClient:
 
 
 async def test_the_home_page_links_each_lobby_whose_pages_live_under_its_prefix(
-    nursery: trio.Nursery,
+    served: Served,
 ) -> None:
-    site, _ = site_in(nursery)
-    async with http(web_of(site)) as client:
+    async with http(web_of(served.site)) as client:
         home = await client.get("/")
         assert home.status_code == 200
         assert 'href="/connect4/"' in home.text and 'href="/pig/"' in home.text
@@ -273,11 +286,10 @@ async def test_the_home_page_links_each_lobby_whose_pages_live_under_its_prefix(
 
 
 async def test_health_says_ok_with_each_game_s_counts_then_draining_with_503(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, _ = site_in(nursery)
-    bot = Bot(site, nursery)
-    await bot.receive()
+    site, nursery = served.site, served.nursery
+    bot = await served.bot()
     await bot.hello("connect4", "ai:1")
     await bot.until("turn")
     async with http(web_of(site)) as client:
@@ -298,10 +310,10 @@ async def test_health_says_ok_with_each_game_s_counts_then_draining_with_503(
 
 
 async def test_hub_serve_game_takes_a_hello_naming_its_own_game_and_refuses_another(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
-    site, _ = site_in(nursery)
-    server = site.servers["connect4"]  # as `hub serve connect4` runs it, alone
+    nursery = served.nursery
+    server = served.site.servers["connect4"]  # as `hub serve connect4` runs it, alone
     for game, first in (("connect4", "start"), ("pig", "error")):
         ours, theirs = trio.testing.memory_stream_pair()
         lines = LineStream(theirs, theirs)
@@ -317,7 +329,7 @@ async def test_hub_serve_game_takes_a_hello_naming_its_own_game_and_refuses_anot
 
 
 async def test_connections_hellos_and_games_are_logged_one_key_value_line_each(
-    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, served: Served
 ) -> None:
     lines: list[str] = []
 
@@ -330,10 +342,8 @@ async def test_connections_hellos_and_games_are_logged_one_key_value_line_each(
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:
-        site, _ = site_in(nursery)
-        stop = site.log_events()
-        bot = Bot(site, nursery, 7)
-        await bot.receive()
+        stop = served.site.log_events()
+        bot = await served.bot(7)
         await bot.hello("pig", "random", name="my bot")
         await bot.play_out()
         await bot.stream.aclose()

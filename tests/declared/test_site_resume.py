@@ -109,7 +109,7 @@ def test_a_bot_resumes_its_adjourned_game_after_a_restart_and_finishes_it(
             return subprocess.Popen(
                 [
                     *(sys.executable, str(BOT), "--connect", f"127.0.0.1:{port}"),
-                    *("--game", "connect4", "--name", name, "--token", token),
+                    *("--game", "connect4", "--name", name, f"--token={token}"),
                     *("--resume", game_id, "--seed", "1"),
                 ],
                 stderr=subprocess.PIPE,

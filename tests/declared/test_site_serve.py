@@ -57,7 +57,7 @@ def test_bots_of_two_games_play_through_one_port_and_a_stalled_game_is_adjourned
         _, err = impostor.communicate(timeout=TIMEOUT)
         assert impostor.returncode != 0 and "token" in err, err
         bots = {game: bot(game) for game in ("connect4",)}
-        bots["kalah"] = bot("kalah", "--token", token)  # the registered bot, on every game
+        bots["kalah"] = bot("kalah", f"--token={token}")  # the registered bot, on every game
         for game, running in bots.items():
             _, err = running.communicate(timeout=TIMEOUT)
             assert running.returncode == 0, (game, err)

@@ -146,3 +146,40 @@ def test_hub_bots_add_prints_the_token_once_and_list_and_remove(tmp_path: Path) 
     assert gone.returncode == 1 and "no bot named 'robo'" in gone.stderr
     assert hub("bots", "list", "--db", db).stdout == ""
     assert hub("bots").returncode == 2
+
+
+@pytest.mark.system
+def test_hub_names_lists_and_removes_peoples_names_and_keeps_their_games(
+    tmp_path: Path,
+) -> None:
+    from hub.records import RecordStore
+    from tests.records.helpers import chess_record
+
+    db = str(tmp_path / "games.db")
+    with IdentityStore.open(db) as names:
+        token = names.add("Alice", "person")
+        names.add("robo", "bot")
+    with RecordStore.open(db) as store:
+        store.add(chess_record(game_id="g1"))
+    listed = hub("names", "list", "--db", db)
+    assert listed.returncode == 0 and listed.stdout.startswith("Alice  (since ")
+    assert "robo" not in listed.stdout and token not in listed.stdout  # (a bot's: hub bots)
+
+    unknown = hub("names", "remove", "bob", "--db", db)
+    assert (unknown.returncode, unknown.stdout) == (1, "")
+    assert unknown.stderr == "hub names remove: no person named 'bob' is registered\n"
+    bot = hub("names", "remove", "ROBO", "--db", db)
+    assert bot.returncode == 1 and "'robo' is a bot's name" in bot.stderr
+    assert "hub bots remove robo" in bot.stderr
+
+    removed = hub("names", "remove", "alice", "--db", db)  # (any case)
+    assert removed.returncode == 0 and "removed 'Alice'" in removed.stderr
+    assert hub("names", "list", "--db", db).stdout == ""
+    with IdentityStore.open(db) as names:
+        assert names.check("Alice", token).verdict is NameVerdict.UNKNOWN  # (a guest now)
+        assert [bot.name for bot in names.names()] == ["robo"]
+        names.add("alice", "person")  # free again
+    with RecordStore.open(db) as store:
+        assert [game.game_id for game in store.games()] == ["g1"]  # nothing recorded goes
+    assert hub("names").returncode == 2
+    assert hub("names", "remove", "alice", "--db", str(tmp_path / "none" / "x.db")).returncode == 1

@@ -46,33 +46,57 @@ def page(url: str) -> str:
         return text
 
 
-def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_cannot_start_one(
-    tmp_path: Path,
-) -> None:
-    database = tmp_path / "games.db"
+def start(database: Path, kind: str) -> tuple[subprocess.Popen[str], int, str]:
+    """``hub serve --games connect4`` (``site``) or ``hub serve connect4`` (``game``) with
+    the operator's token: the process, its TCP port and connect4's web root (no slash)."""
+    games = ["--games", "connect4"] if kind == "site" else ["connect4"]
     server = subprocess.Popen(
-        [program("hub"), "serve", "--games", "connect4", "--db", str(database), "--tc", "none",
+        [program("hub"), "serve", *games, "--db", str(database), "--tc", "none",
          "--web", "0", "--admin-token", TOKEN],
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
+    assert server.stderr is not None
+    port = int(server.stderr.readline().strip())
+    web = server.stderr.readline().strip().rstrip("/")
+    return server, port, web + ("/connect4" if kind == "site" else "")
+
+
+def stop(server: subprocess.Popen[str]) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert server.stderr is not None
+        server.stderr.close()
+
+
+@pytest.mark.parametrize("kind", ["site", "game"])
+def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_cannot_start_one(
+    tmp_path: Path, kind: str
+) -> None:
+    """The same on ``hub serve`` (the game's root ``/connect4/``) and ``hub serve connect4``
+    (``/``); the standings are there again when the server is started again."""
+    database = tmp_path / "games.db"
+    server, port, root = start(database, kind)
+    prefix = "/connect4" if kind == "site" else ""  # (the game's pages' path)
     bots: list[subprocess.Popen[str]] = []
     try:
-        assert server.stderr is not None
-        port = int(server.stderr.readline().strip())
-        web = server.stderr.readline().strip().rstrip("/")
-        admin = f"{web}/connect4/admin/round-robin"
+        admin = f"{root}/admin/round-robin"
 
         assert call(admin, {"games": 1, "players": 3})[0] == 401  # no token
         status, answer = call(admin, {"games": 1, "players": 3}, token="guess")
         assert status == 401 and "token" in answer["error"]
-        assert 'id="standings-link"' not in page(f"{web}/connect4/")
+        assert 'id="standings-link"' not in page(f"{root}/")
 
         status, started = call(admin, {"games": 1, "players": 3}, token=TOKEN)
         assert status == 200, started
         assert started["state"] == "gathering" and started["players"] == []
         assert call(admin, {"games": 1}, token=TOKEN)[0] == 409  # one at a time
-        assert 'id="standings-link"' in page(f"{web}/connect4/")
+        assert 'id="standings-link"' in page(f"{root}/")
 
         for n in range(3):  # each plays its two games (a hello after the first)
             options = ["--game", "connect4", "--name", f"b{n}", "--games", "2", "--seed", str(n)]
@@ -89,14 +113,7 @@ def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_canno
 
         # The bots have their last `end`; the round-robin is over once every game's match
         # is written in the records (its own task): read its state until it says so.
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            status, standings = call(f"{web}/connect4/api/match")
-            assert status == 200
-            report = standings["report"]
-            if report["state"] == "over" or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
+        report, standings = over(root)
         assert report["match_id"] == started["match_id"]
         assert report["state"] == "over" and report["games"] == 3 and report["scored"] == 3
         rows = {row["player"]: row for row in report["standings"]}
@@ -105,16 +122,15 @@ def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_canno
         assert sum(row["points"] for row in rows.values()) == 3
         assert report["format"]["name"] == "round-robin"
         assert 'id="crosstable"' in standings["html"]
-        assert f'href="/connect4/game/{started["match_id"]}-0000' in standings["html"]
+        assert f'href="{prefix}/game/{started["match_id"]}-0000' in standings["html"]
         assert "b0" in standings["text"]
-        assert 'id="standings-table"' in page(f"{web}/connect4/match")
+        assert 'id="standings-table"' in page(f"{root}/match")
     finally:
         for bot in bots:
             if bot.poll() is None:
                 bot.kill()
                 bot.wait()
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
 
     with RecordStore.open(database) as store:
         games = store.games(game="connect4")
@@ -126,3 +142,26 @@ def test_three_bots_play_a_round_robin_the_operator_started_and_a_stranger_canno
         assert {(summary.match_id, summary.index) for summary in games} == {
             (match, index) for index in range(3)
         }
+
+    # started again: the last round-robin's standings, read from the records
+    server, port, root = start(database, kind)
+    try:
+        again, _ = over(root)
+        assert again["match_id"] == match and again["state"] == "over"
+        assert again["games"] == 3 and again["scored"] == 3
+        assert again["standings"] == report["standings"]
+        assert 'id="standings-link"' in page(f"{root}/")
+    finally:
+        stop(server)
+
+
+def over(root: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The round-robin's report once it says it is over (and the whole answer)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        status, standings = call(f"{root}/api/match")
+        assert status == 200
+        report: dict[str, Any] = standings.get("report") or {}
+        if report.get("state") == "over" or time.monotonic() > deadline:
+            return report, standings
+        time.sleep(0.05)

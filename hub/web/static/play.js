@@ -452,10 +452,28 @@ if (share) {
   document.querySelector(".play aside").prepend(note);
 }
 
-const source = new EventSource(`${ROOT}/play/${encodeURIComponent(token)}/events`);
-source.onmessage = (event) => {
-  const next = JSON.parse(event.data);
-  render(next);
-  const waiting = next.rematch && next.rematch.possible && !next.next;
-  if (next.over && !waiting && !next.follows) source.close(); // (the console's page follows)
-};
+// A friend's seat (a shared link) is played under the name this browser keeps (picked on a
+// lobby page, with its token), if any: said before the page follows the seat (which is when
+// the game may start); without one, or if it may not be, the seat stays the guest "friend".
+async function bringName() {
+  if (!document.body.dataset.nameable) return;
+  let kept = null;
+  try {
+    kept = JSON.parse(localStorage.getItem("hub-name") || "null");
+  } catch (error) { /* an unreadable entry: no name */ }
+  if (!kept || typeof kept.name !== "string" || typeof kept.token !== "string") return;
+  try {
+    await post("name", { name: kept.name, token: kept.token });
+  } catch (error) { /* the game goes on with the guest's name */ }
+}
+
+let source = null;
+bringName().finally(() => {
+  source = new EventSource(`${ROOT}/play/${encodeURIComponent(token)}/events`);
+  source.onmessage = (event) => {
+    const next = JSON.parse(event.data);
+    render(next);
+    const waiting = next.rematch && next.rematch.possible && !next.next;
+    if (next.over && !waiting && !next.follows) source.close(); // (the console's page follows)
+  };
+});
