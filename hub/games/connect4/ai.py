@@ -7,26 +7,30 @@ bit always empty, so a line never runs from one column's top into the next one's
 
 - **Immediate threats in the search**, not the evaluation: a side that can complete a line
   wins at once; a side facing two cells it must block at once has lost; a side facing one
-  must play there; a move under a cell that completes the opponent's line is played last
-  (it hands them the win). Every node, at no depth, so a won threat is seen at level 1.
-- **The evaluation at the horizon** (from the side to move's seat; a position and the same
-  one with the colours swapped score opposite): every ``connect``-cell window that holds
-  discs of one side only scores for that side by how many (2 and 3 of 4 matter most); each
-  *threat* (an empty cell that would complete a window of one side) scores by the odd/even
-  rule: the first player's threats on odd rows (1 = the bottom), the second's on even rows
-  are the ones that win a filled-up grid by zugzwang, and score several times the others.
-  A threat on a cell just above an opponent's threat is worth little (it cannot be reached),
-  and is scored as an ordinary one. The side to move's tempo is worth a little, so an odd
-  and an even depth value the same position alike (the odd/even horizon effect of a
-  material-only count, which kept the old levels from climbing).
-- **Move ordering**: the transposition table's move first (the previous iteration's best),
-  then the centre out.
+  must play there, at no cost in depth (a forced reply is no choice). Every node, so a won
+  threat is seen at level 1.
+- **The evaluation at the horizon** (for the side to move): every ``connect``-cell window
+  that holds discs of one side only scores for that side by how many (`WINDOW`: 9, 3, 1 for
+  a window short of a line by 1, 2, 3 discs); each *threat* (an empty cell that would
+  complete a line of one side) scores by the odd/even rule: the first player's threats on
+  odd rows (1 = the bottom), the second's on even rows, the ones that win a filling grid by
+  zugzwang, score three times the others. The move itself is worth `TEMPO`: the side that
+  has just moved has a disc more in the windows, and without it an odd depth overrates the
+  root's side and an even one underrates it (the odd/even horizon effect, which kept the old
+  levels, valued by how central the discs were, from climbing). The same discs with the
+  other side to move score the opposite, but for the tempo (without threats; a threat's
+  worth depends on whose row it is on); mirror images score alike.
+- **Move ordering**: the transposition table's move first (at the root: the previous
+  iteration's best), then the centre out; a move under a cell that completes the opponent's
+  line last.
 - **A transposition table** keyed by the position (``mine + mask`` is unique), bounded
-  (cleared when full), one per call so the answer depends on the position alone.
+  (`TABLE_SIZE`, cleared when full), one per call so the answer depends on the position alone.
 
-Levels are plies of look-ahead (`DEPTHS`), so at ``--tc none`` a level plays the same moves
-on any machine at any load; on a clock, iterative deepening offers each finished depth to the
-seat (whose hard stop plays the last offer) and drops the depth the clock cuts short."""
+Levels are plies of look-ahead (`DEPTHS`: 1-5, then two plies apart, 7, 9, 11: one ply more
+from 5 up gained too little to measure, the horizon's parity weighing as much as the ply),
+so at ``--tc none`` a level plays the same moves on any machine at any load; on a clock,
+iterative deepening offers each finished depth to the seat (whose hard stop plays the last
+offer) and drops the depth the clock cuts short."""
 
 from __future__ import annotations
 
@@ -42,12 +46,12 @@ if TYPE_CHECKING:
 
 WIN = 1_000_000  # a win in k plies scores WIN - k; evaluations stay far below it
 PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
-DEPTHS = {level: level for level in range(1, 9)}
+DEPTHS = dict(enumerate((1, 2, 3, 4, 5, 7, 9, 11), start=1))
 """Each level's look-ahead in plies (without the forced replies, which cost no depth)."""
 TABLE_SIZE = 1 << 18
 """The transposition table's bound (entries): it is cleared when it fills."""
-WINDOW = (0, 0, 2, 6)  # a window of 4 holding 1, 2, 3 discs of one side only (index: count - 1)
-GOOD_THREAT, OTHER_THREAT, TEMPO = 24, 8, 2
+WINDOW = (9, 3, 1)  # a window of one side's discs only, short of a line by 1, 2, 3 discs
+GOOD_THREAT, OTHER_THREAT, TEMPO = 24, 8, 4
 
 
 class Grid:
@@ -72,23 +76,45 @@ class Grid:
                         sum(1 << ((c + dc * i) * h + r + dr * i) for i in range(connect))
                     )
         self.windows = tuple(windows)
-        weights = list(WINDOW[:connect])
-        self.weights = tuple([0, *weights[: connect - 1], 0])  # by count; the full one: a win
+        # by how many discs of one side a window holds: 0 for none (and a full one: a win)
+        self.weights = tuple(
+            WINDOW[connect - n - 1] if 0 < connect - n <= len(WINDOW) else 0
+            for n in range(connect + 1)
+        )
         # rows 1, 3, 5 (from the bottom): the first player's; 2, 4, 6: the second's
         self.odd = sum(1 << (c * h + r) for c in range(columns) for r in range(0, rows, 2))
         self.even = self.full & ~self.odd
 
-    def wins(self, discs: int) -> bool:
-        """Whether ``discs`` hold a line of ``connect``."""
+    def threats(self, discs: int) -> int:
+        """The empty cells (in the grid or not yet reachable) that would complete a line of
+        ``discs``: for each direction, the cells with ``connect - 1`` of them on the two sides."""
+        if self.connect == 4:  # unrolled, the usual case (Pascal Pons's solver's way)
+            h = self.height
+            found = (discs << 1) & (discs << 2) & (discs << 3)
+            for d in (h, h - 1, h + 1):
+                d2 = d + d
+                pair = (discs << d) & (discs << d2)
+                found |= pair & ((discs << (d2 + d)) | (discs >> d))
+                pair = (discs >> d) & (discs >> d2)
+                found |= pair & ((discs << d) | (discs >> (d2 + d)))
+            return found & self.full & ~discs
+        found, n = 0, self.connect - 1
         for d in self.directions:
-            run = discs
-            for i in range(1, self.connect):
-                run &= discs >> (d * i)
-                if not run:
-                    break
-            else:
-                return True
-        return False
+            below, above = [-1], [-1]  # below[i]: the i cells before a cell are all ``discs``
+            for i in range(1, n + 1):
+                below.append(below[-1] & (discs << (d * i)))
+                above.append(above[-1] & (discs >> (d * i)))
+            for j in range(n + 1):  # j of them before the cell, n - j after it
+                found |= below[j] & above[n - j]
+        return found & self.full & ~discs
+
+    def parity(self, mine: int, theirs: int, first: bool) -> int:
+        """The threats' score for the side to move (threat cells ``mine``, the opponent's
+        ``theirs``; ``first``: the side to move is the first player) by the odd/even rule."""
+        my_rows, their_rows = (self.odd, self.even) if first else (self.even, self.odd)
+        return GOOD_THREAT * (
+            (mine & my_rows).bit_count() - (theirs & their_rows).bit_count()
+        ) + OTHER_THREAT * ((mine & their_rows).bit_count() - (theirs & my_rows).bit_count())
 
     def evaluate(self, mine: int, mask: int) -> int:
         """The horizon's score for the side to move (``mine``): windows, threats by parity,
@@ -109,13 +135,8 @@ class Grid:
                 if n == need:
                     their_threats |= w & ~theirs
         if my_threats or their_threats:
-            # whose move it is: the first player's when the discs are even in number
-            first = mask.bit_count() % 2 == 0
-            my_rows, their_rows = (self.odd, self.even) if first else (self.even, self.odd)
-            score += GOOD_THREAT * (my_threats & my_rows).bit_count()
-            score += OTHER_THREAT * (my_threats & their_rows).bit_count()
-            score -= GOOD_THREAT * (their_threats & their_rows).bit_count()
-            score -= OTHER_THREAT * (their_threats & my_rows).bit_count()
+            # the first player's move when the discs are even in number
+            score += self.parity(my_threats, their_threats, mask.bit_count() % 2 == 0)
         return score + TEMPO
 
 
@@ -170,22 +191,19 @@ class Search:
         playable = (mask + g.bottom) & g.full
         if not playable:
             return 0  # a full grid: a draw
-        moves = []  # (column, cell)
-        for c in g.order:
-            cell = playable & g.column_bits[c]
-            if cell:
-                if g.wins(mine | cell):
-                    return WIN - ply - 1
-                moves.append((c, cell))
-        forced = [m for m in moves if g.wins(theirs | m[1])]
-        if len(forced) > 1:
-            return -(WIN - ply - 2)  # two cells to block at once
+        if g.threats(mine) & playable:
+            return WIN - ply - 1
+        danger = g.threats(theirs)
+        forced = danger & playable
         if forced:
-            moves = forced  # a forced reply: no depth spent (it is not a choice)
+            if forced & (forced - 1):
+                return -(WIN - ply - 2)  # two cells to block at once
+            playable = forced  # a forced reply: no depth spent (it is not a choice)
         elif depth <= 0:
             return g.evaluate(mine, mask)
         else:
             depth -= 1
+        moves = [(c, playable & g.column_bits[c]) for c in g.order if playable & g.column_bits[c]]
         key = mine + mask
         entry = self.table.get(key)
         first = -1
@@ -204,7 +222,7 @@ class Search:
                     return e_score
         if len(moves) > 1:
             # under their threat: played last (it hands them the win); the table's move first
-            moves.sort(key=lambda m: (g.wins(theirs | (m[1] << 1) & g.full), m[0] != first))
+            moves.sort(key=lambda m: (bool(danger & (m[1] << 1)), m[0] != first))
         start, best, best_column = alpha, -2 * WIN, moves[0][0]
         for c, cell in moves:
             score = -self.negamax(theirs, mask | cell, depth, -beta, -alpha, ply + 1)
@@ -236,7 +254,7 @@ def negamax(game: Game[Board, int], state: Board, level: int, secs: float, stop:
     playable = (mask + g.bottom) & g.full
     moves = [c for c in g.order if playable & g.column_bits[c]]
     for c in moves:  # a win at once needs no search
-        if g.wins(mine | (playable & g.column_bits[c])):
+        if g.threats(mine) & playable & g.column_bits[c]:
             stop.offer(c + 1)
             return c + 1
     best = moves[0]
