@@ -13,9 +13,8 @@ import attrs
 from hub.core.model.referee import IllegalMove, Outcome
 from hub.core.play.game import Ai, Game, Option, Pictures
 
-from .ai import negamax
+from .ai import DISCS, negamax
 
-DISCS = "RY"
 RING = '<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke-width=".08"/>'  # style.css
 
 

@@ -36,14 +36,24 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from hub.core.play.game import Game
     from hub.core.play.threads import StopFlag
 
-    from . import Board
 
+class Position(Protocol):
+    """What the search reads of a `hub.games.connect4.Board` (this module does not import
+    the declaration, which imports it)."""
+
+    @property
+    def columns(self) -> tuple[str, ...]: ...
+    @property
+    def mover(self) -> int: ...
+
+
+DISCS = "RY"  # the first player's disc, the second's
 WIN = 1_000_000  # a win in k plies scores WIN - k; evaluations stay far below it
 PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
 DEPTHS = dict(enumerate((1, 2, 3, 4, 5, 7, 9, 11), start=1))
@@ -150,7 +160,7 @@ def grid(rows: int, columns: int, connect: int) -> Grid:
     return _GRIDS[key]
 
 
-def bitboards(g: Grid, state: Board, discs: str) -> tuple[int, int]:
+def bitboards(g: Grid, state: Position, discs: str = DISCS) -> tuple[int, int]:
     """The side to move's discs and every disc of ``state``."""
     mine, mask, own = 0, 0, discs[state.mover]
     for c, column in enumerate(state.columns):
@@ -240,13 +250,11 @@ class Search:
         return best
 
 
-def negamax(game: Game[Board, int], state: Board, level: int, secs: float, stop: StopFlag) -> int:
+def negamax(game: Game[Any, int], state: Position, level: int, secs: float, stop: StopFlag) -> int:
     """The move of level ``level``: one ply deeper at a time up to `DEPTHS`[level] within
     ``secs``; each finished depth's move is offered to the seat (whose hard stop plays it); a
     depth cut short is dropped (depth 1 never is: there is always a move). No clock
     (``inf``): the full depth's move. A proven win ends the deepening."""
-    from . import DISCS
-
     s = game.settings
     g = grid(int(s["rows"]), int(s["columns"]), int(s["connect"]))
     mine, mask = bitboards(g, state, DISCS)
