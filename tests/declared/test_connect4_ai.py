@@ -1,7 +1,7 @@
 """Connect Four's built-in player (hub/games/connect4/ai.py): the threats it computes are the
 cells that complete a line (against brute force, every grid size), the evaluation's
 properties (mirror images alike, colours swapped opposite, the odd/even rule), immediate
-threats at level 1, a bounded table, and a deeper level beating a shallower one."""
+threats from level 2, a bounded table, and a deeper level beating a shallower one."""
 
 from __future__ import annotations
 
@@ -100,15 +100,16 @@ def test_a_threat_on_its_own_rows_is_worth_more_to_each_side() -> None:
         assert g.parity(row[2] | row[3], row[2] | row[3], first) == 0
 
 
-def test_level_one_takes_a_win_and_blocks_one() -> None:
+def test_level_one_takes_a_win_level_two_also_blocks_one() -> None:
     game = ConnectFour()
     win = play(game, "112233")  # Red: 1, 2, 3 on the bottom row; 4 wins
-    assert negamax(game, win, 1, math.inf, StopFlag()) == 4
+    assert [negamax(game, win, level, math.inf, StopFlag()) for level in (1, 2)] == [4, 4]
     block = play(game, "21374")  # Red: 2, 3, 4 on the bottom row, Yellow's disc in 1
     assert game.to_move(block) == 1
-    assert negamax(game, block, 1, math.inf, StopFlag()) == 5
+    assert negamax(game, block, 1, math.inf, StopFlag()) == 4  # the beginner: the centre
+    assert negamax(game, block, 2, math.inf, StopFlag()) == 5
     # Red: 3, 4, 5, both ends open: lost whatever Yellow plays; it still answers a legal move
-    assert negamax(game, play(game, "37475"), 1, math.inf, StopFlag()) in range(1, 8)
+    assert negamax(game, play(game, "37475"), 2, math.inf, StopFlag()) in range(1, 8)
 
 
 def test_the_table_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:

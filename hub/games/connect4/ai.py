@@ -7,8 +7,8 @@ bit always empty, so a line never runs from one column's top into the next one's
 
 - **Immediate threats in the search**, not the evaluation: a side that can complete a line
   wins at once; a side facing two cells it must block at once has lost; a side facing one
-  must play there, at no cost in depth (a forced reply is no choice). Every node, so a won
-  threat is seen at level 1.
+  must play there, at no cost in depth (a forced reply is no choice). Every node, so from
+  level 2 on a won threat is seen and one to block is blocked.
 - **The evaluation at the horizon** (for the side to move): every ``connect``-cell window
   that holds discs of one side only scores for that side by how many (`WINDOW`: 9, 3, 1 for
   a window short of a line by 1, 2, 3 discs); each *threat* (an empty cell that would
@@ -26,11 +26,12 @@ bit always empty, so a line never runs from one column's top into the next one's
 - **A transposition table** keyed by the position (``mine + mask`` is unique), bounded
   (`TABLE_SIZE`, cleared when full), one per call so the answer depends on the position alone.
 
-Levels are plies of look-ahead (`DEPTHS`: 1-5, then two plies apart, 7, 9, 11: one ply more
-from 5 up gained too little to measure, the horizon's parity weighing as much as the ply),
-so at ``--tc none`` a level plays the same moves on any machine at any load; on a clock,
-iterative deepening offers each finished depth to the seat (whose hard stop plays the last
-offer) and drops the depth the clock cuts short."""
+Levels are plies of look-ahead (`DEPTHS`): level 1 none (a win at once, else the centre),
+levels 2-6 one to five plies, levels 7 and 8 seven and nine (one ply more from five up gained
+too little to measure, and eleven plies took up to 12 s a move and did not beat nine), so at
+``--tc none`` a level plays the same moves on any machine at any load; on a clock, iterative
+deepening offers each finished depth to the seat (whose hard stop plays the last offer) and
+drops the depth the clock cuts short."""
 
 from __future__ import annotations
 
@@ -56,8 +57,9 @@ class Position(Protocol):
 DISCS = "RY"  # the first player's disc, the second's
 WIN = 1_000_000  # a win in k plies scores WIN - k; evaluations stay far below it
 PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
-DEPTHS = dict(enumerate((1, 2, 3, 4, 5, 7, 9, 11), start=1))
-"""Each level's look-ahead in plies (without the forced replies, which cost no depth)."""
+DEPTHS = dict(enumerate((0, 1, 2, 3, 4, 5, 7, 9), start=1))
+"""Each level's look-ahead in plies (without the forced replies, which cost no depth; 0:
+a win at once, else the most central column, blind to the opponent's threats)."""
 TABLE_SIZE = 1 << 18
 """The transposition table's bound (entries): it is cleared when it fills."""
 WINDOW = (9, 3, 1)  # a window of one side's discs only, short of a line by 1, 2, 3 discs
@@ -251,10 +253,12 @@ class Search:
 
 
 def negamax(game: Game[Any, int], state: Position, level: int, secs: float, stop: StopFlag) -> int:
-    """The move of level ``level``: one ply deeper at a time up to `DEPTHS`[level] within
-    ``secs``; each finished depth's move is offered to the seat (whose hard stop plays it); a
-    depth cut short is dropped (depth 1 never is: there is always a move). No clock
-    (``inf``): the full depth's move. A proven win ends the deepening."""
+    """The move of level ``level``: a win at once, else one ply deeper at a time up to
+    `DEPTHS`[level] within ``secs``; each finished depth's move is offered to the seat (whose
+    hard stop plays it); a depth cut short is dropped (depth 1 never is: there is always a
+    move). No clock (``inf``): the full depth's move. A proven win or loss ends the
+    deepening. Depth 0 (level 1): a win at once, else the most central column (it does not
+    block: a beginner)."""
     s = game.settings
     g = grid(int(s["rows"]), int(s["columns"]), int(s["connect"]))
     mine, mask = bitboards(g, state, DISCS)
@@ -265,6 +269,11 @@ def negamax(game: Game[Any, int], state: Position, level: int, secs: float, stop
         if g.threats(mine) & playable & g.column_bits[c]:
             stop.offer(c + 1)
             return c + 1
+    if DEPTHS[level] == 0:  # a beginner: blind to the opponent's threats
+        stop.offer(moves[0] + 1)
+        return moves[0] + 1
+    danger = g.threats(mine ^ mask) & playable  # a cell to block first
+    moves.sort(key=lambda c: not danger & g.column_bits[c])
     best = moves[0]
     for depth in range(1, DEPTHS[level] + 1):
         search.timed = depth > 1 and secs < math.inf
