@@ -25,6 +25,7 @@ from hub.core.play.match import Match
 from hub.core.play.threads import SWITCH_INTERVAL, StopFlag, ThreadSeat, TurnTime
 from hub.declared.seats import ai_seat
 from hub.games.connect4 import Board, ConnectFour, negamax
+from hub.games.connect4.ai import DEPTHS
 from tests.core.toys import Nim, NimState
 
 # -- the budget (pure) ------------------------------------------------------------------------
@@ -222,7 +223,8 @@ def test_connect_four_offers_each_depth_and_keeps_its_level_without_a_clock() ->
             offered.append(move)
 
     move = negamax(game, state, 4, math.inf, Recording())
-    assert len(offered) == 4  # one move per depth, the last the answer
+    # one move per depth (level 4 looks 3 plies ahead), the last the answer
+    assert len(offered) == DEPTHS[4] == 3
     assert offered[-1] == move
 
 

@@ -5,19 +5,16 @@ the left). hub derives everything else from it (docs/architecture.md, "Adding a 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from hub.core.model.referee import IllegalMove, Outcome
 from hub.core.play.game import Ai, Game, Option, Pictures
 
-if TYPE_CHECKING:
-    from hub.core.play.threads import StopFlag
+from .ai import DISCS, negamax
 
-DISCS, WIN = "RY", 1_000_000
 RING = '<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke-width=".08"/>'  # style.css
 
 
@@ -27,38 +24,6 @@ class Board:  # the columns bottom up ("RYR": three discs), the seat to move, th
     mover: int = 0
     winner: int | None = None
     last: int = 0  # the column of the last move (0: none yet)
-
-
-def negamax(game: Game[Board, int], state: Board, level: int, secs: float, stop: StopFlag) -> int:
-    """Negamax with alpha-beta, quickest win first, centre first, one ply deeper at a time up
-    to ``level`` within ``secs``: each finished depth's move is offered to the seat (whose
-    hard stop plays it); a depth cut short is dropped. No clock: the full depth's move."""
-    middle, until = (len(state.columns) + 1) / 2, time.perf_counter() + secs
-
-    def search(board: Board, depth: int, top: int, alpha: float, beta: float) -> float:
-        moves = sorted(game.legal_moves(board), key=lambda m: abs(m - middle))
-        if not moves:  # the side to move has lost, or the grid is full
-            return 0 if board.winner is None else -(WIN - (top - depth))
-        if depth == 0:  # discs near the centre, for the side to move
-            mine, cols = DISCS[board.mover], enumerate(board.columns, start=1)
-            return sum((1 if d == mine else -1) * -abs(x - middle) for x, c in cols for d in c)
-        if top > 1 and (stop.is_set() or time.perf_counter() >= until):
-            raise TimeoutError
-        for move in moves:
-            alpha = max(alpha, -search(game.apply(board, move), depth - 1, top, -beta, -alpha))
-            if alpha >= beta:
-                break
-        return alpha
-
-    moves = sorted(game.legal_moves(state), key=lambda m: abs(m - middle))
-    for d in range(1, level + 1):  # depth 1 is never cut short: there is always a move
-        try:
-            scores = [-search(game.apply(state, m), d - 1, d, -2 * WIN, 2 * WIN) for m in moves]
-        except TimeoutError:
-            break
-        best = moves[scores.index(max(scores))]
-        stop.offer(best)
-    return best
 
 
 class ConnectFourPictures(Pictures):
