@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import signal
@@ -191,6 +192,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
 
 def generator_main(spec: dict[str, Any]) -> None:
     shared.raise_nofile()
+    os.nice(spec.get("nice", 0))
     result = trio.run(generator, spec)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     result["cpu"] = usage.ru_utime + usage.ru_stime
@@ -247,6 +249,7 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
                     "stop": stop,
                     "think": options.think,
                     "seed": options.seed,
+                    "nice": options.generator_nice,
                 }
                 generators.append(
                     subprocess.Popen(
@@ -309,6 +312,7 @@ def run(options: argparse.Namespace, serve: str, games: int) -> dict[str, Any]:
         "server CPU per move µs": 1e6 * server_cpu / max(1, len(latencies)),
         "VmRSS / VmHWM MiB": [(m["VmRSS"] / 1024, m["VmHWM"] / 1024) for m in memory],
         "generator CPU s": [round(result["cpu"], 1) for result in results],
+        "generator nice": options.generator_nice,
         "failures": dict(failures),
         "time losses": sum(result["time_losses"] for result in results),
         "game ends seen by the bots (two a game)": dict(terminations),
@@ -343,6 +347,14 @@ def main() -> None:
     parser.add_argument("--db", help="the records database (default: a fresh SQLite file)")
     parser.add_argument("--think", type=float, default=1.0, help="a bot's mean think (1 s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--generator-nice",
+        type=int,
+        default=0,
+        help="niceness of the load generators (0); e.g. 10 stands for clients on other "
+        "machines: the server then has the CPUs first, and the generators' own waits for a "
+        "CPU count in the latency they measure",
+    )
     parser.add_argument("--generator", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.generator:
