@@ -12,7 +12,7 @@ import pytest
 
 from hub.core.play.threads import StopFlag
 from hub.games.connect4 import DISCS, Board, ConnectFour, ai
-from hub.games.connect4.ai import TEMPO, Grid, Search, bitboards, grid, negamax
+from hub.games.connect4.ai import TEMPO, AlphaBeta, Grid, bitboards, grid, negamax
 
 
 def play(game: ConnectFour, moves: str) -> Board:
@@ -115,7 +115,7 @@ def test_level_one_takes_a_win_level_two_also_blocks_one() -> None:
 def test_the_table_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ai, "TABLE_SIZE", 64)
     game, g = ConnectFour(), grid(6, 7, 4)
-    search = Search(g, math.inf, StopFlag())
+    search = AlphaBeta(g, math.inf, StopFlag())
     mine, mask = bitboards(g, play(game, "44"), DISCS)
     for depth in range(1, 7):
         search.root(mine, mask, depth, list(g.order))

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from hub.core.play.threads import StopFlag
 
 
-class Position(Protocol):
+class DiscColumns(Protocol):
     """What the search reads of a `hub.games.connect4.Board` (this module does not import
     the declaration, which imports it)."""
 
@@ -162,7 +162,7 @@ def grid(rows: int, columns: int, connect: int) -> Grid:
     return _GRIDS[key]
 
 
-def bitboards(g: Grid, state: Position, discs: str = DISCS) -> tuple[int, int]:
+def bitboards(g: Grid, state: DiscColumns, discs: str = DISCS) -> tuple[int, int]:
     """The side to move's discs and every disc of ``state``."""
     mine, mask, own = 0, 0, discs[state.mover]
     for c, column in enumerate(state.columns):
@@ -174,7 +174,7 @@ def bitboards(g: Grid, state: Position, discs: str = DISCS) -> tuple[int, int]:
     return mine, mask
 
 
-class Search:
+class AlphaBeta:
     """One call's search: the grid, the table, the clock (``until``; ``inf``: none)."""
 
     def __init__(self, g: Grid, until: float, stop: StopFlag) -> None:
@@ -252,7 +252,9 @@ class Search:
         return best
 
 
-def negamax(game: Game[Any, int], state: Position, level: int, secs: float, stop: StopFlag) -> int:
+def negamax(
+    game: Game[Any, int], state: DiscColumns, level: int, secs: float, stop: StopFlag
+) -> int:
     """The move of level ``level``: a win at once, else one ply deeper at a time up to
     `DEPTHS`[level] within ``secs``; each finished depth's move is offered to the seat (whose
     hard stop plays it); a depth cut short is dropped (depth 1 never is: there is always a
@@ -262,7 +264,7 @@ def negamax(game: Game[Any, int], state: Position, level: int, secs: float, stop
     s = game.settings
     g = grid(int(s["rows"]), int(s["columns"]), int(s["connect"]))
     mine, mask = bitboards(g, state, DISCS)
-    search = Search(g, time.perf_counter() + secs if secs < math.inf else math.inf, stop)
+    search = AlphaBeta(g, time.perf_counter() + secs if secs < math.inf else math.inf, stop)
     playable = (mask + g.bottom) & g.full
     moves = [c for c in g.order if playable & g.column_bits[c]]
     for c in moves:  # a win at once needs no search
