@@ -503,6 +503,7 @@ async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent:
 
         (result,) = await run_in_browser(script)
         assert "wins" in result or "draw" in result, result
+        assert "stalemate" in result, result  # SHORT_GAME's every line
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130
