@@ -192,6 +192,7 @@ async def test_connect4_wins_in_each_direction_with_the_four_marked(viewport: st
                     page = pages[ply % 2]
                     expect(page.locator("#turn")).to_contain_text("Your move")
                     expect(page.locator("#moves li")).to_have_count(ply)
+                    page.bring_to_front()  # a background tab's click waits a second
                     page.locator(f'#position [data-move="{column}"].legal').click()
                     expect(page.locator("#moves li")).to_have_count(ply + 1)
                 for page in pages:

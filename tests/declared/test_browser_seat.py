@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import chess
 import httpx
 import pytest
 import trio
@@ -283,7 +284,9 @@ def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
     shows one is on its turn; when none does, wait a moment on the first page (a page that is
     not on its turn is never waited on, which cost a fixed wait a move). Two pages play
     opposite ends of the legal moves (Connect Four's first and last columns: a short game,
-    one stacks four)."""
+    one stacks four). With several pages, the one acted on is brought to the front first, as
+    a person looks at the tab they click: Chromium throttles a background tab's frames, and
+    Playwright's click waits for two of them (a second a click, not a fraction)."""
     results = [page.locator("#result") for page in pages]
     for _ in range(4000):
         if all(result.inner_text().strip() for result in results):
@@ -291,6 +294,8 @@ def drive(pages: Sequence[Any], *, shots: str) -> list[str]:
         acted = False
         for number, page in enumerate(pages):
             legal = page.locator("[data-move].legal")
+            if len(pages) > 1 and (legal.count() or page.locator("#movebox:not([hidden])").count()):
+                page.bring_to_front()
             if legal.count():  # the first page its first move, the others their last
                 (legal.first if number == 0 else legal.last).click()
             elif not (
@@ -441,15 +446,42 @@ def drive_from(page: Any, url: str, name: str) -> list[str]:
     return drive([page], shots=f"{name}-web")
 
 
+SHORT_GAME = "6R1/8/5R2/1Rp4k/3p4/3P1PP1/4PKP1/4NBN1 w - - 0 1"
+"""White to play e4; Black's only legal move is then d4xe3 en passant, check (the c5 pawn is
+pinned, the king on h5 boxed in by the rooks), and White's king must take on e3 or go to e2:
+either leaves Black's king without a move, stalemate. Every line: 1. e4 dxe3+ 2. K any, a
+draw (checked with python-chess in `test_the_short_chess_game_ends_three_plies_after_e4`)."""
+
+
+def test_the_short_chess_game_ends_three_plies_after_e4() -> None:
+    board = chess.Board(SHORT_GAME)
+    board.push_san("e4")
+    assert [board.san(move) for move in board.legal_moves] == ["dxe3+"]
+    board.push_san("dxe3")
+    answers = list(board.legal_moves)
+    assert sorted(board.san(move) for move in answers) == ["Ke2", "Kxe3"]
+    for move in answers:
+        board.push(move)
+        assert board.is_stalemate()
+        board.pop()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("opponent", ["ai:1", "uci:stockfish"])
 async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent: str) -> None:
     """Click a piece, then a square (e2, e4), then play on to the end, against a built-in
-    level and against Stockfish (a ``uci:`` seat of the chess declaration)."""
+    level and against Stockfish (a ``uci:`` seat of the chess declaration). The game starts
+    from `SHORT_GAME`, where it ends three plies after e4 whatever either side plays: the
+    opponent's one legal answer is en passant with check, and the move typed after it is one
+    of two king moves, both stalemate (a game from the initial position is hundreds of
+    typed moves: over a minute)."""
     if opponent.startswith("uci:"):
         need_stockfish()
     process = subprocess.Popen(
-        [program("hub"), "play", "chess", "web", opponent, "--web", "0", "--no-record"],
+        [
+            *(program("hub"), "play", "chess", "web", opponent, "--fen", SHORT_GAME),
+            *("--seed", "1", "--web", "0", "--no-record"),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -471,6 +503,7 @@ async def test_a_person_plays_chess_in_the_browser_by_clicking_squares(opponent:
 
         (result,) = await run_in_browser(script)
         assert "wins" in result or "draw" in result, result
+        assert "stalemate" in result, result  # SHORT_GAME's every line
     finally:
         process.send_signal(2)
         assert process.wait(timeout=30) == 130

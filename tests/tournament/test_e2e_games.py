@@ -70,7 +70,8 @@ def test_chess_match_between_levels() -> None:
 def test_chess_match_against_stockfish_over_uci() -> None:
     stockfish = need_stockfish()
     engine = f"uci:{stockfish}?Skill Level=0&Threads=1"
-    result = match("chess", "ai:1", engine, "--games", "2", "--tc", "5+0.1", "--max-plies", "60")
+    # a clock of 1+0.05: each side thinks ~0.07 s a move (at 5+0.1, ~0.2 s: 14 s, not 4.5)
+    result = match("chess", "ai:1", engine, "--games", "2", "--tc", "1+0.05", "--max-plies", "60")
     check_table(result, ["ai:1", engine], 2)
 
 

@@ -25,7 +25,7 @@ from tests.tournament.helpers import (
 LIMIT = 60
 CASES = [  # (the player, its time per move in ms, how it loses, the recorded detail)
     (CRASH, 10_000, Termination.DISCONNECT, "waiting for a move"),
-    (HANG, 1000, Termination.TIMEOUT, "no move in time"),
+    (HANG, 200, Termination.TIMEOUT, "no move in time"),  # a hang waits out every clock
     (GARBAGE, 10_000, Termination.MALFORMED, "'middle!' is not a cell number"),
 ]
 

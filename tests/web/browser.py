@@ -4,6 +4,11 @@ Playwright's sync API belongs to the thread that started it, so a browser test's
 in one worker thread (`run_in_browser`) and reaches back into trio with
 ``trio.from_thread.run`` to advance the game it watches. Screenshots go to the artefacts
 directory ($HUB_ARTIFACTS, else tests/artifacts/, git-ignored).
+
+With several pages, bring the one about to be clicked to the front (``page.bring_to_front()``):
+Chromium throttles a background tab's frames, Playwright's click waits for two of them, and a
+click there takes about a second (``--disable-background-timer-throttling`` and the like do
+not lift it in headless mode).
 """
 
 from __future__ import annotations
