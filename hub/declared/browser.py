@@ -508,6 +508,8 @@ class BrowserSeat(BaseSeat[Any, Any]):
         to_move = None if state is None or self.over else game.to_move(state)
         spectator = None if state is None else game.view(state, None)
         legal = legal_texts(game, state) if mine else []
+        # who won, for the players' bar: every seat "winning" is a draw, which marks no one
+        won = self.ending[1] if self.ending and len(self.ending[1]) < len(self.players) else ()
         return {
             "version": self.version,
             "game": game.name,
@@ -520,7 +522,7 @@ class BrowserSeat(BaseSeat[Any, Any]):
                     "name": name,
                     "you": seat == self.seat,
                     "to_move": seat == to_move,
-                    "winner": self.ending is not None and seat in self.ending[1],
+                    "winner": seat in won,
                     "left_ms": self._left_ms(seat, to_move, left),
                 }
                 for seat, name in enumerate(self.players)

@@ -98,11 +98,15 @@ def render_position(position: Position) -> str:
 
 def render_players(position: Position) -> str:
     items = []
+    # every seat "winning" is a draw (or a shared result of all), which marks no one
+    won = position.winners or ()
+    if len(won) >= len(position.players):
+        won = ()
     for seat, player in enumerate(position.players):
         classes = ["player"]
         if position.to_move == seat:
             classes.append("to-move")
-        if position.winners is not None and seat in position.winners:
+        if seat in won:
             classes.append("winner")
         clock = ""
         if seat < len(position.clocks) and position.clocks[seat] is not None:

@@ -58,6 +58,7 @@ async def test_two_people_agree_a_draw_and_a_move_withdraws_an_offer(
     assert match.result.outcome.winners == {0, 1}
     assert match.result.outcome.detail == "by agreement"
     assert white.result == black.result == "a draw (by agreement)"
+    assert [player["winner"] for player in white.snapshot()["players"]] == [False, False]
     assert desk.draws == {}  # forgotten with the game
 
 

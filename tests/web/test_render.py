@@ -82,6 +82,15 @@ def test_white_in_check_and_sides_in_the_player_list() -> None:
     )
 
 
+def test_the_winner_is_marked_and_a_draw_marks_no_one() -> None:
+    view = after("e2e4")
+    won = render_position(Position("chess", players("w", "b"), view, winners=(1,)))
+    assert won.count('<span class="mark">wins</span>') == 1
+    assert '<li class="player winner"><span class="side">Black' in won
+    drawn = render_position(Position("chess", players("w", "b"), view, winners=(0, 1)))
+    assert "wins</span>" not in drawn and "winner" not in drawn
+
+
 def test_kalah_board_south_left_to_right_and_north_right_to_left() -> None:
     # seat 0: holes 1..3 = 1,2,3, store 10; seat 1: holes 1..3 = 4,5,6, store 20
     view = kalah_view([1, 2, 3, 10, 4, 5, 6, 20], to_move=1)
