@@ -17,7 +17,6 @@ import contextlib
 import logging
 import math
 import random
-import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,6 +43,7 @@ from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dump
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
+from hub.declared import hellos
 from hub.declared.adjourned import (
     ADJOURNED,
     ADJOURNED_AT,
@@ -66,7 +66,8 @@ from hub.declared.browser import (
     rotated,
     who,
 )
-from hub.declared.names import GUESTS, Refused, add_name_options, admit
+from hub.declared.hellos import CLOSING, NOT_RESUMED
+from hub.declared.names import GUESTS, Refused, add_name_options
 from hub.declared.options import (
     add_admin_option,
     add_game_options,
@@ -80,10 +81,8 @@ from hub.declared.resuming import relay_resumed
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
-    SeatSpecError,
     ai_levels,
     handshake,
-    parse_seat,
 )
 from hub.declared.sharing import (
     Choice,
@@ -104,7 +103,7 @@ from hub.declared.terms import (
     offer_from,
     settings_of,
 )
-from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
+from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT, ServerFull
@@ -183,20 +182,6 @@ def main(
 
 WAITING = "Waiting for an opponent: the next player to arrive plays you."
 """What a person's page says while they wait for the next to arrive."""
-BROWSER_OPPONENTS = ("any", "person", "friend", "random")
-"""What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
-is ``person``): nothing else is resolved, so no request learns which programs exist."""
-PEOPLE = ("any", "person", "friend")
-"""The opponents that are people (the others are built-in players)."""
-ASK_FOR = "ask for any, random or ai:N"
-ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
-NOT_RESUMED = "no adjourned games are resumed here (hub serve, every game, with records)"
-"""The words of a resume where no records are kept (``hub serve GAME``, ``--no-record``)."""
-CLOSING = "the server is shutting down"
-"""The words of a hello or a new game refused, or a queue left, once `GameServer.close`d."""
-BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
-"""The built-in players a hello or a page may ask for, checked before anything is looked
-up: the answer to a program's path is the same whether it exists or not."""
 
 
 class RoundRobin(Protocol):
@@ -387,29 +372,16 @@ class GameServer:
     async def identify(
         self, name: str, token: str | None, *, kind: str = "remote", spec: str = "tcp"
     ) -> PlayerInfo:
-        """Who ``name`` with ``token`` plays as (hub.declared.names); `Refused` if it may
-        not, and if the names cannot be read now."""
-        checked = Checked(NameVerdict.UNKNOWN)
-        if self.names is not None and (name or token):
-            try:
-                checked = await self.names.check(name, token)
-            except NamesUnavailable as exc:
-                log.warning("cannot read the registered names: %s", exc)
-                raise Refused("the server cannot check names now: try again later") from None
-        return admit(checked, name, token, guests=self.guests, kind=kind, spec=spec)
+        """Who ``name`` with ``token`` plays as here (`hub.declared.hellos.identify`, among
+        `names`); `Refused` if it may not, and if the names cannot be read now."""
+        return await hellos.identify(
+            self.names, name, token, guests=self.guests, kind=kind, spec=spec
+        )
 
     async def register(self, name: str) -> str:
-        """Register ``name`` for a person (the lobby page's "Pick a name"): its token;
+        """Register ``name`` for a person (`hub.declared.hellos.register`): its token;
         `Refused` if it is taken or not a name, or there are no names here."""
-        if self.names is None:
-            raise Refused("this server keeps no names (it records no games): play as a guest")
-        try:
-            return await self.names.add(name, "person")
-        except BadName as exc:
-            raise Refused(str(exc)) from None
-        except NamesUnavailable as exc:
-            log.warning("cannot register a name: %s", exc)
-            raise Refused("the server cannot register names now: try again later") from None
+        return await hellos.register(self.names, name)
 
     async def refresh_ratings(self, book: LeaderboardReader) -> None:
         """Read this game's ratings (the leaderboard's) into `ratings`."""
@@ -440,7 +412,7 @@ class GameServer:
         for what is not offered, or the server is closing (`close`)."""
         if self.closing:
             raise BadHello(CLOSING)
-        opponent = self._opponent(hello)
+        opponent = hellos.opponent_of(hello, type(self.game))
         try:
             terms = self.terms(hello.tc, hello.settings)
             self.game_of(terms)
@@ -649,24 +621,8 @@ class GameServer:
             self.resumptions.finished(game_id, gathering, kept=kept)
 
     def _built(self, opponent: str) -> SeatSpec:
-        """The built-in player ``opponent`` names; nothing else is looked up (a path is
-        refused in the same words whether a program is there or not)."""
-        if not BUILT_IN.fullmatch(opponent):
-            raise SeatSpecError(ASK_FOR)
-        spec = parse_seat(opponent, type(self.game))
-        if spec.kind not in ("ai", "random"):
-            raise SeatSpecError(ASK_FOR)
-        return spec
-
-    def _opponent(self, hello: Hello) -> SeatSpec | None:
-        """The built-in player ``hello`` asks for, None for the next client; an opponent
-        that is not offered makes it a bad hello (`BadHello`)."""
-        if hello.opponent == OPPONENTS_ANY:
-            return None
-        try:
-            return self._built(hello.opponent)
-        except SeatSpecError as exc:
-            raise BadHello(str(exc)) from None
+        """The built-in player ``opponent`` names (`hub.declared.hellos.built_in`)."""
+        return hellos.built_in(opponent, type(self.game))
 
     async def _one_game(
         self,
@@ -938,11 +894,7 @@ class GameServer:
         assert self.nursery is not None and self.desk is not None
         if self.closing:
             raise ServerFull(CLOSING)
-        if opponent not in BROWSER_OPPONENTS and not BUILT_IN.fullmatch(opponent):
-            raise SeatSpecError(ASK_FROM_THE_WEB)
-        if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
-            raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
-        spec = None if opponent in PEOPLE else self._built(opponent)
+        spec = hellos.asked_from_the_web(opponent, self.game)
         terms = self.terms(tc, settings)
         game = self.game_of(terms)
         if opponent == OPPONENTS_ANY:
@@ -958,7 +910,7 @@ class GameServer:
             except DeskFull:
                 mine.call_off("The server is full: no game was played.")
                 raise
-            theirs.nameable = partial(_not_oneself, me)  # (the friend may bring their name)
+            theirs.nameable = partial(hellos.not_oneself, me)  # (the friend may bring their name)
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
@@ -1145,14 +1097,6 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
-
-
-def _not_oneself(host: PlayerInfo, friend: PlayerInfo) -> str | None:
-    """Why ``friend`` may not play the friend's seat of ``host``'s game under their name:
-    it is the host's own (the friend then plays as the guest ``friend``)."""
-    if host.identity.lower() == friend.identity.lower():
-        return "you started this game: a friend plays this seat (as the guest friend here)"
-    return None
 
 
 def recorded(match: Match[Any, Any]) -> bool:
