@@ -35,7 +35,7 @@ import argparse
 import json
 import logging
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +65,7 @@ from hub.declared.names import add_name_options
 from hub.declared.options import add_admin_option, read_command_line, time_control
 from hub.declared.remote import RelayHub, start_relays
 from hub.declared.seats import handshake
-from hub.declared.serve import DEFAULT_TC, GameServer, keep_ratings
+from hub.declared.serve import DEFAULT_TC, GameServer, OperatorMaker, keep_ratings
 from hub.declared.sharing import (
     Sharing,
     follow_elsewhere,
@@ -85,12 +85,6 @@ if TYPE_CHECKING:
     from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
 
-if TYPE_CHECKING:
-    from hub.records.database import Location
-    from hub.web.app import Operator
-
-OperatorMaker = Callable[[GameServer, str, "Location | None"], "Operator | None"]
-"""`Site.operators`: a game's server, the ``--admin-token``, the records' location."""
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0
 ADJOURN_SECONDS = 10.0
