@@ -76,6 +76,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.queues import WaitingRoom
 from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
 from hub.declared.resuming import relay_resumed
 from hub.declared.seats import (
@@ -88,14 +89,11 @@ from hub.declared.sharing import (
     Choice,
     Post,
     Sharing,
-    WaitWatch,
-    choice_of,
     follow_elsewhere,
     open_sharing,
     start_live,
 )
 from hub.declared.terms import (
-    MAX_QUEUES,
     Offer,
     Terms,
     TermsError,
@@ -235,7 +233,6 @@ class GameServer:
     events: EventBus
     nursery: trio.Nursery | None = None
     desk: SeatDesk | None = None
-    queue: pairing.Lobby[Seat[Any, Any]] = attrs.field(init=False)
     games: int = 0
     arrival: float | None = None
     grace: float = GRACE
@@ -244,9 +241,6 @@ class GameServer:
     player is a guest."""
     guests: bool = GUESTS
     """Whether players without a registered name play (as unrated guests)."""
-    ratings: dict[str, float] = attrs.Factory(dict)
-    """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
-    newcomer with the waiting player of the nearest rating (unrated: 0, the list's mean)."""
     closing: bool = False
     """Set by `close`: no new game starts."""
     running: set[Match[Any, Any]] = attrs.Factory(set)
@@ -263,16 +257,15 @@ class GameServer:
     offer: Offer | None = None
     """What people and bots may choose (hub.declared.terms): the time controls and the
     game's offered options; None: only ``control`` and the game's settings."""
-    queues: dict[Terms, pairing.Lobby[Seat[Any, Any]]] = attrs.field(init=False)
-    """"Next to arrive" for each choice (`Terms`) somebody waits with; `queue` is the
-    server's own terms' (always there)."""
+    room: WaitingRoom = attrs.field(init=False)
+    """The queue of each choice (`Terms`) and who is paired with whom
+    (hub.declared.queues): the one place that decides pairings; its tables come back to
+    `seat_table`."""
 
     resumptions: Resumptions | None = None
     """The adjourned games being resumed here (hub.declared.adjourned; None: no records,
     nothing to resume)."""
 
-    _pairing: bool = False
-    """Whether the task that seats waiting players whose reach has grown runs."""
     arena: RoundRobin | None = None
     """The operator's round-robin among the bots present, the one running or the last
     (hub.tournament.arena): its players' hellos for the next to arrive go to it."""
@@ -280,11 +273,28 @@ class GameServer:
     def __attrs_post_init__(self) -> None:
         if self.offer is None:
             self.offer = Offer((self.control,), (), dict(self.game.settings))
-        self.queue = self._new_queue()
-        self.queues = {self.default: self.queue}
+        self.room = WaitingRoom(self, self.game.players[0], self.offer)
 
-    def _new_queue(self) -> pairing.Lobby[Seat[Any, Any]]:
-        return pairing.Lobby(self.game.players[0], distance=self._distance, reach=self._reach)
+    @property
+    def queue(self) -> pairing.Lobby[Seat[Any, Any]]:
+        """The "next to arrive" queue of the server's own terms (always there)."""
+        return self.room.queue
+
+    @property
+    def queues(self) -> dict[Terms, pairing.Lobby[Seat[Any, Any]]]:
+        """The "next to arrive" queue of each choice (`Terms`) somebody waits with."""
+        return self.room.queues
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
+        newcomer with the waiting player of the nearest rating (unrated: 0, the list's
+        mean)."""
+        return self.room.ratings
+
+    @ratings.setter
+    def ratings(self, ratings: dict[str, float]) -> None:
+        self.room.ratings = ratings
 
     @property
     def default(self) -> Terms:
@@ -310,64 +320,20 @@ class GameServer:
     @property
     def waiting(self) -> int:
         """How many wait for the next to arrive, whatever their choice."""
-        return sum(len(queue) for queue in self.queues.values())
+        return self.room.waiting
 
     def waiting_on(self, terms: Terms | None) -> int:
         """How many wait for the next to arrive on ``terms`` (None: the server's own)."""
-        queue = self.queues.get(self.default if terms is None else terms)
-        return 0 if queue is None else len(queue)
+        return self.room.waiting_on(terms)
 
     def shared_choice(self, terms: Terms) -> Choice:
         """``terms`` as the shared queue carries it (hub.declared.sharing.Choice)."""
-        assert self.offer is not None
-        return choice_of(terms, self.offer)
+        return self.room.shared_choice(terms)
 
     def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
-        """The queue of ``terms``, made when first asked for (the empty ones are dropped
-        then; at most `MAX_QUEUES` at once: `TermsError` beyond)."""
-        queue = self.queues.get(terms)
-        if queue is None:
-            for key in [k for k, q in self.queues.items() if not len(q) and k != self.default]:
-                del self.queues[key]
-            if len(self.queues) >= MAX_QUEUES:
-                raise TermsError("too many different choices are waiting: pick a listed one")
-            queue = self.queues[terms] = self._new_queue()
-        return queue
-
-    def _reach(self, waited: float) -> float:
-        """How far (Elo) a player who has waited ``waited`` s accepts a partner: `REACH`
-        at once, `REACH_GROWS` more each second (anyone without a nursery to re-pair in)."""
-        if self.nursery is None:
-            return math.inf
-        return REACH + REACH_GROWS * waited
-
-    def _join(
-        self, entry: pairing.Waiting[Seat[Any, Any]], terms: Terms, *, ahead: bool = False
-    ) -> pairing.Seating[Seat[Any, Any]] | None:
-        """`Lobby.join` of ``terms``' queue now; while two or more wait in one, a task
-        re-pairs them each second."""
-        queue = self.queue_of(terms)
-        table = queue.join(entry, ahead=ahead, now=trio.current_time())
-        if table is None and len(queue) > 1 and not self._pairing and self.nursery:
-            self._pairing = True
-            self.nursery.start_soon(self._re_pair)
-        return table
-
-    async def _re_pair(self) -> None:
-        try:
-            while any(len(queue) > 1 for queue in self.queues.values()):
-                await trio.sleep(PAIR_EVERY)
-                for terms, queue in list(self.queues.items()):
-                    for table in queue.pair_waiting(trio.current_time()):
-                        self._seat_table(table, terms)
-        finally:
-            self._pairing = False
-
-    def _distance(self, waiting: Seat[Any, Any], newcomer: Seat[Any, Any]) -> float:
-        ratings = self.ratings
-        return abs(
-            ratings.get(waiting.player.identity, 0.0) - ratings.get(newcomer.player.identity, 0.0)
-        )
+        """The queue of ``terms`` (`WaitingRoom.queue_of`; `TermsError` if too many
+        different choices wait)."""
+        return self.room.queue_of(terms)
 
     async def identify(
         self, name: str, token: str | None, *, kind: str = "remote", spec: str = "tcp"
@@ -442,10 +408,9 @@ class GameServer:
             self.resumptions.call_off(CLOSING)
         if self.arena is not None and self.arena.running:
             self.arena.close()
-        for queue in self.queues.values():
-            for entry in queue.dismiss():
-                if isinstance(entry.item, BrowserSeat):
-                    entry.item.call_off(f"{CLOSING}: no game was played.")
+        for entry in self.room.dismiss():
+            if isinstance(entry.item, BrowserSeat):
+                entry.item.call_off(f"{CLOSING}: no game was played.")
 
     async def drained(self) -> None:
         """Return once no game is running (at once if none is)."""
@@ -647,7 +612,7 @@ class GameServer:
             and self.arena is not None
             and self.arena.arrive(connection.lines, me)
         )
-        table = None if arranged else self._join(me, terms)
+        table = None if arranged else self.room.join(me, terms)
         while True:  # again if its table is called off (a person did not come)
             if table is None:
 
@@ -658,7 +623,7 @@ class GameServer:
 
                 post = Post(movable=not arranged)
                 queue = self.queue_of(terms)
-                watch = gone if arranged else self._watch(gone, post, terms)
+                watch = gone if arranged else self.room.watch(gone, post, terms)
                 if not await queue.wait(me, watch):
                     self.hung_up(connection)  # (a round-robin's player forfeits the rest)
                     if post.to is None:
@@ -690,7 +655,7 @@ class GameServer:
     def requeue(self, entry: pairing.Waiting[Seat[Any, Any]]) -> None:
         """A round-robin's player with no game left, waiting (its task in `Lobby.wait`):
         into the ordinary queue."""
-        self._seat_table(self._join(entry, self.default), self.default)
+        self.seat_table(self.room.join(entry, self.default), self.default)
 
     async def play_arranged(
         self,
@@ -722,14 +687,6 @@ class GameServer:
             self.running.discard(match)
             self._quiet.set()
         return result.record
-
-    def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
-        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (on
-        its choice: ``terms``)."""
-        if self.sharing is None:
-            return gone
-        post.choice = self.shared_choice(terms)
-        return self.sharing.watch(gone, post)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
         async with table.playing() as seats:
@@ -813,12 +770,12 @@ class GameServer:
             elif from_queue:  # a TCP client: its task waits with the new entry
                 entry = pairing.Waiting(seat)
                 self._again[id(seat)] = entry
-                self._seat_table(self._join(entry, terms, ahead=True), terms)
+                self.seat_table(self.room.join(entry, terms, ahead=True), terms)
             elif isinstance(seat, BrowserSeat):
                 missing = who(self.game_of(terms), seats, absent)
                 seat.call_off(f"The game was called off: {missing} did not come in time.")
 
-    def _seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None, terms: Terms) -> None:
+    def seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None, terms: Terms) -> None:
         """Play ``table`` (if a join made one) in the lobby's nursery, on ``terms``."""
         if table is not None:
             assert self.nursery is not None
@@ -930,9 +887,9 @@ class GameServer:
         assert self.nursery is not None
         seat.place(-1, [])  # (its seat is known once it is seated)
         entry = pairing.Waiting[Seat[Any, Any]](seat)
-        table = self._join(entry, terms, ahead=ahead)
+        table = self.room.join(entry, terms, ahead=ahead)
         if table is not None:
-            self._seat_table(table, terms)
+            self.seat_table(table, terms)
             return
         queue = self.queue_of(terms)
         seat.leaving = lambda: queue.leave(entry)
@@ -954,7 +911,7 @@ class GameServer:
         queue = self.queue_of(terms)
         post = Post(movable=False)
         # (a person playing here from another process waits here only: never relayed on)
-        watch = gone if isinstance(seat, RemoteSeat) else self._watch(gone, post, terms)
+        watch = gone if isinstance(seat, RemoteSeat) else self.room.watch(gone, post, terms)
         if not await queue.wait(entry, watch):
             if post.guest is not None and self._guest(seat, post, terms):
                 return  # (played at the process of the person who waited there)
@@ -1110,12 +1067,6 @@ def recorded(match: Match[Any, Any]) -> bool:
     )
 
 
-REACH = 150.0
-"""Elo: how far apart two players who just arrived may be and still be paired at once."""
-REACH_GROWS = 50.0
-"""Elo a waiting player's reach grows by each second (anyone within 10 s at most ratings)."""
-PAIR_EVERY = 1.0
-"""Seconds between two re-pairings of the players who wait (`Lobby.pair_waiting`)."""
 RATINGS_EVERY = 60.0
 """Seconds between two readings of the ratings the pairing of "next to arrive" uses."""
 
