@@ -62,7 +62,6 @@ from hub.declared.browser import (
     cannot_ask,
     come,
     people,
-    play_attended,
     rotated,
     who,
 )
@@ -76,6 +75,7 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.playing import Playing
 from hub.declared.queues import WaitingRoom
 from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
 from hub.declared.resuming import relay_resumed
@@ -233,7 +233,6 @@ class GameServer:
     events: EventBus
     nursery: trio.Nursery | None = None
     desk: SeatDesk | None = None
-    games: int = 0
     arrival: float | None = None
     grace: float = GRACE
     names: NameBook | None = None
@@ -243,10 +242,8 @@ class GameServer:
     """Whether players without a registered name play (as unrated guests)."""
     closing: bool = False
     """Set by `close`: no new game starts."""
-    running: set[Match[Any, Any]] = attrs.Factory(set)
-    """The games being played."""
-    _quiet: trio.Event = attrs.Factory(trio.Event)
-    """Set when a game ends (`drained` waits on it)."""
+    playing: Playing = attrs.Factory(Playing)
+    """The games being played here (hub.declared.playing): counted, held while they run."""
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
@@ -412,17 +409,30 @@ class GameServer:
             if isinstance(entry.item, BrowserSeat):
                 entry.item.call_off(f"{CLOSING}: no game was played.")
 
+    @property
+    def running(self) -> set[Match[Any, Any]]:
+        """The games being played."""
+        return self.playing.running
+
+    @property
+    def games(self) -> int:
+        """How many games were started here."""
+        return self.playing.games
+
     async def drained(self) -> None:
         """Return once no game is running (at once if none is)."""
-        while self.running:
-            self._quiet = trio.Event()
-            await self._quiet.wait()
+        await self.playing.drained()
 
     def adjourn(self, detail: str) -> None:
         """End every running game now, as aborted with ``detail`` (the players are told,
         the record kept by whoever keeps such records)."""
-        for match in list(self.running):
-            match.stop(None, Termination.ABORTED, detail)
+        self.playing.adjourn(detail)
+
+    @property
+    def _grace(self) -> float:
+        """How long a person's page may be gone mid-game (none is waited for without an
+        ``arrival``: seats played in memory)."""
+        return self.grace if self.arrival is not None else math.inf
 
     # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
 
@@ -573,14 +583,9 @@ class GameServer:
                 ]
                 for _, person in people(ordered):
                     person.earlier(so_far, resumed.history.initial)
-                self.games += 1
-                self.running.add(match)
                 try:
-                    grace = self.grace if self.arrival is not None else math.inf
-                    await play_attended(match, ordered, grace)
+                    await self.playing.attended(match, ordered, self._grace)
                 finally:
-                    self.running.discard(match)
-                    self._quiet.set()
                     kept = recorded(match)
         finally:
             self.resumptions.finished(game_id, gathering, kept=kept)
@@ -669,7 +674,6 @@ class GameServer:
         its record (None: not played, the server closing)."""
         if self.closing:
             return None
-        self.games += 1
         match = Match(
             self.game,
             self.game.start(random.Random(seed)),
@@ -680,13 +684,7 @@ class GameServer:
             record_settings=record_settings,
             game_id=game_id,
         )
-        self.running.add(match)
-        try:
-            result = await match.run()
-        finally:
-            self.running.discard(match)
-            self._quiet.set()
-        return result.record
+        return await self.playing.run(match)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
         async with table.playing() as seats:
@@ -801,7 +799,6 @@ class GameServer:
         if absent:
             self._call_off(seats, absent, from_queue, terms)
             return
-        self.games += 1
         self._offer_rematch(seats, built, terms)
         match = Match(
             game,
@@ -811,12 +808,7 @@ class GameServer:
             time_control=terms.control,
             settings=game.settings,
         )
-        self.running.add(match)
-        try:
-            await play_attended(match, seats, self.grace if self.arrival is not None else math.inf)
-        finally:
-            self.running.discard(match)
-            self._quiet.set()
+        await self.playing.attended(match, seats, self._grace)
 
     # -- people in a browser (the lobby page) ----------------------------------------------------
 
