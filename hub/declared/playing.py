@@ -3,7 +3,8 @@
 Every game a `hub.declared.serve.GameServer` starts (from its queue, against a built-in
 player, a friend's, a rematch, an adjourned game played on, a round-robin's) is played
 through `Playing`, which counts it, holds it while it runs, and so can wait for every game
-to end (`drained`, the site's drain) or end them all at once (`adjourn`).
+to end (`drained`, the site's drain) or end them all at once (`adjourn`); and which says
+whether a new game may start (`closing`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from hub.declared.browser import play_attended
 
 @attrs.define(eq=False)
 class Playing:
-    """The matches being played (`running`) and how many were started (`games`)."""
+    """The matches being played (`running`), how many were started (`games`), and whether
+    new ones may start (`closing`)."""
 
     running: set[Match[Any, Any]] = attrs.Factory(set)
     """The games being played."""
     games: int = 0
     """How many games were started (the site's ``/health``)."""
+    closing: bool = False
+    """Set when the server closes: no new game starts (those waiting to are called off)."""
     _quiet: trio.Event = attrs.Factory(trio.Event)
     """Set when a game ends (`drained` waits on it)."""
 

@@ -8,6 +8,11 @@ another, or leave. Games have the clocks of ``--tc``; the server's limits (conne
 length, idle clients, output per client) are the core's `ServerLimits`; it binds to
 127.0.0.1 unless told otherwise, prints its port on stderr, records every game and, with
 ``--web``, serves the web board.
+
+`GameServer` decides where each hello goes; its parts each do one job and read alone: a
+hello's checks and who plays (hub.declared.hellos), the waiting room that pairs players
+(hub.declared.queues), the games being played (hub.declared.playing) and the returning
+players of adjourned games (hub.declared.resuming).
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ from hub.core.io.serverlog import add_log_options, configure_logging, log_games,
 from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.model.events import GameRecord
-from hub.core.model.referee import Termination
 from hub.core.model.values import JSON, PlayerInfo
 from hub.core.play.game import Game, SettingsError
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
@@ -45,11 +49,6 @@ from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
 from hub.declared import hellos
 from hub.declared.adjourned import (
-    ADJOURNED,
-    ADJOURNED_AT,
-    Elsewhere,
-    Gathering,
-    NotResumable,
     Resumptions,
 )
 from hub.declared.browser import (
@@ -61,7 +60,6 @@ from hub.declared.browser import (
     SeatDesk,
     cannot_ask,
     come,
-    people,
     rotated,
     who,
 )
@@ -78,7 +76,7 @@ from hub.declared.options import (
 from hub.declared.playing import Playing
 from hub.declared.queues import WaitingRoom
 from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
-from hub.declared.resuming import relay_resumed
+from hub.declared.resuming import Returning
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
@@ -240,8 +238,6 @@ class GameServer:
     player is a guest."""
     guests: bool = GUESTS
     """Whether players without a registered name play (as unrated guests)."""
-    closing: bool = False
-    """Set by `close`: no new game starts."""
     playing: Playing = attrs.Factory(Playing)
     """The games being played here (hub.declared.playing): counted, held while they run."""
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
@@ -388,7 +384,10 @@ class GameServer:
         connection.busy = lambda: True
         try:
             if hello.resume:
-                await self._resume(connection, hello, hello.resume, player)
+                returning = self._returning()
+                if returning is None:
+                    raise BadHello(NOT_RESUMED)
+                await returning.tcp(connection.lines, hello, hello.resume, player)
             else:
                 await self._one_game(connection, hello, player, opponent, terms)
         finally:
@@ -400,7 +399,7 @@ class GameServer:
         """Start no more games: hellos and the lobby page are refused (`CLOSING`), the
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
-        self.closing = True
+        self.playing.closing = True
         if self.resumptions is not None:
             self.resumptions.call_off(CLOSING)
         if self.arena is not None and self.arena.running:
@@ -408,6 +407,11 @@ class GameServer:
         for entry in self.room.dismiss():
             if isinstance(entry.item, BrowserSeat):
                 entry.item.call_off(f"{CLOSING}: no game was played.")
+
+    @property
+    def closing(self) -> bool:
+        """Set by `close`: no new game starts (`Playing.closing`)."""
+        return self.playing.closing
 
     @property
     def running(self) -> set[Match[Any, Any]]:
@@ -436,61 +440,20 @@ class GameServer:
 
     # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
 
-    async def _resume(
-        self, connection: Connection, hello: Hello, game_id: str, player: PlayerInfo
-    ) -> None:
-        """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
-        played on once every registered seat is back (by the last to come, in its task);
-        until then it waits while connected. `BadHello` if it may not."""
-        resumptions = self.resumptions
-        if resumptions is None:
-            raise BadHello(NOT_RESUMED)
-        try:
-            gathering, number = await resumptions.join(type(self.game), game_id, player)
-        except Elsewhere as exc:  # (another process of the hub resumes it: play it there)
-            await relay_resumed(connection.lines, hello, exc, self.game.name)
-            raise BadHello(str(exc)) from None
-        except NotResumable as exc:
-            raise BadHello(str(exc)) from None
-        gathering.seats[number] = self._seat(connection, player, gathering.resumption.game)
-        if gathering.complete:
-            await self._play_on(game_id, gathering)
-            return
-        stopped = gathering.reading[number] = trio.Event()
-        try:
-            async with trio.open_nursery() as nursery:
-
-                async def gone() -> None:  # (a line or EOF before the game starts: it left)
-                    with contextlib.suppress(LineError):
-                        await connection.lines.receive_line()
-                    resumptions.leave(game_id, gathering, number)
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(gone)
-                await gathering.started.wait()
-                nursery.cancel_scope.cancel()
-        finally:
-            stopped.set()  # (the game may read its connection now: `Gathering.quiet`)
-        if not gathering.called_off:
-            await gathering.done.wait()
-        if gathering.called_off:  # (before it started, or a person did not come)
-            raise BadHello(f"{gathering.called_off}: the game was not resumed")
+    def _returning(self) -> Returning | None:
+        """The returning players of this server's adjourned games (hub.declared.resuming),
+        None where nothing is resumed (no records)."""
+        if self.resumptions is None:
+            return None
+        return Returning(
+            type(self.game), self.resumptions, self.events, self.playing, self.arrival, self.grace
+        )
 
     async def adjourned(self, player: PlayerInfo) -> list[dict[str, Any]]:
         """The lobby page's "your adjourned games": those of this game ``player`` may resume
         (``game_id``, ``players``, ``moves``, ``ended_at``); none for a guest."""
-        if self.resumptions is None:
-            return []
-        found = await self.resumptions.of_player(self.game.name, player)
-        return [
-            {
-                "game_id": summary.game_id,
-                "players": list(summary.players),
-                "moves": summary.moves,
-                "ended_at": summary.ended_at,
-            }
-            for summary in found
-        ]
+        returning = self._returning()
+        return [] if returning is None else await returning.listed(player)
 
     async def resume(self, game_id: str, player: PlayerInfo) -> dict[str, Any]:
         """A person in a browser takes their seat in the adjourned game ``game_id`` again
@@ -500,95 +463,10 @@ class GameServer:
         assert self.nursery is not None and self.desk is not None
         if self.closing:
             raise ServerFull(CLOSING)
-        if self.resumptions is None:
+        returning = self._returning()
+        if returning is None:
             raise Refused(NOT_RESUMED)
-        try:
-            gathering, number = await self.resumptions.join(type(self.game), game_id, player)
-        except NotResumable as exc:
-            raise Refused(str(exc)) from None
-        try:
-            seat = self.desk.open(gathering.resumption.game, player)
-        except DeskFull:
-            self.resumptions.leave(game_id, gathering, number)  # (forgotten if no one waits)
-            raise
-        gathering.seats[number] = seat
-        seat.place(number, [each.name for each in gathering.resumption.record.players])
-        if gathering.complete:
-            self.nursery.start_soon(self._play_on, game_id, gathering)
-        else:
-            seat.wait_for("Waiting for the other players to resume the game.")
-            self.nursery.start_soon(self._resume_waits, game_id, gathering, number, seat)
-        return {"play": f"/play/{seat.token}", "share": None}
-
-    async def _resume_waits(
-        self, game_id: str, gathering: Gathering, number: int, seat: BrowserSeat
-    ) -> None:
-        """A person waits for the others of their adjourned game while their page is open;
-        gone (or the game called off), their seat is free again."""
-        assert self.resumptions is not None
-        resumptions = self.resumptions
-        arrival = math.inf if self.arrival is None else self.arrival
-        async with trio.open_nursery() as nursery:
-
-            async def gone() -> None:
-                await seat.gone(arrival, self.grace)
-                resumptions.leave(game_id, gathering, number)
-                seat.call_off("You left: the game was not resumed.")
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(gone)
-            await gathering.started.wait()
-            nursery.cancel_scope.cancel()
-        if gathering.called_off:
-            seat.call_off(f"{gathering.called_off}: the game was not resumed.")
-
-    async def _play_on(self, game_id: str, gathering: Gathering) -> None:
-        """Play the gathered adjourned game on from its last recorded move, under its id
-        (its record replaces the adjourned one: hub.records.store)."""
-        assert self.resumptions is not None
-        resumed = gathering.resumption
-        kept = False
-        try:
-            maker = SeatMaker(resumed.game, random.randrange(2**31))
-            numbers = sorted(resumed.built)
-            async with maker.seats([resumed.built[n] for n in numbers]) as made:
-                seats = dict(gathering.seats)
-                seats.update(zip(numbers, made, strict=True))
-                ordered = [seats[n] for n in range(len(seats))]
-                gathering.started.set()
-                await gathering.quiet()
-                absent = await come(resumed.game, ordered, self.arrival, self.grace)
-                if absent or self.closing:
-                    missing = who(resumed.game, ordered, absent)
-                    why = CLOSING if self.closing else f"{missing} did not come in time"
-                    gathering.called_off = why
-                    for seat in ordered:
-                        if isinstance(seat, BrowserSeat):
-                            seat.call_off(f"{why}: the game was not resumed.")
-                    return
-                match = Match(
-                    resumed.game,
-                    resumed.history.state,
-                    ordered,
-                    events=self.events,
-                    time_control=resumed.controls,
-                    settings=resumed.game.settings,
-                    record_settings={ADJOURNED_AT: resumed.adjourned_at()},
-                    game_id=game_id,
-                    history=resumed.history,
-                )
-                resumed.set_clocks(match.clocks.seats)
-                so_far = [
-                    (seat, text, after) for seat, text, _, after, _ in resumed.history.recorded
-                ]
-                for _, person in people(ordered):
-                    person.earlier(so_far, resumed.history.initial)
-                try:
-                    await self.playing.attended(match, ordered, self._grace)
-                finally:
-                    kept = recorded(match)
-        finally:
-            self.resumptions.finished(game_id, gathering, kept=kept)
+        return await returning.browser(game_id, player, self.desk, self.nursery)
 
     def _built(self, opponent: str) -> SeatSpec:
         """The built-in player ``opponent`` names (`hub.declared.hellos.built_in`)."""
@@ -1046,17 +924,6 @@ async def serve(
             if lobby.sharing is not None:
                 await lobby.sharing.aclose()
     return 0
-
-
-def recorded(match: Match[Any, Any]) -> bool:
-    """Whether ``match``'s game is kept in the records (by ``hub serve``): finished, or
-    adjourned; not another abort."""
-    fault = match.result.fault if match.result is not None else None
-    if match.result is None:
-        return False
-    return (
-        fault is None or fault.termination is not Termination.ABORTED or (fault.detail == ADJOURNED)
-    )
 
 
 RATINGS_EVERY = 60.0
