@@ -8,6 +8,11 @@ another, or leave. Games have the clocks of ``--tc``; the server's limits (conne
 length, idle clients, output per client) are the core's `ServerLimits`; it binds to
 127.0.0.1 unless told otherwise, prints its port on stderr, records every game and, with
 ``--web``, serves the web board.
+
+`GameServer` decides where each hello goes; its parts each do one job and read alone: a
+hello's checks and who plays (hub.declared.hellos), the waiting room that pairs players
+(hub.declared.queues), the games being played (hub.declared.playing) and the returning
+players of adjourned games (hub.declared.resuming).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ import contextlib
 import logging
 import math
 import random
-import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -37,19 +41,14 @@ from hub.core.io.serverlog import add_log_options, configure_logging, log_games,
 from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.model.events import GameRecord
-from hub.core.model.referee import Termination
 from hub.core.model.values import JSON, PlayerInfo
 from hub.core.play.game import Game, SettingsError
 from hub.core.play.jsonbot import MAX_LINE, OPPONENTS_ANY, BadHello, Hello, dumps
 from hub.core.play.match import Match
 from hub.core.play.seats import LineSeat
 from hub.core.play.vocabulary import Seat
+from hub.declared import hellos
 from hub.declared.adjourned import (
-    ADJOURNED,
-    ADJOURNED_AT,
-    Elsewhere,
-    Gathering,
-    NotResumable,
     Resumptions,
 )
 from hub.declared.browser import (
@@ -61,12 +60,11 @@ from hub.declared.browser import (
     SeatDesk,
     cannot_ask,
     come,
-    people,
-    play_attended,
     rotated,
     who,
 )
-from hub.declared.names import GUESTS, Refused, add_name_options, admit
+from hub.declared.hellos import CLOSING, NOT_RESUMED
+from hub.declared.names import GUESTS, Refused, add_name_options
 from hub.declared.options import (
     add_admin_option,
     add_game_options,
@@ -75,28 +73,25 @@ from hub.declared.options import (
     settings_from,
     time_control,
 )
+from hub.declared.playing import Playing
+from hub.declared.queues import WaitingRoom
 from hub.declared.remote import NO_REMATCH, RemoteSeat, across, start_relays
-from hub.declared.resuming import relay_resumed
+from hub.declared.resuming import Returning
 from hub.declared.seats import (
     SeatMaker,
     SeatSpec,
-    SeatSpecError,
     ai_levels,
     handshake,
-    parse_seat,
 )
 from hub.declared.sharing import (
     Choice,
     Post,
     Sharing,
-    WaitWatch,
-    choice_of,
     follow_elsewhere,
     open_sharing,
     start_live,
 )
 from hub.declared.terms import (
-    MAX_QUEUES,
     Offer,
     Terms,
     TermsError,
@@ -104,7 +99,7 @@ from hub.declared.terms import (
     offer_from,
     settings_of,
 )
-from hub.records.identities import BadName, Checked, NameBook, NamesUnavailable, NameVerdict
+from hub.records.identities import NameBook
 from hub.records.leaderboard import LeaderboardReader
 from hub.records.options import add_record_options, record_path
 from hub.web.limits import NEW_GAME_EVERY, NEW_GAMES_BURST, STREAMS_PER_CLIENT, ServerFull
@@ -183,20 +178,6 @@ def main(
 
 WAITING = "Waiting for an opponent: the next player to arrive plays you."
 """What a person's page says while they wait for the next to arrive."""
-BROWSER_OPPONENTS = ("any", "person", "friend", "random")
-"""What a person starting a game on the lobby page may ask for, beside ``ai:N`` (``friend``
-is ``person``): nothing else is resolved, so no request learns which programs exist."""
-PEOPLE = ("any", "person", "friend")
-"""The opponents that are people (the others are built-in players)."""
-ASK_FOR = "ask for any, random or ai:N"
-ASK_FROM_THE_WEB = "ask for any, person (a friend), random or ai:N"
-NOT_RESUMED = "no adjourned games are resumed here (hub serve, every game, with records)"
-"""The words of a resume where no records are kept (``hub serve GAME``, ``--no-record``)."""
-CLOSING = "the server is shutting down"
-"""The words of a hello or a new game refused, or a queue left, once `GameServer.close`d."""
-BUILT_IN = re.compile(r"random|(ai|mcts)(:[0-9]{1,3})?")
-"""The built-in players a hello or a page may ask for, checked before anything is looked
-up: the answer to a program's path is the same whether it exists or not."""
 
 
 class RoundRobin(Protocol):
@@ -250,8 +231,6 @@ class GameServer:
     events: EventBus
     nursery: trio.Nursery | None = None
     desk: SeatDesk | None = None
-    queue: pairing.Lobby[Seat[Any, Any]] = attrs.field(init=False)
-    games: int = 0
     arrival: float | None = None
     grace: float = GRACE
     names: NameBook | None = None
@@ -259,15 +238,8 @@ class GameServer:
     player is a guest."""
     guests: bool = GUESTS
     """Whether players without a registered name play (as unrated guests)."""
-    ratings: dict[str, float] = attrs.Factory(dict)
-    """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
-    newcomer with the waiting player of the nearest rating (unrated: 0, the list's mean)."""
-    closing: bool = False
-    """Set by `close`: no new game starts."""
-    running: set[Match[Any, Any]] = attrs.Factory(set)
-    """The games being played."""
-    _quiet: trio.Event = attrs.Factory(trio.Event)
-    """Set when a game ends (`drained` waits on it)."""
+    playing: Playing = attrs.Factory(Playing)
+    """The games being played here (hub.declared.playing): counted, held while they run."""
     _again: dict[int, pairing.Waiting[Seat[Any, Any]]] = attrs.Factory(dict)
     """TCP clients (by their seats' ids) whose table was called off: their new entries
     (they wait again, at the front of the queue)."""
@@ -278,16 +250,15 @@ class GameServer:
     offer: Offer | None = None
     """What people and bots may choose (hub.declared.terms): the time controls and the
     game's offered options; None: only ``control`` and the game's settings."""
-    queues: dict[Terms, pairing.Lobby[Seat[Any, Any]]] = attrs.field(init=False)
-    """"Next to arrive" for each choice (`Terms`) somebody waits with; `queue` is the
-    server's own terms' (always there)."""
+    room: WaitingRoom = attrs.field(init=False)
+    """The queue of each choice (`Terms`) and who is paired with whom
+    (hub.declared.queues): the one place that decides pairings; its tables come back to
+    `seat_table`."""
 
     resumptions: Resumptions | None = None
     """The adjourned games being resumed here (hub.declared.adjourned; None: no records,
     nothing to resume)."""
 
-    _pairing: bool = False
-    """Whether the task that seats waiting players whose reach has grown runs."""
     arena: RoundRobin | None = None
     """The operator's round-robin among the bots present, the one running or the last
     (hub.tournament.arena): its players' hellos for the next to arrive go to it."""
@@ -295,11 +266,28 @@ class GameServer:
     def __attrs_post_init__(self) -> None:
         if self.offer is None:
             self.offer = Offer((self.control,), (), dict(self.game.settings))
-        self.queue = self._new_queue()
-        self.queues = {self.default: self.queue}
+        self.room = WaitingRoom(self, self.game.players[0], self.offer)
 
-    def _new_queue(self) -> pairing.Lobby[Seat[Any, Any]]:
-        return pairing.Lobby(self.game.players[0], distance=self._distance, reach=self._reach)
+    @property
+    def queue(self) -> pairing.Lobby[Seat[Any, Any]]:
+        """The "next to arrive" queue of the server's own terms (always there)."""
+        return self.room.queue
+
+    @property
+    def queues(self) -> dict[Terms, pairing.Lobby[Seat[Any, Any]]]:
+        """The "next to arrive" queue of each choice (`Terms`) somebody waits with."""
+        return self.room.queues
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        """The players' ratings by identity (`refresh_ratings`): "next to arrive" pairs a
+        newcomer with the waiting player of the nearest rating (unrated: 0, the list's
+        mean)."""
+        return self.room.ratings
+
+    @ratings.setter
+    def ratings(self, ratings: dict[str, float]) -> None:
+        self.room.ratings = ratings
 
     @property
     def default(self) -> Terms:
@@ -325,91 +313,34 @@ class GameServer:
     @property
     def waiting(self) -> int:
         """How many wait for the next to arrive, whatever their choice."""
-        return sum(len(queue) for queue in self.queues.values())
+        return self.room.waiting
 
     def waiting_on(self, terms: Terms | None) -> int:
         """How many wait for the next to arrive on ``terms`` (None: the server's own)."""
-        queue = self.queues.get(self.default if terms is None else terms)
-        return 0 if queue is None else len(queue)
+        return self.room.waiting_on(terms)
 
     def shared_choice(self, terms: Terms) -> Choice:
         """``terms`` as the shared queue carries it (hub.declared.sharing.Choice)."""
-        assert self.offer is not None
-        return choice_of(terms, self.offer)
+        return self.room.shared_choice(terms)
 
     def queue_of(self, terms: Terms) -> pairing.Lobby[Seat[Any, Any]]:
-        """The queue of ``terms``, made when first asked for (the empty ones are dropped
-        then; at most `MAX_QUEUES` at once: `TermsError` beyond)."""
-        queue = self.queues.get(terms)
-        if queue is None:
-            for key in [k for k, q in self.queues.items() if not len(q) and k != self.default]:
-                del self.queues[key]
-            if len(self.queues) >= MAX_QUEUES:
-                raise TermsError("too many different choices are waiting: pick a listed one")
-            queue = self.queues[terms] = self._new_queue()
-        return queue
-
-    def _reach(self, waited: float) -> float:
-        """How far (Elo) a player who has waited ``waited`` s accepts a partner: `REACH`
-        at once, `REACH_GROWS` more each second (anyone without a nursery to re-pair in)."""
-        if self.nursery is None:
-            return math.inf
-        return REACH + REACH_GROWS * waited
-
-    def _join(
-        self, entry: pairing.Waiting[Seat[Any, Any]], terms: Terms, *, ahead: bool = False
-    ) -> pairing.Seating[Seat[Any, Any]] | None:
-        """`Lobby.join` of ``terms``' queue now; while two or more wait in one, a task
-        re-pairs them each second."""
-        queue = self.queue_of(terms)
-        table = queue.join(entry, ahead=ahead, now=trio.current_time())
-        if table is None and len(queue) > 1 and not self._pairing and self.nursery:
-            self._pairing = True
-            self.nursery.start_soon(self._re_pair)
-        return table
-
-    async def _re_pair(self) -> None:
-        try:
-            while any(len(queue) > 1 for queue in self.queues.values()):
-                await trio.sleep(PAIR_EVERY)
-                for terms, queue in list(self.queues.items()):
-                    for table in queue.pair_waiting(trio.current_time()):
-                        self._seat_table(table, terms)
-        finally:
-            self._pairing = False
-
-    def _distance(self, waiting: Seat[Any, Any], newcomer: Seat[Any, Any]) -> float:
-        ratings = self.ratings
-        return abs(
-            ratings.get(waiting.player.identity, 0.0) - ratings.get(newcomer.player.identity, 0.0)
-        )
+        """The queue of ``terms`` (`WaitingRoom.queue_of`; `TermsError` if too many
+        different choices wait)."""
+        return self.room.queue_of(terms)
 
     async def identify(
         self, name: str, token: str | None, *, kind: str = "remote", spec: str = "tcp"
     ) -> PlayerInfo:
-        """Who ``name`` with ``token`` plays as (hub.declared.names); `Refused` if it may
-        not, and if the names cannot be read now."""
-        checked = Checked(NameVerdict.UNKNOWN)
-        if self.names is not None and (name or token):
-            try:
-                checked = await self.names.check(name, token)
-            except NamesUnavailable as exc:
-                log.warning("cannot read the registered names: %s", exc)
-                raise Refused("the server cannot check names now: try again later") from None
-        return admit(checked, name, token, guests=self.guests, kind=kind, spec=spec)
+        """Who ``name`` with ``token`` plays as here (`hub.declared.hellos.identify`, among
+        `names`); `Refused` if it may not, and if the names cannot be read now."""
+        return await hellos.identify(
+            self.names, name, token, guests=self.guests, kind=kind, spec=spec
+        )
 
     async def register(self, name: str) -> str:
-        """Register ``name`` for a person (the lobby page's "Pick a name"): its token;
+        """Register ``name`` for a person (`hub.declared.hellos.register`): its token;
         `Refused` if it is taken or not a name, or there are no names here."""
-        if self.names is None:
-            raise Refused("this server keeps no names (it records no games): play as a guest")
-        try:
-            return await self.names.add(name, "person")
-        except BadName as exc:
-            raise Refused(str(exc)) from None
-        except NamesUnavailable as exc:
-            log.warning("cannot register a name: %s", exc)
-            raise Refused("the server cannot register names now: try again later") from None
+        return await hellos.register(self.names, name)
 
     async def refresh_ratings(self, book: LeaderboardReader) -> None:
         """Read this game's ratings (the leaderboard's) into `ratings`."""
@@ -440,7 +371,7 @@ class GameServer:
         for what is not offered, or the server is closing (`close`)."""
         if self.closing:
             raise BadHello(CLOSING)
-        opponent = self._opponent(hello)
+        opponent = hellos.opponent_of(hello, type(self.game))
         try:
             terms = self.terms(hello.tc, hello.settings)
             self.game_of(terms)
@@ -453,7 +384,10 @@ class GameServer:
         connection.busy = lambda: True
         try:
             if hello.resume:
-                await self._resume(connection, hello, hello.resume, player)
+                returning = self._returning()
+                if returning is None:
+                    raise BadHello(NOT_RESUMED)
+                await returning.tcp(connection.lines, hello, hello.resume, player)
             else:
                 await self._one_game(connection, hello, player, opponent, terms)
         finally:
@@ -465,85 +399,61 @@ class GameServer:
         """Start no more games: hellos and the lobby page are refused (`CLOSING`), the
         players waiting in the queue leave it (a person's page says why), a table or a
         rematch not started yet is called off; the running games go on (`drained`)."""
-        self.closing = True
+        self.playing.closing = True
         if self.resumptions is not None:
             self.resumptions.call_off(CLOSING)
         if self.arena is not None and self.arena.running:
             self.arena.close()
-        for queue in self.queues.values():
-            for entry in queue.dismiss():
-                if isinstance(entry.item, BrowserSeat):
-                    entry.item.call_off(f"{CLOSING}: no game was played.")
+        for entry in self.room.dismiss():
+            if isinstance(entry.item, BrowserSeat):
+                entry.item.call_off(f"{CLOSING}: no game was played.")
+
+    @property
+    def closing(self) -> bool:
+        """Set by `close`: no new game starts (`Playing.closing`)."""
+        return self.playing.closing
+
+    @property
+    def running(self) -> set[Match[Any, Any]]:
+        """The games being played."""
+        return self.playing.running
+
+    @property
+    def games(self) -> int:
+        """How many games were started here."""
+        return self.playing.games
 
     async def drained(self) -> None:
         """Return once no game is running (at once if none is)."""
-        while self.running:
-            self._quiet = trio.Event()
-            await self._quiet.wait()
+        await self.playing.drained()
 
     def adjourn(self, detail: str) -> None:
         """End every running game now, as aborted with ``detail`` (the players are told,
         the record kept by whoever keeps such records)."""
-        for match in list(self.running):
-            match.stop(None, Termination.ABORTED, detail)
+        self.playing.adjourn(detail)
+
+    @property
+    def _grace(self) -> float:
+        """How long a person's page may be gone mid-game (none is waited for without an
+        ``arrival``: seats played in memory)."""
+        return self.grace if self.arrival is not None else math.inf
 
     # -- adjourned games played on (hub.declared.adjourned) ------------------------------------
 
-    async def _resume(
-        self, connection: Connection, hello: Hello, game_id: str, player: PlayerInfo
-    ) -> None:
-        """A TCP client takes its seat in the adjourned game ``game_id`` again: the game is
-        played on once every registered seat is back (by the last to come, in its task);
-        until then it waits while connected. `BadHello` if it may not."""
-        resumptions = self.resumptions
-        if resumptions is None:
-            raise BadHello(NOT_RESUMED)
-        try:
-            gathering, number = await resumptions.join(type(self.game), game_id, player)
-        except Elsewhere as exc:  # (another process of the hub resumes it: play it there)
-            await relay_resumed(connection.lines, hello, exc, self.game.name)
-            raise BadHello(str(exc)) from None
-        except NotResumable as exc:
-            raise BadHello(str(exc)) from None
-        gathering.seats[number] = self._seat(connection, player, gathering.resumption.game)
-        if gathering.complete:
-            await self._play_on(game_id, gathering)
-            return
-        stopped = gathering.reading[number] = trio.Event()
-        try:
-            async with trio.open_nursery() as nursery:
-
-                async def gone() -> None:  # (a line or EOF before the game starts: it left)
-                    with contextlib.suppress(LineError):
-                        await connection.lines.receive_line()
-                    resumptions.leave(game_id, gathering, number)
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(gone)
-                await gathering.started.wait()
-                nursery.cancel_scope.cancel()
-        finally:
-            stopped.set()  # (the game may read its connection now: `Gathering.quiet`)
-        if not gathering.called_off:
-            await gathering.done.wait()
-        if gathering.called_off:  # (before it started, or a person did not come)
-            raise BadHello(f"{gathering.called_off}: the game was not resumed")
+    def _returning(self) -> Returning | None:
+        """The returning players of this server's adjourned games (hub.declared.resuming),
+        None where nothing is resumed (no records)."""
+        if self.resumptions is None:
+            return None
+        return Returning(
+            type(self.game), self.resumptions, self.events, self.playing, self.arrival, self.grace
+        )
 
     async def adjourned(self, player: PlayerInfo) -> list[dict[str, Any]]:
         """The lobby page's "your adjourned games": those of this game ``player`` may resume
         (``game_id``, ``players``, ``moves``, ``ended_at``); none for a guest."""
-        if self.resumptions is None:
-            return []
-        found = await self.resumptions.of_player(self.game.name, player)
-        return [
-            {
-                "game_id": summary.game_id,
-                "players": list(summary.players),
-                "moves": summary.moves,
-                "ended_at": summary.ended_at,
-            }
-            for summary in found
-        ]
+        returning = self._returning()
+        return [] if returning is None else await returning.listed(player)
 
     async def resume(self, game_id: str, player: PlayerInfo) -> dict[str, Any]:
         """A person in a browser takes their seat in the adjourned game ``game_id`` again
@@ -553,120 +463,14 @@ class GameServer:
         assert self.nursery is not None and self.desk is not None
         if self.closing:
             raise ServerFull(CLOSING)
-        if self.resumptions is None:
+        returning = self._returning()
+        if returning is None:
             raise Refused(NOT_RESUMED)
-        try:
-            gathering, number = await self.resumptions.join(type(self.game), game_id, player)
-        except NotResumable as exc:
-            raise Refused(str(exc)) from None
-        try:
-            seat = self.desk.open(gathering.resumption.game, player)
-        except DeskFull:
-            self.resumptions.leave(game_id, gathering, number)  # (forgotten if no one waits)
-            raise
-        gathering.seats[number] = seat
-        seat.place(number, [each.name for each in gathering.resumption.record.players])
-        if gathering.complete:
-            self.nursery.start_soon(self._play_on, game_id, gathering)
-        else:
-            seat.wait_for("Waiting for the other players to resume the game.")
-            self.nursery.start_soon(self._resume_waits, game_id, gathering, number, seat)
-        return {"play": f"/play/{seat.token}", "share": None}
-
-    async def _resume_waits(
-        self, game_id: str, gathering: Gathering, number: int, seat: BrowserSeat
-    ) -> None:
-        """A person waits for the others of their adjourned game while their page is open;
-        gone (or the game called off), their seat is free again."""
-        assert self.resumptions is not None
-        resumptions = self.resumptions
-        arrival = math.inf if self.arrival is None else self.arrival
-        async with trio.open_nursery() as nursery:
-
-            async def gone() -> None:
-                await seat.gone(arrival, self.grace)
-                resumptions.leave(game_id, gathering, number)
-                seat.call_off("You left: the game was not resumed.")
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(gone)
-            await gathering.started.wait()
-            nursery.cancel_scope.cancel()
-        if gathering.called_off:
-            seat.call_off(f"{gathering.called_off}: the game was not resumed.")
-
-    async def _play_on(self, game_id: str, gathering: Gathering) -> None:
-        """Play the gathered adjourned game on from its last recorded move, under its id
-        (its record replaces the adjourned one: hub.records.store)."""
-        assert self.resumptions is not None
-        resumed = gathering.resumption
-        kept = False
-        try:
-            maker = SeatMaker(resumed.game, random.randrange(2**31))
-            numbers = sorted(resumed.built)
-            async with maker.seats([resumed.built[n] for n in numbers]) as made:
-                seats = dict(gathering.seats)
-                seats.update(zip(numbers, made, strict=True))
-                ordered = [seats[n] for n in range(len(seats))]
-                gathering.started.set()
-                await gathering.quiet()
-                absent = await come(resumed.game, ordered, self.arrival, self.grace)
-                if absent or self.closing:
-                    missing = who(resumed.game, ordered, absent)
-                    why = CLOSING if self.closing else f"{missing} did not come in time"
-                    gathering.called_off = why
-                    for seat in ordered:
-                        if isinstance(seat, BrowserSeat):
-                            seat.call_off(f"{why}: the game was not resumed.")
-                    return
-                match = Match(
-                    resumed.game,
-                    resumed.history.state,
-                    ordered,
-                    events=self.events,
-                    time_control=resumed.controls,
-                    settings=resumed.game.settings,
-                    record_settings={ADJOURNED_AT: resumed.adjourned_at()},
-                    game_id=game_id,
-                    history=resumed.history,
-                )
-                resumed.set_clocks(match.clocks.seats)
-                so_far = [
-                    (seat, text, after) for seat, text, _, after, _ in resumed.history.recorded
-                ]
-                for _, person in people(ordered):
-                    person.earlier(so_far, resumed.history.initial)
-                self.games += 1
-                self.running.add(match)
-                try:
-                    grace = self.grace if self.arrival is not None else math.inf
-                    await play_attended(match, ordered, grace)
-                finally:
-                    self.running.discard(match)
-                    self._quiet.set()
-                    kept = recorded(match)
-        finally:
-            self.resumptions.finished(game_id, gathering, kept=kept)
+        return await returning.browser(game_id, player, self.desk, self.nursery)
 
     def _built(self, opponent: str) -> SeatSpec:
-        """The built-in player ``opponent`` names; nothing else is looked up (a path is
-        refused in the same words whether a program is there or not)."""
-        if not BUILT_IN.fullmatch(opponent):
-            raise SeatSpecError(ASK_FOR)
-        spec = parse_seat(opponent, type(self.game))
-        if spec.kind not in ("ai", "random"):
-            raise SeatSpecError(ASK_FOR)
-        return spec
-
-    def _opponent(self, hello: Hello) -> SeatSpec | None:
-        """The built-in player ``hello`` asks for, None for the next client; an opponent
-        that is not offered makes it a bad hello (`BadHello`)."""
-        if hello.opponent == OPPONENTS_ANY:
-            return None
-        try:
-            return self._built(hello.opponent)
-        except SeatSpecError as exc:
-            raise BadHello(str(exc)) from None
+        """The built-in player ``opponent`` names (`hub.declared.hellos.built_in`)."""
+        return hellos.built_in(opponent, type(self.game))
 
     async def _one_game(
         self,
@@ -691,7 +495,7 @@ class GameServer:
             and self.arena is not None
             and self.arena.arrive(connection.lines, me)
         )
-        table = None if arranged else self._join(me, terms)
+        table = None if arranged else self.room.join(me, terms)
         while True:  # again if its table is called off (a person did not come)
             if table is None:
 
@@ -702,7 +506,7 @@ class GameServer:
 
                 post = Post(movable=not arranged)
                 queue = self.queue_of(terms)
-                watch = gone if arranged else self._watch(gone, post, terms)
+                watch = gone if arranged else self.room.watch(gone, post, terms)
                 if not await queue.wait(me, watch):
                     self.hung_up(connection)  # (a round-robin's player forfeits the rest)
                     if post.to is None:
@@ -734,7 +538,7 @@ class GameServer:
     def requeue(self, entry: pairing.Waiting[Seat[Any, Any]]) -> None:
         """A round-robin's player with no game left, waiting (its task in `Lobby.wait`):
         into the ordinary queue."""
-        self._seat_table(self._join(entry, self.default), self.default)
+        self.seat_table(self.room.join(entry, self.default), self.default)
 
     async def play_arranged(
         self,
@@ -748,7 +552,6 @@ class GameServer:
         its record (None: not played, the server closing)."""
         if self.closing:
             return None
-        self.games += 1
         match = Match(
             self.game,
             self.game.start(random.Random(seed)),
@@ -759,21 +562,7 @@ class GameServer:
             record_settings=record_settings,
             game_id=game_id,
         )
-        self.running.add(match)
-        try:
-            result = await match.run()
-        finally:
-            self.running.discard(match)
-            self._quiet.set()
-        return result.record
-
-    def _watch(self, gone: WaitWatch | None, post: Post, terms: Terms) -> WaitWatch | None:
-        """A waiting entry's watch: ``gone``, and the entry's post on the shared queue (on
-        its choice: ``terms``)."""
-        if self.sharing is None:
-            return gone
-        post.choice = self.shared_choice(terms)
-        return self.sharing.watch(gone, post)
+        return await self.playing.run(match)
 
     async def _play_table(self, table: pairing.Seating[Seat[Any, Any]], terms: Terms) -> None:
         async with table.playing() as seats:
@@ -857,12 +646,12 @@ class GameServer:
             elif from_queue:  # a TCP client: its task waits with the new entry
                 entry = pairing.Waiting(seat)
                 self._again[id(seat)] = entry
-                self._seat_table(self._join(entry, terms, ahead=True), terms)
+                self.seat_table(self.room.join(entry, terms, ahead=True), terms)
             elif isinstance(seat, BrowserSeat):
                 missing = who(self.game_of(terms), seats, absent)
                 seat.call_off(f"The game was called off: {missing} did not come in time.")
 
-    def _seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None, terms: Terms) -> None:
+    def seat_table(self, table: pairing.Seating[Seat[Any, Any]] | None, terms: Terms) -> None:
         """Play ``table`` (if a join made one) in the lobby's nursery, on ``terms``."""
         if table is not None:
             assert self.nursery is not None
@@ -888,7 +677,6 @@ class GameServer:
         if absent:
             self._call_off(seats, absent, from_queue, terms)
             return
-        self.games += 1
         self._offer_rematch(seats, built, terms)
         match = Match(
             game,
@@ -898,12 +686,7 @@ class GameServer:
             time_control=terms.control,
             settings=game.settings,
         )
-        self.running.add(match)
-        try:
-            await play_attended(match, seats, self.grace if self.arrival is not None else math.inf)
-        finally:
-            self.running.discard(match)
-            self._quiet.set()
+        await self.playing.attended(match, seats, self._grace)
 
     # -- people in a browser (the lobby page) ----------------------------------------------------
 
@@ -938,11 +721,7 @@ class GameServer:
         assert self.nursery is not None and self.desk is not None
         if self.closing:
             raise ServerFull(CLOSING)
-        if opponent not in BROWSER_OPPONENTS and not BUILT_IN.fullmatch(opponent):
-            raise SeatSpecError(ASK_FROM_THE_WEB)
-        if self.game.players[0] != 2 and opponent != OPPONENTS_ANY:
-            raise SeatSpecError(f"{self.game.name} is played by more than two: ask for any")
-        spec = None if opponent in PEOPLE else self._built(opponent)
+        spec = hellos.asked_from_the_web(opponent, self.game)
         terms = self.terms(tc, settings)
         game = self.game_of(terms)
         if opponent == OPPONENTS_ANY:
@@ -958,7 +737,7 @@ class GameServer:
             except DeskFull:
                 mine.call_off("The server is full: no game was played.")
                 raise
-            theirs.nameable = partial(_not_oneself, me)  # (the friend may bring their name)
+            theirs.nameable = partial(hellos.not_oneself, me)  # (the friend may bring their name)
             reply["share"] = f"/play/{theirs.token}"
             pair: list[Seat[Any, Any]] = [mine, theirs]
             self.nursery.start_soon(self._play, pair, {}, terms)
@@ -978,9 +757,9 @@ class GameServer:
         assert self.nursery is not None
         seat.place(-1, [])  # (its seat is known once it is seated)
         entry = pairing.Waiting[Seat[Any, Any]](seat)
-        table = self._join(entry, terms, ahead=ahead)
+        table = self.room.join(entry, terms, ahead=ahead)
         if table is not None:
-            self._seat_table(table, terms)
+            self.seat_table(table, terms)
             return
         queue = self.queue_of(terms)
         seat.leaving = lambda: queue.leave(entry)
@@ -1002,7 +781,7 @@ class GameServer:
         queue = self.queue_of(terms)
         post = Post(movable=False)
         # (a person playing here from another process waits here only: never relayed on)
-        watch = gone if isinstance(seat, RemoteSeat) else self._watch(gone, post, terms)
+        watch = gone if isinstance(seat, RemoteSeat) else self.room.watch(gone, post, terms)
         if not await queue.wait(entry, watch):
             if post.guest is not None and self._guest(seat, post, terms):
                 return  # (played at the process of the person who waited there)
@@ -1147,31 +926,6 @@ async def serve(
     return 0
 
 
-def _not_oneself(host: PlayerInfo, friend: PlayerInfo) -> str | None:
-    """Why ``friend`` may not play the friend's seat of ``host``'s game under their name:
-    it is the host's own (the friend then plays as the guest ``friend``)."""
-    if host.identity.lower() == friend.identity.lower():
-        return "you started this game: a friend plays this seat (as the guest friend here)"
-    return None
-
-
-def recorded(match: Match[Any, Any]) -> bool:
-    """Whether ``match``'s game is kept in the records (by ``hub serve``): finished, or
-    adjourned; not another abort."""
-    fault = match.result.fault if match.result is not None else None
-    if match.result is None:
-        return False
-    return (
-        fault is None or fault.termination is not Termination.ABORTED or (fault.detail == ADJOURNED)
-    )
-
-
-REACH = 150.0
-"""Elo: how far apart two players who just arrived may be and still be paired at once."""
-REACH_GROWS = 50.0
-"""Elo a waiting player's reach grows by each second (anyone within 10 s at most ratings)."""
-PAIR_EVERY = 1.0
-"""Seconds between two re-pairings of the players who wait (`Lobby.pair_waiting`)."""
 RATINGS_EVERY = 60.0
 """Seconds between two readings of the ratings the pairing of "next to arrive" uses."""
 

@@ -60,11 +60,12 @@ from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome_line
 from hub.declared.adjourned import ADJOURNED, Resumptions
 from hub.declared.browser import ARRIVAL, SeatDesk
+from hub.declared.hellos import CLOSING
 from hub.declared.names import add_name_options
 from hub.declared.options import add_admin_option, read_command_line, time_control
 from hub.declared.remote import RelayHub, start_relays
 from hub.declared.seats import handshake
-from hub.declared.serve import CLOSING, DEFAULT_TC, GameServer, OperatorMaker, keep_ratings
+from hub.declared.serve import DEFAULT_TC, GameServer, OperatorMaker, keep_ratings
 from hub.declared.sharing import (
     Sharing,
     follow_elsewhere,
@@ -83,9 +84,6 @@ from hub.web.records import RecordsReader
 if TYPE_CHECKING:
     from hub.records.live import LiveList
     from hub.records.waiting import SharedQueue
-
-if TYPE_CHECKING:
-    pass
 
 PROG = "hub serve"
 DEFAULT_DRAIN = 30.0

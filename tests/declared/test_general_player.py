@@ -17,6 +17,7 @@ from hub.core.model.bus import EventBus
 from hub.core.model.clock import TimeControl
 from hub.core.play.game import Hidden as HiddenFacet
 from hub.core.play.threads import StopFlag, TurnTime
+from hub.declared.hellos import BUILT_IN
 from hub.declared.kit import DeclaredKit
 from hub.declared.play import default_seats
 from hub.declared.seats import (
@@ -27,7 +28,7 @@ from hub.declared.seats import (
     is_general,
     parse_seat,
 )
-from hub.declared.serve import BUILT_IN, GameServer
+from hub.declared.serve import GameServer
 from hub.games.clubs.game import ClubsGame
 from hub.games.connect4 import ConnectFour
 from tests.conftest import program
