@@ -26,8 +26,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from hub.records.database import PostgresDatabase, PostgresUrl
-from hub.records.waiting import WaitingBoard
+from hub.records.waiting import NoticeListener, WaitingBoard
 
 CHANNEL = "hub_relay"
 """The channel of `send`'s notices: the payload is the recipient process's name."""
@@ -111,26 +110,11 @@ def fresh(board: WaitingBoard, processes: Iterable[str], within: float) -> set[s
     return {str(row[0]) for row in rows}
 
 
-class RelayListener:
-    """A connection that ``LISTEN``s to `CHANNEL`: `fileno` to wait on, `mine` (which never
-    blocks) to say whether a notice for ``process`` has arrived."""
+class RelayListener(NoticeListener):
+    """The notices of relayed seats (`CHANNEL`): `mine` (which never blocks) says whether a
+    notice for ``process`` has arrived."""
 
-    def __init__(self, db: PostgresDatabase, process: str) -> None:
-        self.db = db
-        self.process = process
-
-    @classmethod
-    def open(cls, url: PostgresUrl, process: str) -> RelayListener:
-        db = PostgresDatabase.open(url)
-        try:
-            db.execute(f"LISTEN {CHANNEL}")
-        except BaseException:
-            db.close()
-            raise
-        return cls(db, process)
-
-    def fileno(self) -> int:
-        return int(self.db.connection.pgconn.socket)
+    channel = CHANNEL
 
     def mine(self) -> bool:
         """Whether a notice for this process arrived since the last call."""
@@ -140,6 +124,3 @@ class RelayListener:
         while (notice := connection.notifies()) is not None:
             found = found or notice.extra == me
         return found
-
-    def close(self) -> None:
-        self.db.close()

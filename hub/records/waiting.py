@@ -33,7 +33,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import attrs
 import trio
@@ -156,19 +156,22 @@ class WaitingBoard:
         self.db.close()
 
 
-class CallListener:
-    """A connection that ``LISTEN``s to `CHANNEL`: `fileno` to wait on, `calls` (which never
-    blocks) to read the calls for ``process`` that have arrived."""
+class NoticeListener:
+    """A connection that ``LISTEN``s to its class's ``channel``, for one ``process``:
+    `fileno` to wait on (the trio loop waits on its socket: no thread, no polling); a
+    subclass reads what arrived without blocking."""
+
+    channel = CHANNEL
 
     def __init__(self, db: PostgresDatabase, process: str) -> None:
         self.db = db
         self.process = process
 
     @classmethod
-    def open(cls, url: PostgresUrl, process: str) -> CallListener:
+    def open(cls, url: PostgresUrl, process: str) -> Self:
         db = PostgresDatabase.open(url)
         try:
-            db.execute(f"LISTEN {CHANNEL}")
+            db.execute(f"LISTEN {cls.channel}")
         except BaseException:
             db.close()
             raise
@@ -176,6 +179,14 @@ class CallListener:
 
     def fileno(self) -> int:
         return int(self.db.connection.pgconn.socket)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class CallListener(NoticeListener):
+    """The calls of the shared queue (`CHANNEL`): `calls` (which never blocks) reads the
+    calls for ``process`` that have arrived."""
 
     def calls(self) -> list[tuple[int, str]]:
         """The (entry, to) of every call for this process that has arrived."""
@@ -190,9 +201,6 @@ class CallListener:
             except (ValueError, KeyError, TypeError):
                 continue  # (not one of ours)
         return found
-
-    def close(self) -> None:
-        self.db.close()
 
 
 class SharedQueue:
