@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from hub.core.io.output import Output
-from hub.records.database import Location, database_errors, one_line
+from hub.records.database import Location, database_errors, exists, one_line
 from hub.records.identities import IdentityStore
 
 Body = Callable[[argparse.Namespace, Output, Output], int]
@@ -37,6 +37,20 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str], body: Body) -> int
     finally:
         out.flush()
         err.flush()
+
+
+def missing_names(path: Location, command: str, prog: str, out: Output, err: Output) -> int | None:
+    """For a ``list`` or ``remove`` at ``path``: the exit status if there is no database there
+    (nothing is registered: a list says so, as ``hub games`` does, and creates no file; a
+    removal fails), else None (go on)."""
+    if command not in ("list", "remove") or exists(path):
+        return None
+    missing = f"no names registered: {path} does not exist"
+    if command == "remove":
+        err.line(f"{prog} remove: {missing}")
+        return 1
+    out.line(missing)
+    return 0
 
 
 def open_names(

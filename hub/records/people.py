@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 from hub.core.io.output import Output
-from hub.records.commands import open_names, run
+from hub.records.commands import missing_names, open_names, run
 from hub.records.options import add_db_option, db_path
 
 PROG = "hub names"
@@ -51,7 +51,11 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _names(options: argparse.Namespace, out: Output, err: Output) -> int:
-    store = open_names(db_path(options), PROG, err)
+    path = db_path(options)
+    missing = missing_names(path, options.command, PROG, out, err)
+    if missing is not None:
+        return missing
+    store = open_names(path, PROG, err)
     if store is None:
         return 1
     with store:

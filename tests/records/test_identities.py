@@ -183,3 +183,18 @@ def test_hub_names_lists_and_removes_peoples_names_and_keeps_their_games(
         assert [game.game_id for game in store.games()] == ["g1"]  # nothing recorded goes
     assert hub("names").returncode == 2
     assert hub("names", "remove", "alice", "--db", str(tmp_path / "none" / "x.db")).returncode == 1
+
+
+@pytest.mark.system
+def test_listing_or_removing_names_without_a_database_creates_none(tmp_path: Path) -> None:
+    """As ``hub games list`` does: a database that does not exist holds no names; saying so
+    makes no file."""
+    db = tmp_path / "none" / "games.db"
+    for command in ("bots", "names"):
+        listed = hub(command, "list", "--db", str(db))
+        assert listed.returncode == 0
+        assert listed.stdout == f"no names registered: {db} does not exist\n"
+        gone = hub(command, "remove", "robo", "--db", str(db))
+        assert gone.returncode == 1
+        assert gone.stderr == f"hub {command} remove: no names registered: {db} does not exist\n"
+    assert not db.parent.exists()
