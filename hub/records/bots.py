@@ -15,9 +15,9 @@ import time
 from collections.abc import Sequence
 
 from hub.core.io.output import Output
-from hub.records.commands import missing_names, open_names, run
+from hub.records.commands import names_at, run
 from hub.records.identities import NAME_RULE, BadName
-from hub.records.options import add_db_option, db_path
+from hub.records.options import add_db_option
 
 PROG = "hub bots"
 
@@ -50,13 +50,9 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _bots(options: argparse.Namespace, out: Output, err: Output) -> int:
-    path = db_path(options)
-    missing = missing_names(path, options.command, PROG, out, err)
-    if missing is not None:
-        return missing
-    store = open_names(path, PROG, err)
-    if store is None:
-        return 1
+    store = names_at(options, PROG, out, err)
+    if isinstance(store, int):
+        return store
     with store:
         if options.command == "add":
             try:

@@ -10,13 +10,13 @@ says on stderr why it cannot (exit 1).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 
 from hub.core.io.output import Output
-from hub.records.database import Location, database_errors, exists, one_line
+from hub.records.database import database_errors, exists, one_line
 from hub.records.identities import IdentityStore
+from hub.records.options import db_path
 
 Body = Callable[[argparse.Namespace, Output, Output], int]
 """A command once its line is parsed: its options, stdout and stderr; its exit status."""
@@ -39,26 +39,23 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str], body: Body) -> int
         err.flush()
 
 
-def missing_names(path: Location, command: str, prog: str, out: Output, err: Output) -> int | None:
-    """For a ``list`` or ``remove`` at ``path``: the exit status if there is no database there
-    (nothing is registered: a list says so, as ``hub games`` does, and creates no file; a
-    removal fails), else None (go on)."""
-    if command not in ("list", "remove") or exists(path):
-        return None
-    missing = f"no names registered: {path} does not exist"
-    if command == "remove":
-        err.line(f"{prog} remove: {missing}")
-        return 1
-    out.line(missing)
-    return 0
-
-
-def open_names(
-    path: str | os.PathLike[str] | Location, prog: str, err: Output
-) -> IdentityStore | None:
-    """The registered names at ``path``; None (after a line on ``err``) if it cannot be used."""
+def names_at(
+    options: argparse.Namespace, prog: str, out: Output, err: Output
+) -> IdentityStore | int:
+    """The registered names of the database ``options`` name (``--db``), or the exit status
+    if the command cannot go on: no database there for a ``list`` (0: it says so, as ``hub
+    games`` does, and creates no file) or a ``remove`` (1), or one that cannot be used (1,
+    after a line on ``err``)."""
+    path = db_path(options)
+    if options.command in ("list", "remove") and not exists(path):
+        missing = f"no names registered: {path} does not exist"
+        if options.command == "remove":
+            err.line(f"{prog} remove: {missing}")
+            return 1
+        out.line(missing)
+        return 0
     try:
         return IdentityStore.open(path)
     except database_errors(OSError) as exc:
         err.line(f"{prog}: cannot use the records database {path}: {one_line(exc)}")
-        return None
+        return 1

@@ -19,8 +19,8 @@ import time
 from collections.abc import Sequence
 
 from hub.core.io.output import Output
-from hub.records.commands import missing_names, open_names, run
-from hub.records.options import add_db_option, db_path
+from hub.records.commands import names_at, run
+from hub.records.options import add_db_option
 
 PROG = "hub names"
 
@@ -51,13 +51,9 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _names(options: argparse.Namespace, out: Output, err: Output) -> int:
-    path = db_path(options)
-    missing = missing_names(path, options.command, PROG, out, err)
-    if missing is not None:
-        return missing
-    store = open_names(path, PROG, err)
-    if store is None:
-        return 1
+    store = names_at(options, PROG, out, err)
+    if isinstance(store, int):
+        return store
     with store:
         if options.command == "remove":
             found = store.find(options.name)
