@@ -262,7 +262,8 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
 
     async def launch(self) -> None:
         """Start the engine and set its options (once), or take one already set up from the
-        shelf; a failure is kept for ``begin``."""
+        shelf; then ``ucinewgame`` and ``isready`` (the seats of a game launch together, so
+        both engines get ready at once); a failure is kept for ``begin``."""
         if self.launched:
             return
         self.launched = True
@@ -270,6 +271,10 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
             self.engine = self.shelf.take(self.shelf_key)
             if self.engine is not None:
                 self.player = attrs.evolve(self.player, identity=self._identity(self.engine))
+                try:
+                    await self._setup(["ucinewgame"], "ucinewgame")
+                except SeatFailure as exc:
+                    self.failure = exc
                 return
         try:
             self.engine = await EngineClient.start(
@@ -286,6 +291,7 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         commands = [setoption_line(name, value) for name, value in self.options]
         try:
             await self._setup(commands, "its options")
+            await self._setup(["ucinewgame"], "ucinewgame")
         except SeatFailure as exc:
             self.failure = exc
 
@@ -334,7 +340,6 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         if self.failure is not None:
             raise self.failure
         self.last_score = None
-        await self._setup(["ucinewgame"], "ucinewgame")
 
     async def choose(self, turn: Turn[ChessState]) -> str:
         engine = self.engine

@@ -150,6 +150,15 @@ class DeclaredKit:
         async with open_session() as session:
             yield session
 
+    def warm(self) -> None:
+        """Import what `play` will need (`hub.core.play.game.MatchSetup.warm`): a match's
+        worker does this before its first game arrives."""
+        import hub.core.play.match
+        import hub.core.play.session
+        import hub.declared.adjudication  # noqa: F401
+
+        self.game.setup.warm(self.game)
+
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         from hub.core.play.match import Match
         from hub.declared.adjudication import adjudicator_of

@@ -5,7 +5,9 @@ A *backend* gives K *slots*; each slot plays one game at a time and returns its 
 * `InProcess`: the kit's ``play`` in this trio run (K = 1; the default);
 * `WorkerPool`: one ``python -m hub.tournament.worker`` child per slot, speaking JSON lines
   (`GameSpec` in, the record out), restarted if it dies, reaped with
-  `hub.core.io.process.stop_all` however the match ends;
+  `hub.core.io.process.stop_all` however the match ends; `start_workers` starts them before
+  the match's own checks (their imports overlap ours and the engines' probes), and the pool
+  adopts them (`abandon_workers` ends those no slot took);
 * ``RayBackend`` (`hub.tournament.ray_backend`, imported only for ``--cluster``): one Ray task
   per game.
 
@@ -20,9 +22,12 @@ its processes on the way out, and `TournamentRunner.report` holds the results so
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -114,13 +119,72 @@ class InProcess:
             yield _KitSlot(self.kit, self.events)
 
 
+def worker_argv(kit_ref: str, python: str = sys.executable) -> tuple[str, ...]:
+    return (python, "-m", "hub.tournament.worker", kit_ref)
+
+
+def start_workers(
+    kit_ref: str, count: int, python: str = sys.executable
+) -> list[subprocess.Popen[bytes]]:
+    """Start ``count`` workers now, before trio runs, each in its own process group with
+    pipes for its input and answers, as `ChildProcess.spawn` starts them: a worker's start-up
+    (its imports, the kit) then overlaps the match's own checks instead of following them.
+    Hand them to `WorkerPool` (``early``), which adopts one per slot; end those it did not
+    take with `abandon_workers`. A worker that cannot be started is simply not there (the
+    pool spawns its slot's worker as usual, and says why if that fails too)."""
+    started: list[subprocess.Popen[bytes]] = []
+    for _ in range(count):
+        try:
+            started.append(
+                subprocess.Popen(
+                    worker_argv(kit_ref, python),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    process_group=0,
+                )
+            )
+        except (OSError, ValueError):
+            break
+    return started
+
+
+def abandon_workers(workers: list[subprocess.Popen[bytes]], grace: float = WORKER_GRACE) -> None:
+    """End the workers started early that no slot adopted (the match ended before, or needed
+    fewer): their input closed and SIGTERM (which ends one still importing at once, and one
+    waiting for a game as end of input does), then SIGKILL to one still there after
+    ``grace`` seconds in all; every one reaped. Empties ``workers``."""
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError):
+            assert worker.stdin is not None
+            worker.stdin.close()
+        with contextlib.suppress(ProcessLookupError):
+            worker.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for worker in workers:
+        try:
+            worker.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+        if worker.stdout is not None:
+            worker.stdout.close()
+    workers.clear()
+
+
 @attrs.define(eq=False)
 class _WorkerSlot:
     argv: tuple[str, ...]
+    early: list[subprocess.Popen[bytes]] = attrs.Factory(list)
+    """Workers started before the match (`start_workers`), shared by the pool's slots: the
+    first start of a slot adopts one of them, if any is left, instead of spawning."""
     child: ChildProcess | None = None
     restarts: int = 0
 
     async def _start(self) -> ChildProcess:
+        if self.child is None and self.early:
+            self.child = ChildProcess.adopt(self.early.pop(0), max_line=MAX_LINE)
         if self.child is None:
             try:
                 self.child = await ChildProcess.spawn(self.argv, max_line=MAX_LINE)
@@ -168,10 +232,13 @@ class WorkerPool:
     slots: int
     python: str = sys.executable
     name: str = "worker processes"
+    early: list[subprocess.Popen[bytes]] = attrs.Factory(list)
+    """Workers already started (`start_workers`) for the slots to adopt; whoever started them
+    ends the ones left over (`abandon_workers`)."""
 
     @asynccontextmanager
     async def open_slot(self, index: int) -> AsyncIterator[Slot]:
-        slot = _WorkerSlot((self.python, "-m", "hub.tournament.worker", self.kit_ref))
+        slot = _WorkerSlot(worker_argv(self.kit_ref, self.python), self.early)
         try:
             yield slot
         except BaseException:
@@ -351,6 +418,9 @@ class TournamentRunner:
                         nursery.start_soon(self._slot, index, games_out.clone(), done_in.clone())
                 games_out.close()
                 async for finished in done_out:
+                    # the slot that sent it hands out its next game before this one is
+                    # recorded (a database commit): its worker starts that game meanwhile
+                    await trio.lowlevel.checkpoint()
                     if self._take(finished):
                         nursery.cancel_scope.cancel()
         finally:

@@ -19,7 +19,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -159,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KitError as exc:
         sys.stderr.write(f"hub match worker: {exc}\n")
         return 2
+    warm: Callable[[], None] | None = getattr(kit, "warm", None)
+    if warm is not None:  # the match is still being set up: import what its games need
+        warm()
     answers = os.dup(1)
     os.dup2(2, 1)  # stray prints of a kit or a player go to stderr, not into the answers
     sys.stdout = sys.stderr

@@ -3,6 +3,8 @@ started afresh for the next game, and the match goes on: in-process and in worke
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,37 @@ async def test_a_broken_player_loses_every_game_and_the_match_goes_on(
     first, second = report.tally.players
     assert (first.wins, first.draws, first.losses) == (0, 0, 4)
     assert (second.wins, second.draws, second.losses) == (4, 0, 0)
+
+
+# -- workers started before the match's checks (hub.tournament.runner.start_workers) ----------
+
+
+def test_a_refused_match_reaps_the_workers_it_started_early() -> None:
+    """The workers start before the players are checked; a match refused then (a player that
+    is no player) ends them, every one reaped, and still says why with status 2."""
+    from hub.tournament.cli import main
+    from tests.conftest import descendants
+
+    args = ["connect4", "ai:1", "nosuch:thing", "--concurrency", "2", "--no-record"]
+    assert main(args) == 2
+    assert descendants(os.getpid()) == []
+
+
+def test_a_match_plays_on_the_workers_it_started_early(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Each slot adopts a worker started before the checks: with spawning made to fail, the
+    games are still played (by the early ones), and none is left behind."""
+    from hub.core.io.process import ChildProcess, SpawnFailed
+    from hub.tournament.cli import main
+    from tests.conftest import descendants
+
+    async def no_spawn(*args: object, **kwargs: object) -> ChildProcess:
+        raise SpawnFailed("spawning was turned off by the test")
+
+    monkeypatch.setattr(ChildProcess, "spawn", no_spawn)
+    args = ["connect4", "ai:1", "ai:2", "--tc", "none", "--games", "2", "--concurrency", "2"]
+    assert main([*args, "--no-record", "--seed", "5", "--json"]) == 0
+    assert descendants(os.getpid()) == []
+    report = json.loads(capfd.readouterr().out)
+    assert (report["scored"], report["aborted"]) == (2, [])

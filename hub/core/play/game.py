@@ -485,6 +485,11 @@ class MatchSetup:
             state = rules.apply(state, rules.parse_move(state, str(text)))
         return MatchPlan(rules, clock, state)
 
+    def warm(self, game: type[Game[Any, Any]]) -> None:
+        """Import now what playing a game of a match will need (its seats' modules): a
+        ``hub match`` worker calls this when it starts, while the match is still being set
+        up, so that its first game does not wait for those imports. Default: nothing."""
+
 
 def _position_key(state: Any) -> Hashable:
     """What identifies the position ``state`` (two openings leading to one position are

@@ -56,7 +56,10 @@ RECORD_SEEDS = "seeds"
 
 
 class TournamentKit(Protocol):
-    """What ``hub match`` needs of a game: its options, its players, one whole game."""
+    """What ``hub match`` needs of a game: its options, its players, one whole game.
+
+    Optional: ``session()`` (`kit_session`), and ``warm()``, which a match's worker process
+    calls as it starts, before its first game arrives, to import what ``play`` will need."""
 
     @property
     def seats(self) -> tuple[int, int]:

@@ -72,6 +72,9 @@ class ChessSetup(MatchSetup):
     `ChessSettings`; the built-in (or a file's) openings; each game's rules with the
     arbiter's draws (`hub.chess.rules.Draws.ARBITER`) and the ply cap."""
 
+    def warm(self, game: type[Game[Any, Any]]) -> None:
+        import hub.games.chess.match  # noqa: F401  (the engines' seats, the levels)
+
     def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
         from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC
 
