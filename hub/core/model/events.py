@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 import attrs
 
@@ -105,6 +105,9 @@ class GameRecord:
 
 @attrs.frozen
 class GameStarted:
+    is_move: ClassVar[bool] = False
+    """Whether the event is a `MoveMade` (a bus hands those only to who takes moves)."""
+
     game_id: str
     game: str
     settings: dict[str, JSON] = attrs.field(converter=_settings)
@@ -117,6 +120,8 @@ class GameStarted:
 
 @attrs.frozen
 class MoveMade:
+    is_move: ClassVar[bool] = True
+
     game_id: str
     ply: int
     """1 for the first move of the game."""
@@ -132,6 +137,8 @@ class MoveMade:
 
 @attrs.frozen
 class GameEnded:
+    is_move: ClassVar[bool] = False
+
     game_id: str
     record: GameRecord
     at: float
