@@ -52,9 +52,20 @@ MAX_GAME_ID = 64
 """The longest game id a hello's ``resume`` may name (hub's are 32 hex digits)."""
 
 
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` with its encoder made
+once (``json.dumps`` makes one per call when given options: a fifth of a line's cost)."""
+
+
 def dumps(value: object) -> str:
     """Compact JSON on one line (what every message is)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _encode(value)
+
+
+def moved_line(seat: int, text: str) -> str:
+    """``dumps({"type": "moved", "seat": seat, "move": text})``, by formatting: the line
+    every seat is sent at every move."""
+    return f'{{"type":"moved","seat":{seat:d},"move":{_encode(text)}}}'
 
 
 def welcome_line(game: str) -> str:
@@ -197,7 +208,7 @@ class JsonCodec:
     def moved_lines(self, seat: int, moved: Moved[Any, Any]) -> Sequence[str]:
         if moved.seat < 0:  # chance's outcome, as this seat may see it (hub.core.play.chance)
             return [dumps({"type": "chance", "move": moved.text_for(seat)})]
-        return [dumps({"type": "moved", "seat": moved.seat, "move": moved.text})]
+        return [moved_line(moved.seat, moved.text)]
 
     def expects_ack(self, seat: int, moved: Moved[Any, Any]) -> bool:
         return False
