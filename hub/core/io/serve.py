@@ -264,7 +264,7 @@ async def serve_lines(
             stats.per_address[host] = stats.per_address.get(host, 0) + 1
         outbox = Outbox(stream, limits.max_output)
         ours = _OutboxStream(stream, outbox)
-        lines = LineStream(stream, ours, max_line=line_limit)
+        lines = LineStream(ours, ours, max_line=line_limit)  # read through `_OutboxStream` too
         connection = Connection(next(counter), ours, lines, outbox, address)
         log.debug("connection %d from %s", connection.number, connection.peer)
         try:
