@@ -532,6 +532,20 @@ async def test_subscribers_of_starts_and_ends_make_no_moves_and_are_handed_none(
     assert [type(event) for event in heard[2:]] == [GameStarted, GameEnded]
 
 
+async def test_a_broken_listener_of_ends_removed_leaves_the_one_of_moves_its_moves() -> None:
+    bus = EventBus()
+    heard: list[object] = []
+
+    def broken(event: object) -> None:
+        raise ValueError("printer bug")
+
+    bus.listen(broken, moves=False)
+    bus.listen(heard.append)
+    await Match(Nim(), NimState(4), seats([2], [2], log=[]), events=bus).run()
+    assert len(bus.errors) == 1 and bus.subscribers == 1 and bus.wants_moves
+    assert [type(event) for event in heard] == [GameStarted, MoveMade, MoveMade, GameEnded]
+
+
 async def test_a_forwarded_bus_makes_moves_only_while_its_target_wants_them() -> None:
     server, site = EventBus(), EventBus()
     stop = server.forward(site)

@@ -140,10 +140,7 @@ class EventBus:
             self._no_moves.append(callback)
 
         def stop() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
-            if callback in self._no_moves:
-                self._no_moves.remove(callback)
+            self._drop(callback)
 
         return stop
 
@@ -185,8 +182,7 @@ class EventBus:
                 callback(event)
             except Exception as exc:  # a broken listener must not break the game
                 self.errors.append(exc)
-                if callback in self._listeners:
-                    self._listeners.remove(callback)
+                self._drop(callback)
         keep = []
         for subscription in self._subscriptions:
             if subscription._offer(event):
@@ -206,8 +202,7 @@ class EventBus:
                 callback(event)
             except Exception as exc:  # a broken listener must not break the game
                 self.errors.append(exc)
-                if callback in self._listeners:
-                    self._listeners.remove(callback)
+                self._drop(callback)
         for to in list(self._forwards):
             if to.wants_moves:
                 to.publish(event)
@@ -218,6 +213,13 @@ class EventBus:
             elif subscription.dropped:
                 self.dropped += 1
         self._subscriptions = keep
+
+    def _drop(self, callback: Listener) -> None:
+        """Remove a listener (and its ``moves=False``, which `wants_moves` counts)."""
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+        if callback in self._no_moves:
+            self._no_moves.remove(callback)
 
     def _remove(self, subscription: Subscription) -> None:
         if subscription in self._subscriptions:
