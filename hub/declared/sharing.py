@@ -260,7 +260,7 @@ async def start_live(nursery: trio.Nursery, queue: SharedQueue, events: EventBus
     from hub.records.live import LiveList
 
     live = LiveList(queue)
-    events.listen(live.listen)
+    events.listen(live.listen, moves=False)  # starts and ends
     await nursery.start(live.run)
     return live
 

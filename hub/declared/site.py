@@ -158,7 +158,7 @@ class Site:
 
     def __attrs_post_init__(self) -> None:
         for server in self.servers.values():
-            server.events.listen(self.events.publish)
+            server.events.forward(self.events)
 
     @classmethod
     def of(
@@ -369,7 +369,7 @@ class Site:
                     )
                 )
 
-        return self.events.listen(listen)
+        return self.events.listen(listen, moves=False)
 
 
 # -- the command ------------------------------------------------------------------------------

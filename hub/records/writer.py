@@ -95,7 +95,7 @@ class _RecordWriter:
                 f"fell {BUFFER} events behind and was dropped: games that ended just now "
                 f"may be missing from {self.store.path}; recording goes on"
             )
-            self.subscription = self.bus.subscribe(BUFFER)
+            self.subscription = self.bus.subscribe(BUFFER, moves=False)
         self.bus_closed = True
         self.arrived.set()
 
@@ -183,7 +183,7 @@ async def record_games(
     cancelled, or until the bus is closed and everything is written.
     """
     limiter = trio.CapacityLimiter(1)
-    subscription = bus.subscribe(BUFFER)
+    subscription = bus.subscribe(BUFFER, moves=False)  # the ends are what it keeps
     try:
         store = await trio.to_thread.run_sync(RecordStore.open, path, limiter=limiter)
     except BaseException:

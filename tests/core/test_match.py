@@ -494,6 +494,82 @@ async def test_a_listener_that_raises_is_removed_and_the_game_goes_on() -> None:
     assert len(calls) == 1 and isinstance(bus.errors[0], ValueError)
 
 
+@attrs.define(eq=False)
+class Watching(Scripted):
+    """Notes whether each move it observes came with a `MoveMade` event."""
+
+    events_seen: list[object] = attrs.Factory(list)
+
+    async def observe(self, moved: Moved[NimState, int]) -> None:
+        self.events_seen.append(moved.event)
+
+
+async def test_subscribers_of_starts_and_ends_make_no_moves_and_are_handed_none() -> None:
+    bus = EventBus()
+    ends = bus.subscribe(moves=False)
+    heard: list[object] = []
+    bus.listen(heard.append, moves=False)
+    assert bus.subscribers == 2 and not bus.wants_moves
+    players = [Watching(iter([3]), [], "A"), Watching(iter([3]), [], "B")]
+    result = await Match(Nim(), NimState(6), players, events=bus).run()
+    assert result.fault is None
+    assert players[0].events_seen == [None, None]  # no MoveMade was made
+    bus.close()
+    got = [event async for event in ends]
+    assert [type(event) for event in got] == [GameStarted, GameEnded]
+    assert [type(event) for event in heard] == [GameStarted, GameEnded]
+    assert [move.move for move in got[-1].record.moves] == ["3", "3"]  # the record has all
+    # one subscriber that takes moves, and the moves are made
+    bus = EventBus()
+    bus.listen(heard.append, moves=False)
+    everything = bus.subscribe()
+    players = [Watching(iter([3]), [], "A"), Watching(iter([3]), [], "B")]
+    await Match(Nim(), NimState(6), players, events=bus).run()
+    assert all(isinstance(event, MoveMade) for event in players[0].events_seen)
+    assert [type(event) for event in everything._queue] == [
+        GameStarted, MoveMade, MoveMade, GameEnded,
+    ]  # fmt: skip
+    assert [type(event) for event in heard[2:]] == [GameStarted, GameEnded]
+
+
+async def test_a_broken_listener_of_ends_removed_leaves_the_one_of_moves_its_moves() -> None:
+    bus = EventBus()
+    heard: list[object] = []
+
+    def broken(event: object) -> None:
+        raise ValueError("printer bug")
+
+    bus.listen(broken, moves=False)
+    bus.listen(heard.append)
+    await Match(Nim(), NimState(4), seats([2], [2], log=[]), events=bus).run()
+    assert len(bus.errors) == 1 and bus.subscribers == 1 and bus.wants_moves
+    assert [type(event) for event in heard] == [GameStarted, MoveMade, MoveMade, GameEnded]
+
+
+async def test_a_forwarded_bus_makes_moves_only_while_its_target_wants_them() -> None:
+    server, site = EventBus(), EventBus()
+    stop = server.forward(site)
+    ends = site.subscribe(moves=False)
+    assert server.subscribers == 1 and not server.wants_moves
+    await Match(Nim(), NimState(4), seats([2], [2], log=[]), events=server).run()
+    everything = site.subscribe()
+    assert server.wants_moves
+    heard: list[object] = []
+    stop_hearing = server.listen(heard.append)
+    await Match(Nim(), NimState(4), seats([2], [2], log=[]), events=server).run()
+    stop()
+    stop_hearing()
+    assert server.subscribers == 0 and not server.wants_moves
+    await Match(Nim(), NimState(4), seats([2], [2], log=[]), events=server).run()
+    site.close()
+    kinds = [type(event) for event in ends._queue]
+    assert kinds == [GameStarted, GameEnded] * 2  # nothing after the forward stopped
+    assert [type(event) for event in everything._queue] == [
+        GameStarted, MoveMade, MoveMade, GameEnded,
+    ]  # fmt: skip
+    assert [type(event) for event in heard] == [GameStarted, MoveMade, MoveMade, GameEnded]
+
+
 async def test_events_are_json_serialisable() -> None:
     import json
 

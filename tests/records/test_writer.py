@@ -13,7 +13,7 @@ import trio
 import trio.testing
 
 from hub.core.model.bus import EventBus
-from hub.core.model.events import GameEnded, GameRecord, MoveMade
+from hub.core.model.events import GameEnded, GameRecord, GameStarted, MoveMade
 from hub.core.model.referee import Termination
 from hub.records import RecordStore, record_games
 from hub.records import writer as writer_module
@@ -26,6 +26,10 @@ def ended(record: GameRecord) -> GameEnded:
 
 def moved(n: int) -> MoveMade:
     return MoveMade("g", n, 0, "e2e4", None, 1, 0.1, (), 0.0)
+
+
+def started(n: int) -> GameStarted:
+    return GameStarted(f"g{n}", "chess", {}, (), (), None, 0, 0.0)
 
 
 async def record_all(path: Path, *records: GameRecord) -> None:
@@ -128,7 +132,7 @@ async def test_a_dropped_subscriber_says_so_and_subscribes_again(
         async with trio.open_nursery() as nursery:
             await nursery.start(record_games, bus, path)
             for n in range(5):  # more than the buffer without a checkpoint: dropped
-                bus.publish(moved(n))
+                bus.publish(started(n))
             assert bus.dropped == 1
             await trio.testing.wait_all_tasks_blocked()
             bus.publish(ended(kalah_record()))
@@ -137,6 +141,21 @@ async def test_a_dropped_subscriber_says_so_and_subscribes_again(
     err = capfd.readouterr().err
     assert err.count("\n") == 1
     assert "hub: records: fell 3 events behind and was dropped" in err
+
+
+async def test_moves_are_not_its_business(tmp_path: Path) -> None:
+    # it keeps the ends: a game's moves are neither handed to it (however many) nor made for it
+    bus = EventBus()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(record_games, bus, tmp_path / "games.db")
+            assert bus.subscribers == 1 and not bus.wants_moves
+            for n in range(2 * writer_module.BUFFER):
+                bus.publish(moved(n))
+            assert bus.dropped == 0
+            bus.publish(ended(kalah_record()))
+            bus.close()
+    assert stored_ids(tmp_path / "games.db") == {kalah_record().game_id}
 
 
 async def test_a_record_that_is_not_json_is_reported_and_skipped(

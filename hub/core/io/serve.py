@@ -31,6 +31,7 @@ import functools
 import gc
 import itertools
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
@@ -68,13 +69,25 @@ LINGER_BYTES = 65536
 log = logging.getLogger("hub.serve")
 
 
+RECEIVE_SIZE = 65536
+"""Bytes read from a socket at most at once (trio's ``SocketStream`` default)."""
+_CLOSED_ERRNOS = frozenset({errno.EBADF, errno.ENOTSOCK})
+
+
 class _OutboxStream(trio.abc.HalfCloseableStream):
     """A connection's stream: reads from the socket, writes through its bounded `Outbox`
-    (so a write never blocks); ``send_eof`` first waits until the outbox is written."""
+    (so a write never blocks); ``send_eof`` first waits until the outbox is written.
+
+    A socket is read as trio's ``SocketStream.receive_some`` reads it (a try, then a wait
+    until it is readable; the same checkpoints, the same errors) without its layers (an
+    async context manager, a context manager, a conflict detector around each read): a
+    loaded server reads a line for every move."""
 
     def __init__(self, raw: trio.abc.Stream, outbox: Outbox) -> None:
         self.raw = raw
         self.outbox = outbox
+        self._socket = raw.socket if isinstance(raw, trio.SocketStream) else None
+        """The trio socket read directly (None: not a socket; its own ``receive_some``)."""
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         # Queueing never blocks: a cancellation point, but no trip through the scheduler
@@ -96,10 +109,43 @@ class _OutboxStream(trio.abc.HalfCloseableStream):
             await self.raw.send_eof()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        return await self.raw.receive_some(max_bytes)
+        socket = self._socket
+        if socket is None:
+            return await self.raw.receive_some(max_bytes)
+        size = RECEIVE_SIZE if max_bytes is None else max_bytes
+        if size < 1:
+            raise ValueError("max_bytes must be >= 1")
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:  # the fd is asked for each time: a closed socket's is -1 (EBADF), never reused
+            data = os.read(socket.fileno(), size)
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            raise _stream_error(exc) from exc
+        else:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return data
+        while True:
+            fd = socket.fileno()
+            if fd < 0:
+                raise trio.ClosedResourceError("this socket was already closed")
+            await trio.lowlevel.wait_readable(fd)  # ClosedResourceError if closed meanwhile
+            try:
+                return os.read(socket.fileno(), size)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise _stream_error(exc) from exc
 
     async def aclose(self) -> None:
         await self.raw.aclose()
+
+
+def _stream_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
+    """A socket's read error as trio's ``SocketStream`` reports it."""
+    if exc.errno in _CLOSED_ERRNOS:
+        return trio.ClosedResourceError("this socket was already closed")
+    return trio.BrokenResourceError(f"socket connection broken: {exc}")
 
 
 def peer_address(stream: trio.abc.Stream) -> tuple[str, int] | None:
@@ -218,7 +264,7 @@ async def serve_lines(
             stats.per_address[host] = stats.per_address.get(host, 0) + 1
         outbox = Outbox(stream, limits.max_output)
         ours = _OutboxStream(stream, outbox)
-        lines = LineStream(stream, ours, max_line=line_limit)
+        lines = LineStream(ours, ours, max_line=line_limit)  # read through `_OutboxStream` too
         connection = Connection(next(counter), ours, lines, outbox, address)
         log.debug("connection %d from %s", connection.number, connection.peer)
         try:

@@ -178,4 +178,4 @@ def log_games(events: EventBus, logger: logging.Logger | None = None) -> Callabl
                 describe_result(record),
             )
 
-    return events.listen(listen)
+    return events.listen(listen, moves=False)

@@ -7,6 +7,14 @@ subscribers without ever blocking the publisher (the event types are in hub.core
 * `EventBus.listen(callback)` calls a synchronous, non-blocking callback in the publisher's
   task, in order (a transcript printer that must interleave exactly with other output). A
   callback that raises is removed and the error kept in ``EventBus.errors``; the game goes on.
+* `EventBus.forward(to)` publishes every event on another bus too (a server's games on its
+  site's bus).
+
+A subscriber that wants only the games' starts and ends (the records, the logs) says
+``moves=False``: it is not handed a `MoveMade`, and a game whose bus has no subscriber that
+takes moves (`EventBus.wants_moves`, through forwards too) makes none, nor the state's view
+it carries, nor wakes a subscriber's task for it: at every move of every game, most of what
+a loaded server's event stream cost (docs/performance.md, "CPU per move").
 
 This module builds no event type: a game whose bus has no subscriber makes no event at all
 (the loop checks `EventBus.subscribers` first) and never imports hub.core.model.events.
@@ -33,11 +41,13 @@ class Subscription:
     subscriber was dropped for falling behind (``dropped`` is then True).
     """
 
-    def __init__(self, bus: EventBus, size: int) -> None:
+    def __init__(self, bus: EventBus, size: int, *, moves: bool = True) -> None:
         if size < 1:
             raise ValueError("a subscription needs room for at least one event")
         self._bus = bus
         self._size = size
+        self.moves = moves
+        """Whether it is handed `MoveMade` events (False: starts and ends only)."""
         self._queue: deque[Event] = deque()
         self._wakeup = trio.Event()
         self.closed = False
@@ -102,27 +112,48 @@ class EventBus:
     def __init__(self) -> None:
         self._subscriptions: list[Subscription] = []
         self._listeners: list[Listener] = []
+        self._no_moves: list[Listener] = []
+        """The listeners of ``_listeners`` not handed `MoveMade` events."""
+        self._forwards: list[EventBus] = []
+        """The buses that `forward` publishes to (each also a listener)."""
         self.errors: list[BaseException] = []
         self.dropped = 0
         """How many subscriptions were dropped for falling behind."""
         self.closed = False
 
-    def subscribe(self, size: int = DEFAULT_BUFFER) -> Subscription:
-        subscription = Subscription(self, size)
+    def subscribe(self, size: int = DEFAULT_BUFFER, *, moves: bool = True) -> Subscription:
+        """A subscription holding up to ``size`` events; ``moves=False``: none of the
+        `MoveMade` events (the games' starts and ends only)."""
+        subscription = Subscription(self, size, moves=moves)
         if self.closed:
             subscription._close()
         else:
             self._subscriptions.append(subscription)
         return subscription
 
-    def listen(self, callback: Listener) -> Callable[[], None]:
-        """Call ``callback(event)`` for every event, in the publisher's task; returns a
-        function that stops it. The callback must not block (it cannot await)."""
+    def listen(self, callback: Listener, *, moves: bool = True) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event (``moves=False``: but `MoveMade`), in
+        the publisher's task; returns a function that stops it. The callback must not block
+        (it cannot await)."""
         self._listeners.append(callback)
+        if not moves:
+            self._no_moves.append(callback)
 
         def stop() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
+            self._drop(callback)
+
+        return stop
+
+    def forward(self, to: EventBus) -> Callable[[], None]:
+        """Publish every event on ``to`` as well (in the publisher's task), its moves only
+        while ``to`` wants them; returns a function that stops it."""
+        self._forwards.append(to)
+        stop_listening = self.listen(to.publish, moves=False)
+
+        def stop() -> None:
+            stop_listening()
+            if to in self._forwards:
+                self._forwards.remove(to)
 
         return stop
 
@@ -130,16 +161,28 @@ class EventBus:
     def subscribers(self) -> int:
         return len(self._subscriptions) + len(self._listeners)
 
+    @property
+    def wants_moves(self) -> bool:
+        """Whether a subscriber takes `MoveMade` events (here, or on a bus forwarded to):
+        the match loop makes one only then."""
+        return (
+            len(self._listeners) > len(self._no_moves)
+            or any(subscription.moves for subscription in self._subscriptions)
+            or any(to.wants_moves for to in self._forwards)
+        )
+
     def publish(self, event: Event) -> None:
         if self.closed:
+            return
+        if event.is_move:
+            self._publish_move(event)
             return
         for callback in list(self._listeners):
             try:
                 callback(event)
             except Exception as exc:  # a broken listener must not break the game
                 self.errors.append(exc)
-                if callback in self._listeners:
-                    self._listeners.remove(callback)
+                self._drop(callback)
         keep = []
         for subscription in self._subscriptions:
             if subscription._offer(event):
@@ -147,6 +190,36 @@ class EventBus:
             elif subscription.dropped:
                 self.dropped += 1
         self._subscriptions = keep
+
+    def _publish_move(self, event: Event) -> None:
+        """`publish` of a `MoveMade`: to those who take moves, and to the buses forwarded
+        to that want them."""
+        quiet = self._no_moves
+        for callback in list(self._listeners):
+            if callback in quiet:
+                continue
+            try:
+                callback(event)
+            except Exception as exc:  # a broken listener must not break the game
+                self.errors.append(exc)
+                self._drop(callback)
+        for to in list(self._forwards):
+            if to.wants_moves:
+                to.publish(event)
+        keep = []
+        for subscription in self._subscriptions:
+            if not subscription.moves or subscription._offer(event):
+                keep.append(subscription)
+            elif subscription.dropped:
+                self.dropped += 1
+        self._subscriptions = keep
+
+    def _drop(self, callback: Listener) -> None:
+        """Remove a listener (and its ``moves=False``, which `wants_moves` counts)."""
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+        if callback in self._no_moves:
+            self._no_moves.remove(callback)
 
     def _remove(self, subscription: Subscription) -> None:
         if subscription in self._subscriptions:
@@ -159,3 +232,5 @@ class EventBus:
             subscription._close()
         self._subscriptions = []
         self._listeners = []
+        self._no_moves = []
+        self._forwards = []

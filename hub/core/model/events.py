@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 import attrs
 
@@ -105,6 +105,9 @@ class GameRecord:
 
 @attrs.frozen
 class GameStarted:
+    is_move: ClassVar[bool] = False
+    """Whether the event is a `MoveMade` (a bus hands those only to who takes moves)."""
+
     game_id: str
     game: str
     settings: dict[str, JSON] = attrs.field(converter=_settings)
@@ -117,6 +120,8 @@ class GameStarted:
 
 @attrs.frozen
 class MoveMade:
+    is_move: ClassVar[bool] = True
+
     game_id: str
     ply: int
     """1 for the first move of the game."""
@@ -132,6 +137,8 @@ class MoveMade:
 
 @attrs.frozen
 class GameEnded:
+    is_move: ClassVar[bool] = False
+
     game_id: str
     record: GameRecord
     at: float
@@ -155,9 +162,71 @@ def _serialise(_instance: object, _field: object, value: Any) -> Any:
     return value
 
 
+# What `attrs.asdict` passes through untouched (its ``_ATOMIC_TYPES``).
+_ATOMIC = frozenset(
+    {type(None), bool, int, float, str, complex, bytes, type(...), type, range, property}
+)
+_COLLECTIONS = (tuple, list, set, frozenset)
+
+
+def _plain_field(value: Any) -> Any:
+    """An attribute's value as ``attrs.asdict(..., value_serializer=_serialise)`` makes it
+    (the serializer first, then the recursion; a collection keeps its type)."""
+    value = _serialise(None, None, value)
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if issubclass(kind, _COLLECTIONS) and getattr(kind, "__attrs_attrs__", None) is None:
+        items = [_plain(item) for item in value]
+        try:
+            return kind(items)
+        except TypeError:  # a named tuple, as asdict makes it
+            if not issubclass(kind, tuple):
+                raise
+            return kind(*items)
+    return _plain_compound(value, kind)
+
+
+def _plain(value: Any) -> Any:
+    """An element of a collection or a dict's key or value as ``attrs.asdict`` makes it;
+    the common JSON types first, tested by identity (this runs for every value of every
+    state view of a record)."""
+    kind = type(value)
+    if kind is str or kind is int or value is None or kind is bool:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is list:
+        return [_plain(item) for item in value]
+    if kind is tuple:
+        return tuple([_plain(item) for item in value])
+    if kind in _ATOMIC:
+        return _serialise(None, None, value)
+    return _plain_compound(value, kind)
+
+
+def _plain_compound(value: Any, kind: type) -> Any:
+    """An attrs instance, a collection (its own type kept), a dict, or anything else (the
+    serializer's) as ``attrs.asdict`` makes it."""
+    fields = getattr(kind, "__attrs_attrs__", None)
+    if fields is not None:
+        return {field.name: _plain_field(getattr(value, field.name)) for field in fields}
+    if issubclass(kind, _COLLECTIONS):
+        return kind([_plain(item) for item in value])
+    if issubclass(kind, dict):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    return _serialise(None, None, value)
+
+
 def to_json(value: Event | GameRecord) -> dict[str, JSON]:
-    """A JSON-ready dict; events carry their kind under ``"event"``."""
-    data: dict[str, JSON] = attrs.asdict(value, value_serializer=_serialise)
+    """A JSON-ready dict; events carry their kind under ``"event"``.
+
+    The same dict as ``attrs.asdict(value, value_serializer=_serialise)`` (collections of
+    their own types, enums as their values, a float that is not finite as None), made by a
+    recursion of its own: asdict's generic one was most of what a loaded server's records
+    writer spent on a game (every move's state view walked value by value), holding the GIL
+    (docs/performance.md, "CPU per move")."""
+    data: dict[str, JSON] = _plain_compound(value, type(value))
     name = _NAMES.get(type(value))  # type: ignore[arg-type]
     if name is not None:
         data["event"] = name

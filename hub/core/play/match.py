@@ -291,7 +291,7 @@ class Match(Generic[S, M]):
         self.started_at = time.time() if history is None else history.started_at
         if self.events is not None and self.events.subscribers:
             self.events.publish(self.started_event())
-            if history is not None:
+            if history is not None and self.events.wants_moves:
                 self._publish_history(self.events, len(history.recorded))
         for spectator in self.spectators:
             spectator.started(self.state)
@@ -654,7 +654,8 @@ class Match(Generic[S, M]):
         now: float,
         told: tuple[str, ...] | None = None,
     ) -> Moved[S, M]:
-        """Note the move; publish `MoveMade` (with the state view) only if someone listens.
+        """Note the move; publish `MoveMade` (with the state view) only if someone takes
+        moves (`EventBus.wants_moves`).
         ``told``: a chance outcome's texts as each seat and a spectator are told it (the
         event has the spectator's; the record keeps the whole text)."""
         before = self.state
@@ -666,7 +667,7 @@ class Match(Generic[S, M]):
         self.moves.append((mover, move))
         self.state = after
         events, event, view = self.events, None, NO_VIEW
-        if events is not None and events.subscribers:
+        if events is not None and events.wants_moves:  # not only starts and ends
             from hub.core.model.events import MoveMade
 
             view = self._spectator_view(after)
