@@ -151,13 +151,13 @@ class DeclaredKit:
             yield session
 
     def warm(self) -> None:
-        """Import what `play` will need (`hub.core.play.game.MatchSetup.warm`): a match's
-        worker does this before its first game arrives."""
+        """Import what `play` will need (and the seats', `hub.core.play.game.Programs.warm`):
+        a match's worker does this before its first game arrives."""
         import hub.core.play.match
         import hub.core.play.session
         import hub.declared.adjudication  # noqa: F401
 
-        self.game.setup.warm(self.game)
+        self.game.programs.warm()
 
     async def play(self, spec: GameSpec, events: EventBus) -> GameRecord:
         from hub.core.play.match import Match

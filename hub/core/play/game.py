@@ -276,6 +276,10 @@ def _no_problem(kind: str, command: str, spec: str) -> str | None:
     return None
 
 
+def _nothing_to_import() -> None:
+    return None
+
+
 @attrs.frozen
 class Programs:
     """The `programs` facet: seats of a game's own beside the generic ones.
@@ -286,15 +290,18 @@ class Programs:
     ``ai:N`` instead of the generic one over `Ai.move` (chess: its levels budget their
     search from both clocks); ``person``: the seat of ``human`` on ``hub match`` (Kalah
     shows its own board and words); ``check(kind, command, spec)``: None if ``command``
-    makes a seat of the game's own ``kind``, else what is wrong (checked before any game).
-    The callables import their implementation when called, so that a declaration stays
-    cheap to import."""
+    makes a seat of the game's own ``kind``, else what is wrong (checked before any game);
+    ``warm()``: import that implementation now (a ``hub match`` worker calls it as it starts,
+    while the match is still being set up, so that its first game does not wait for those
+    imports). The callables import their implementation when called, so that a declaration
+    stays cheap to import."""
 
     kinds: Mapping[str, SeatKind] = attrs.field(factory=dict)
     program_kind: str = "program"
     level: SeatKind | None = None
     person: PersonKind | None = None
     check: Callable[[str, str, str], str | None] = _no_problem
+    warm: Callable[[], None] = _nothing_to_import
 
 
 GENERIC_PROGRAMS = Programs()
@@ -484,11 +491,6 @@ class MatchSetup:
         for text in opening.get("moves", ()):
             state = rules.apply(state, rules.parse_move(state, str(text)))
         return MatchPlan(rules, clock, state)
-
-    def warm(self, game: type[Game[Any, Any]]) -> None:
-        """Import now what playing a game of a match will need (its seats' modules): a
-        ``hub match`` worker calls this when it starts, while the match is still being set
-        up, so that its first game does not wait for those imports. Default: nothing."""
 
 
 def _position_key(state: Any) -> Hashable:

@@ -61,6 +61,12 @@ def person_seat(
     return person(game, spec, events)
 
 
+def import_seats() -> None:
+    """Import the seats' implementation (`Programs.warm`: a match's worker, ahead of its
+    first game): the engines' and the levels' seats."""
+    import hub.games.chess.match  # noqa: F401
+
+
 def check_engine(kind: str, command: str, spec: str) -> str | None:
     from hub.games.chess.match import check_seat
 
@@ -71,9 +77,6 @@ class ChessSetup(MatchSetup):
     """``hub match chess``: ``--tc``, ``--opening-file``, ``--max-plies`` recorded as
     `ChessSettings`; the built-in (or a file's) openings; each game's rules with the
     arbiter's draws (`hub.chess.rules.Draws.ARBITER`) and the ply cap."""
-
-    def warm(self, game: type[Game[Any, Any]]) -> None:
-        import hub.games.chess.match  # noqa: F401  (the engines' seats, the levels)
 
     def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
         from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC
@@ -120,7 +123,12 @@ class ChessMatchGame(ChessGame):
     """`ChessGame` with the chess plug-in's seats and match set-up (its declaration)."""
 
     programs = Programs(
-        {"uci": engine_seat}, "uci", level=level_seat, person=person_seat, check=check_engine
+        {"uci": engine_seat},
+        "uci",
+        level=level_seat,
+        person=person_seat,
+        check=check_engine,
+        warm=import_seats,
     )
     """``uci:COMMAND`` and, on ``hub match``, a bare program are UCI engines."""
     setup = ChessSetup()
