@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 import chess
 
 from hub import __version__
-from hub.chess.search import Limits, SearchInfo, SearchResult
 from hub.core.io.text import parse_whole_number
+
+if TYPE_CHECKING:  # the search is imported where an engine searches, not by every UCI client
+    from hub.chess.search import Limits, SearchInfo, SearchResult
 
 NAME = f"hub {__version__}"
 AUTHOR = "the hub developers"
@@ -244,6 +246,8 @@ class Go:
 
     def limits(self, turn: chess.Color) -> Limits:
         """The search bounds this command means for the side ``turn`` (no bound: infinite)."""
+        from hub.chess.search import Limits
+
         seconds: float | None = None
         if self.movetime is not None:
             seconds = max(self.movetime / 1000 - MOVE_OVERHEAD / 3, MIN_MOVETIME)

@@ -26,14 +26,7 @@ from hub.core.model.referee import Termination
 from hub.core.play.kit import GameSpec
 from hub.declared.kit import DeclaredKit
 from hub.games.chess.game import ChessMatchGame
-from hub.games.chess.match import (
-    DEFAULT_MAX_PLIES,
-    DEFAULT_TC,
-    SHELF,
-    ChessSettings,
-    parse_player,
-    resolve_command,
-)
+from hub.games.chess.match import SHELF
 from hub.games.chess.openings import (
     BUILTIN,
     OPENINGS,
@@ -44,6 +37,13 @@ from hub.games.chess.openings import (
     parse_opening_line,
     pick_openings,
     read_openings,
+)
+from hub.games.chess.players import (
+    DEFAULT_MAX_PLIES,
+    DEFAULT_TC,
+    ChessSettings,
+    parse_player,
+    resolve_command,
 )
 from hub.testing import check_game
 from tests.chesslib.helpers import TIMEOUT, fake_engine_argv, logged

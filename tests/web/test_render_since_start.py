@@ -20,8 +20,8 @@ from hub.declared.browser import SeatDesk
 from hub.declared.kit import DeclaredKit
 from hub.declared.seats import RandomSeat
 from hub.games.chess.game import ChessMatchGame
-from hub.games.chess.match import ChessSettings
 from hub.games.chess.openings import opening
+from hub.games.chess.players import ChessSettings
 from hub.web.render import Position, render_position
 from hub.web.views import ply_json
 from tests.web.helpers import chess_view

@@ -68,7 +68,7 @@ def import_seats() -> None:
 
 
 def check_engine(kind: str, command: str, spec: str) -> str | None:
-    from hub.games.chess.match import check_seat
+    from hub.games.chess.players import check_seat
 
     return check_seat(spec)
 
@@ -79,7 +79,7 @@ class ChessSetup(MatchSetup):
     arbiter's draws (`hub.chess.rules.Draws.ARBITER`) and the ply cap."""
 
     def options(self, game: type[Game[Any, Any]]) -> tuple[Option, ...]:
-        from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC
+        from hub.games.chess.players import DEFAULT_MAX_PLIES, DEFAULT_TC
 
         return (
             Option("tc", DEFAULT_TC, "time control: BASE+INC seconds a game (10+0.1), 100ms or "
@@ -91,7 +91,7 @@ class ChessSetup(MatchSetup):
         )  # fmt: skip
 
     def settings(self, game: type[Game[Any, Any]], given: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.games.chess.match import DEFAULT_MAX_PLIES, DEFAULT_TC, match_settings
+        from hub.games.chess.players import DEFAULT_MAX_PLIES, DEFAULT_TC, match_settings
 
         tc = str(given.get("tc", DEFAULT_TC))
         plies = int(given.get("max_plies", DEFAULT_MAX_PLIES))
@@ -100,8 +100,8 @@ class ChessSetup(MatchSetup):
     def openings(
         self, game: type[Game[Any, Any]], settings: Mapping[str, Any], count: int, seed: int
     ) -> list[Any]:
-        from hub.games.chess.match import ChessSettings
         from hub.games.chess.openings import load_openings, pick_openings
+        from hub.games.chess.players import ChessSettings
 
         chosen = ChessSettings.from_json(settings)
         return pick_openings(load_openings(chosen.openings), count, seed)
@@ -111,8 +111,8 @@ class ChessSetup(MatchSetup):
         game_id: str,
     ) -> MatchPlan[Any, Any]:  # fmt: skip
         from hub.chess.rules import Draws
-        from hub.games.chess.match import ChessSettings
         from hub.games.chess.openings import opening_state
+        from hub.games.chess.players import ChessSettings
 
         chosen = ChessSettings.from_json(settings)
         chess_game = ChessMatchGame(seats=seats, draws=Draws.ARBITER, max_plies=chosen.max_plies)
