@@ -5,6 +5,7 @@ threats from level 2, a bounded table, and a deeper level beating a shallower on
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 
@@ -12,7 +13,7 @@ import pytest
 
 from hub.core.play.threads import StopFlag
 from hub.games.connect4 import DISCS, Board, ConnectFour, ai
-from hub.games.connect4.ai import TEMPO, AlphaBeta, Grid, bitboards, grid, negamax
+from hub.games.connect4.ai import TEMPO, AlphaBeta, Grid, bitboards, endgame, grid, negamax
 
 
 def play(game: ConnectFour, moves: str) -> Board:
@@ -142,3 +143,92 @@ def test_a_deeper_level_beats_a_shallower_one_from_the_same_openings() -> None:
                     state = game.apply(state, negamax(game, state, level, math.inf, StopFlag()))
                 score += 1 if state.winner == deep else 0.5 if state.winner is None else 0
     assert score >= 9  # of 12
+
+
+def brute_worth(game: ConnectFour, state: Board, memo: dict[Board, int]) -> int:
+    """The exact result for the side to move (1 a win, 0 a draw, -1 a loss) by trying every
+    move to the end with the rules themselves (small positions only)."""
+    if state not in memo:
+        if game.to_move(state) is None:
+            memo[state] = 0 if state.winner is None else -1  # the last move won
+        else:
+            memo[state] = max(
+                -brute_worth(game, game.apply(state, m), memo) for m in game.legal_moves(state)
+            )
+    return memo[state]
+
+
+def late_positions(game: ConnectFour, count: int, empties: int, seed: int) -> list[Board]:
+    """Positions of seeded random play, not over, with ``empties`` empty cells."""
+    rng, found = random.Random(seed), []
+    cells = int(game.settings["rows"]) * int(game.settings["columns"])
+    while len(found) < count:
+        state = game.start(rng)
+        while game.to_move(state) is not None:
+            if cells - sum(map(len, state.columns)) == empties:
+                found.append(state)
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+    return found
+
+
+def solved(g: Grid, state: Board, moves: list[int], limit: float = math.inf) -> dict[int, int]:
+    mine, mask = bitboards(g, state, DISCS)
+    worth: dict[int, int] = {}
+    with contextlib.suppress(TimeoutError):
+        AlphaBeta(g, math.inf, StopFlag(), limit).solve(mine, mask, moves, worth)
+    return worth
+
+
+def test_the_endgame_solver_finds_a_double_threat_and_a_lost_position() -> None:
+    game, g = ConnectFour(), grid(6, 7, 4)
+    # Red on 4 and 5 at the bottom, Yellow on top of them: Red's 3 makes 2 and 6 threats
+    assert solved(g, play(game, "4455"), [2]) == {2: 1}
+    # Red on 3, 4, 5 at the bottom, both ends open, Yellow to move: every column loses
+    lost = play(game, "37475")
+    assert solved(g, lost, list(g.order)) == {c: -1 for c in range(7)}
+    # a node budget of one: the first column is proven lost, then the solve stops
+    assert solved(g, lost, list(g.order), limit=1) == {3: -1}
+    assert endgame(g, *bitboards(g, lost, DISCS), list(g.order), 1, math.inf, StopFlag()) == [
+        2, 4, 1, 5, 0, 6
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("rows, columns, connect", [(6, 7, 4), (4, 4, 3), (5, 4, 4)])
+def test_the_endgame_solver_agrees_with_trying_every_move(
+    rows: int, columns: int, connect: int
+) -> None:
+    """Each column's worth against a brute force over the rules, on positions with 9 empty
+    cells; the columns `endgame` keeps: a win alone, else the best result's, else all."""
+    game = ConnectFour({"rows": rows, "columns": columns, "connect": connect})
+    g, memo, results = grid(rows, columns, connect), {}, set()
+    for state in late_positions(game, 40, 9, rows * columns):
+        moves = [m - 1 for m in game.legal_moves(state)]
+        exact = {c: -brute_worth(game, game.apply(state, c + 1), memo) for c in moves}
+        worth = solved(g, state, moves)
+        assert worth == {c: exact[c] for c in worth}  # all, or up to the first win
+        assert len(worth) == len(moves) or worth[list(worth)[-1]] == 1
+        kept = endgame(g, *bitboards(g, state, DISCS), moves, 10**9, math.inf, StopFlag())
+        best = max(exact.values())
+        if best == 1:
+            assert len(kept) == 1 and exact[kept[0]] == 1
+        else:
+            assert kept == [c for c in moves if exact[c] == best or best < 0]
+        results.add(best)
+    assert results == ({-1, 0, 1} if connect == 4 else {-1, 1})  # three in a row: no draws
+
+
+def test_the_solving_levels_play_a_winning_move_the_same_at_any_load() -> None:
+    """Levels 7 and 8 solve a late position: where the side to move can win, they play a
+    winning move (level 6, five plies, need not), the same every time."""
+    game = ConnectFour()
+    memo: dict[Board, int] = {}
+    won = [
+        state for state in late_positions(game, 30, 11, 7) if brute_worth(game, state, memo) == 1
+    ]
+    assert len(won) >= 5
+    for state in won[:5]:
+        for level in (7, 8):
+            moves = {negamax(game, state, level, math.inf, StopFlag()) for _ in range(2)}
+            assert len(moves) == 1
+            assert brute_worth(game, game.apply(state, moves.pop()), memo) == -1

@@ -14,6 +14,7 @@ from hub.core.model.referee import IllegalMove, Outcome
 from hub.core.play.game import Ai, Game, Option, Pictures
 
 from .ai import DISCS, negamax
+from .match import ConnectFourSetup
 
 RING = '<circle class="win" cx="{}" cy="{}" r=".22" fill="none" stroke-width=".08"/>'  # style.css
 
@@ -59,6 +60,7 @@ class ConnectFour(Game[Board, int]):
     seat_names = ("Red", "Yellow")
     pictures = ConnectFourPictures()
     ai = Ai(range(1, 9), negamax)
+    setup = ConnectFourSetup()  # --opening-plies
 
     def start(self, rng: random.Random) -> Board:
         return Board(("",) * int(self.settings["columns"]))

@@ -25,16 +25,25 @@ bit always empty, so a line never runs from one column's top into the next one's
   line last.
 - **A transposition table** keyed by the position (``mine + mask`` is unique), bounded
   (`TABLE_SIZE`, cleared when full), one per call so the answer depends on the position alone.
+- **An exact endgame** (`SOLVE`, levels 7 and 8): with few empty cells left the same search
+  runs to the full grid with the null window around a draw (`AlphaBeta.solve`), column by
+  column, within a node budget: a winning column is played at once, columns that lose are
+  dropped and the look-ahead chooses among the draws (or among all columns when every one
+  loses: the opponent may yet go wrong). Beyond five plies the evaluation gains little a
+  ply (docs/matches.md), so the top levels differ by what they prove, not only by depth.
 
 Levels are plies of look-ahead (`DEPTHS`): level 1 none (a win at once, else the centre),
 levels 2-6 one to five plies, levels 7 and 8 seven and nine (one ply more from five up gained
-too little to measure, and eleven plies took up to 12 s a move and did not beat nine), so at
-``--tc none`` a level plays the same moves on any machine at any load; on a clock, iterative
-deepening offers each finished depth to the seat (whose hard stop plays the last offer) and
-drops the depth the clock cuts short."""
+too little to measure, and eleven plies took up to 12 s a move and did not beat nine), and
+levels 7 and 8 solve the endgame from 24 and 28 empty cells within 250,000 and 500,000 nodes
+(`SOLVE`). Depths and node budgets do not depend on the machine, so at ``--tc none`` a level
+plays the same moves on any machine at any load; on a clock, the solve may use half of the
+budget, then iterative deepening offers each finished depth to the seat (whose hard stop
+plays the last offer) and drops the depth the clock cuts short."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from typing import TYPE_CHECKING, Any, Protocol
@@ -60,6 +69,9 @@ PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
 DEPTHS = dict(enumerate((0, 1, 2, 3, 4, 5, 7, 9), start=1))
 """Each level's look-ahead in plies (without the forced replies, which cost no depth; 0:
 a win at once, else the most central column, blind to the opponent's threats)."""
+SOLVE = {7: (24, 250_000), 8: (28, 500_000)}
+"""The levels that solve the endgame: up to how many empty cells, within how many nodes (a
+solve past its budget is dropped, but for what it proved); `endgame`."""
 TABLE_SIZE = 1 << 18
 """The transposition table's bound (entries): it is cleared when it fills."""
 WINDOW = (9, 3, 1)  # a window of one side's discs only, short of a line by 1, 2, 3 discs
@@ -177,10 +189,29 @@ def bitboards(g: Grid, state: DiscColumns, discs: str = DISCS) -> tuple[int, int
 class AlphaBeta:
     """One call's search: the grid, the table, the clock (``until``; ``inf``: none)."""
 
-    def __init__(self, g: Grid, until: float, stop: StopFlag) -> None:
-        self.g, self.until, self.stop = g, until, stop
+    def __init__(self, g: Grid, until: float, stop: StopFlag, limit: float = math.inf) -> None:
+        self.g, self.until, self.stop, self.limit = g, until, stop, limit
         self.table: dict[int, tuple[int, int, int, int]] = {}  # key: depth, kind, score, column
         self.nodes, self.timed = 0, False
+
+    def solve(self, mine: int, mask: int, moves: list[int], worth: dict[int, int]) -> None:
+        """Each column's exact worth to the side to move into ``worth`` (1 a win, 0 a draw,
+        -1 a loss, with best play to the end), in the order given, by searches to the full
+        grid with the null window around a draw (a win found ends it: it is the move);
+        raises `TimeoutError` past the clock or the node budget (``limit``), the columns
+        solved so far in ``worth``."""
+        g = self.g
+        playable = (mask + g.bottom) & g.full
+        wins = g.threats(mine) & playable
+        for c in moves:
+            cell = playable & g.column_bits[c]
+            if cell & wins:  # a line at once (`negamax` takes the position as not won)
+                worth[c] = 1
+                return
+            score = -self.negamax(mine ^ mask, mask | cell, g.rows * g.columns, -1, 1, 1)
+            worth[c] = (score > 0) - (score < 0)
+            if score > 0:
+                return
 
     def root(self, mine: int, mask: int, depth: int, moves: list[int]) -> tuple[int, int]:
         """The best score and column at the root, the columns tried in the order given."""
@@ -197,6 +228,8 @@ class AlphaBeta:
         """The score of the position for the side to move, ``ply`` plies from the root."""
         g = self.g
         self.nodes += 1
+        if self.nodes > self.limit:
+            raise TimeoutError
         if self.timed and (self.stop.is_set() or time.perf_counter() >= self.until):
             raise TimeoutError
         theirs = mine ^ mask
@@ -252,15 +285,36 @@ class AlphaBeta:
         return best
 
 
+def endgame(
+    g: Grid, mine: int, mask: int, moves: list[int], budget: int, secs: float, stop: StopFlag
+) -> list[int]:
+    """The columns left to choose from once the endgame is solved (within ``budget`` nodes
+    and ``secs``): a winning one alone; else those that keep the best result (the draws), or
+    every one if all lose (the opponent may yet go wrong). A solve cut short keeps its
+    answers: a win found is the move, the columns proven lost are dropped."""
+    solver = AlphaBeta(g, time.perf_counter() + secs, stop, limit=budget)
+    solver.timed = secs < math.inf
+    worth: dict[int, int] = {}
+    with contextlib.suppress(TimeoutError):
+        solver.solve(mine, mask, moves, worth)
+    wins = [c for c in moves if worth.get(c) == 1]
+    if wins:
+        return wins[:1]
+    kept = [c for c in moves if worth.get(c, 0) == 0]  # a draw, or not solved
+    return kept or moves
+
+
 def negamax(
     game: Game[Any, int], state: DiscColumns, level: int, secs: float, stop: StopFlag
 ) -> int:
-    """The move of level ``level``: a win at once, else one ply deeper at a time up to
-    `DEPTHS`[level] within ``secs``; each finished depth's move is offered to the seat (whose
-    hard stop plays it); a depth cut short is dropped (depth 1 never is: there is always a
-    move). No clock (``inf``): the full depth's move. A proven win or loss ends the
-    deepening. Depth 0 (level 1): a win at once, else the most central column (it does not
-    block: a beginner)."""
+    """The move of level ``level``: a win at once; else, at a level that solves endgames
+    and few enough empty cells (`SOLVE`), the `endgame`'s columns (a proven win is played,
+    within half of ``secs``); then one ply deeper at a time up to `DEPTHS`[level] among those
+    columns within ``secs``; each finished depth's move is offered to the seat (whose hard
+    stop plays it); a depth cut short is dropped (depth 1 never is: there is always a move).
+    No clock (``inf``): the full depth's move. A proven win or loss ends the deepening.
+    Depth 0 (level 1): a win at once, else the most central column (it does not block: a
+    beginner)."""
     s = game.settings
     g = grid(int(s["rows"]), int(s["columns"]), int(s["connect"]))
     mine, mask = bitboards(g, state, DISCS)
@@ -276,6 +330,13 @@ def negamax(
         return moves[0] + 1
     danger = g.threats(mine ^ mask) & playable  # a cell to block first
     moves.sort(key=lambda c: not danger & g.column_bits[c])
+    empties, (most, budget) = g.rows * g.columns - mask.bit_count(), SOLVE.get(level, (0, 0))
+    if empties <= most:
+        stop.offer(moves[0] + 1)  # the cell to block, else the centre: until the solve ends
+        moves = endgame(g, mine, mask, moves, budget, secs / 2, stop)
+        if len(moves) == 1:
+            stop.offer(moves[0] + 1)
+            return moves[0] + 1
     best = moves[0]
     for depth in range(1, DEPTHS[level] + 1):
         search.timed = depth > 1 and secs < math.inf
