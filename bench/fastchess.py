@@ -355,7 +355,6 @@ def main() -> int:
     print(f"fastchess {binary}; Stockfish {sf} " + " ".join(f"{k}={v}" for k, v in OPTIONS.items()))
     print(f"concurrency 2; 'spin': {args.spinners} busy process(es) in all; load {load()}")
     rows: list[dict[str, Any]] = []
-    pair = 0
     with contextlib.ExitStack() as stack:
         if args.keep is None:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hub-fastchess-")))
@@ -363,14 +362,16 @@ def main() -> int:
             work = args.keep
             work.mkdir(parents=True, exist_ok=True)
         for run in range(1, runs + 1):
+            position = 0
             for item in plan:
                 tc, _, count = item.partition(":")
                 games = int(count or 20)
                 epd = work / "openings.epd"
                 openings = write_epd(epd, games // 2)
                 for condition in conditions:
-                    hub_first = (run + pair) % 2 == 1
-                    pair += 1
+                    # each configuration alternates from run to run, neighbours within a run
+                    hub_first = (run + position) % 2 == 1
+                    position += 1
                     waited, idle = settle(args.settle)
                     spinners = Spinners(args.spinners if condition == "spin" else 0)
                     loads = [load()]
