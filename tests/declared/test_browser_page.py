@@ -309,15 +309,16 @@ async def test_the_clubs_table_keeps_its_words_whole(viewport: str) -> None:
             page.goto(url)
             page.locator("#position [data-move].legal").first.click()
             expect(page.locator("#moves li").first).not_to_be_empty()
-            for header in page.locator("#position table thead th").all():
-                box = header.bounding_box()
-                assert box is not None
-                lines = page.evaluate(
-                    "(node) => { const range = document.createRange();"
-                    " range.selectNodeContents(node); return range.getClientRects().length; }",
-                    header.element_handle(),
-                )
-                assert lines == 1, (header.inner_text(), lines)
+            # every header measured in one step: the other seats keep playing, and the table
+            # re-rendered between finding a header and measuring it left a detached one
+            headers = page.evaluate(
+                "() => [...document.querySelectorAll('#position table thead th')].map((th) => {"
+                " const range = document.createRange(); range.selectNodeContents(th);"
+                " return [th.innerText, range.getClientRects().length]; })"
+            )
+            assert headers, "no table headers"
+            for text, lines in headers:
+                assert lines == 1, (text, lines)
             no_sideways_scroll(page)
             page.screenshot(path=artifacts() / f"clubs-seat-{viewport}.png", full_page=True)
 
