@@ -22,10 +22,8 @@ its processes on the way out, and `TournamentRunner.report` holds the results so
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -37,6 +35,7 @@ from typing import Protocol
 import attrs
 import trio
 
+from hub.core.io.early import end_early, start_early
 from hub.core.io.lines import LineError
 from hub.core.io.process import ChildProcess, SpawnFailed, stop_all
 from hub.core.model.bus import EventBus
@@ -135,15 +134,7 @@ def start_workers(
     started: list[subprocess.Popen[bytes]] = []
     for _ in range(count):
         try:
-            started.append(
-                subprocess.Popen(
-                    worker_argv(kit_ref, python),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    process_group=0,
-                )
-            )
+            started.append(start_early(worker_argv(kit_ref, python)))
         except (OSError, ValueError):
             break
     return started
@@ -154,22 +145,7 @@ def abandon_workers(workers: list[subprocess.Popen[bytes]], grace: float = WORKE
     fewer): their input closed and SIGTERM (which ends one still importing at once, and one
     waiting for a game as end of input does), then SIGKILL to one still there after
     ``grace`` seconds in all; every one reaped. Empties ``workers``."""
-    for worker in workers:
-        with contextlib.suppress(OSError, ValueError):
-            assert worker.stdin is not None
-            worker.stdin.close()
-        with contextlib.suppress(ProcessLookupError):
-            worker.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    for worker in workers:
-        try:
-            worker.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
-        if worker.stdout is not None:
-            worker.stdout.close()
+    end_early(workers, grace, terminate=True)
     workers.clear()
 
 

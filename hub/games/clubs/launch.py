@@ -12,13 +12,11 @@ Standard library only, like ``clubber`` (tests/clubs/test_startup.py).
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
-import signal
 import subprocess
-import time
 
+from hub.core.io.early import end_early, start_early
 from hub.core.io.text import parse_whole_number, wants_help
 from hub.games.clubs.cards import Card, DeckError, parse_deck_file
 from hub.games.clubs.protocol import END, LABELS
@@ -167,13 +165,7 @@ def _start(early: EarlyStart) -> None:
     count = str(len(programs))
     for seat, program in enumerate(programs):
         try:
-            player = subprocess.Popen(
-                [program, count, LABELS[seat]],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                process_group=0,
-            )
+            player = start_early([program, count, LABELS[seat]])
         except (OSError, ValueError) as exc:
             early.failure = (seat, f"{program}: {exc}")
             return
@@ -184,18 +176,4 @@ def abandon(early: EarlyStart, grace: float = ABANDON_GRACE) -> None:
     """End the players started early when the game never began (the hub was interrupted
     while importing): ``end`` to each, then SIGKILL to a group still there after ``grace``
     seconds in all, and every child reaped."""
-    for player in early.players:
-        with contextlib.suppress(OSError, ValueError):  # gone already, or closed
-            assert player.stdin is not None
-            player.stdin.write(END.encode() + b"\n")
-            player.stdin.close()
-    deadline = time.monotonic() + grace
-    for player in early.players:
-        try:
-            player.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):  # gone meanwhile
-                os.killpg(player.pid, signal.SIGKILL)
-            player.wait()
-        if player.stdout is not None:
-            player.stdout.close()
+    end_early(early.players, grace, farewell=END.encode() + b"\n")
