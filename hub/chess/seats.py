@@ -267,30 +267,26 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         if self.launched:
             return
         self.launched = True
-        if self.shelf is not None:
-            self.engine = self.shelf.take(self.shelf_key)
-            if self.engine is not None:
-                self.player = attrs.evolve(self.player, identity=self._identity(self.engine))
-                try:
-                    await self._setup(["ucinewgame"], "ucinewgame")
-                except SeatFailure as exc:
-                    self.failure = exc
+        engine = None if self.shelf is None else self.shelf.take(self.shelf_key)
+        started = engine is None
+        if engine is None:
+            try:
+                engine = await EngineClient.start(
+                    self.argv,
+                    handshake_timeout=self.start_timeout,
+                    uci_first=True,
+                    new_process_group=self.new_process_group,
+                )
+            except EngineStartError as exc:
+                self.failure = self._start_failure(exc)
                 return
-        try:
-            self.engine = await EngineClient.start(
-                self.argv,
-                handshake_timeout=self.start_timeout,
-                uci_first=True,
-                new_process_group=self.new_process_group,
-            )
-        except EngineStartError as exc:
-            self.failure = self._start_failure(exc)
-            return
+        self.engine = engine
         # The engine says who it is in its handshake (``id name``): the record's identity.
-        self.player = attrs.evolve(self.player, identity=self._identity(self.engine))
-        commands = [setoption_line(name, value) for name, value in self.options]
+        self.player = attrs.evolve(self.player, identity=self._identity(engine))
         try:
-            await self._setup(commands, "its options")
+            if started:  # one from the shelf has its options already
+                options = [setoption_line(name, value) for name, value in self.options]
+                await self._setup(options, "its options")
             await self._setup(["ucinewgame"], "ucinewgame")
         except SeatFailure as exc:
             self.failure = exc
