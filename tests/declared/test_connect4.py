@@ -29,6 +29,34 @@ def test_the_rules_pass_the_conformance_suite(settings: dict[str, object]) -> No
     check_game(make, playouts=30)
 
 
+@pytest.mark.parametrize("settings", [{}, {"rows": 4, "columns": 5, "connect": 3}])
+def test_the_grid_and_the_legal_columns_follow_the_discs(settings: dict[str, object]) -> None:
+    """`view`, `to_move` and `apply` count discs with builtins (they run for every move a
+    server referees): checked here cell by cell against the columns they are read from."""
+    game = ConnectFour(settings)
+    rows, columns = int(game.settings["rows"]), int(game.settings["columns"])
+    rng = random.Random(5)
+    for _ in range(40):
+        state = game.start(rng)
+        while True:
+            grid = game.view(state, 0)["grid"]
+            assert isinstance(grid, list)
+            for y in range(rows):
+                for x in range(columns):
+                    column, height = state.columns[x], rows - 1 - y
+                    assert grid[y][x] == (column[height] if height < len(column) else ".")
+            over = state.winner is not None or all(len(c) == rows for c in state.columns)
+            assert (game.to_move(state) is None) == over
+            for move in (0, columns + 1, *range(1, columns + 1)):
+                legal = not over and 1 <= move <= columns and len(state.columns[move - 1]) < rows
+                if not legal:
+                    with pytest.raises(IllegalMove):
+                        game.apply(state, move)
+            if over:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+
+
 def test_settings_are_checked_and_say_what_is_wrong() -> None:
     assert ConnectFour({"rows": "5"}).settings == {"rows": 5, "columns": 7, "connect": 4}
     with pytest.raises(SettingsError, match="rows must be at least 4, not 2"):

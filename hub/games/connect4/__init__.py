@@ -65,9 +65,15 @@ class ConnectFour(Game[Board, int]):
     def start(self, rng: random.Random) -> Board:
         return Board(("",) * int(self.settings["columns"]))
 
+    # The rules below run for every move a server referees (several calls a move), so they
+    # count discs with C-level builtins (`sum(map(len, ...))`, `zip`) rather than loops.
+
     def to_move(self, state: Board) -> int | None:
-        full = all(len(col) == self.settings["rows"] for col in state.columns)
-        return None if state.winner is not None or full else state.mover
+        if state.winner is not None:
+            return None
+        columns = state.columns
+        full = sum(map(len, columns)) == self.settings["rows"] * len(columns)
+        return None if full else state.mover
 
     def legal_moves(self, state: Board) -> list[int]:
         rows, over = self.settings["rows"], self.to_move(state) is None
@@ -77,9 +83,14 @@ class ConnectFour(Game[Board, int]):
         return range(0, len(state.columns) + 2)
 
     def apply(self, state: Board, move: int) -> Board:
-        if move not in self.legal_moves(state):
-            raise IllegalMove(f"column {move} is full or not on the board")
         columns = list(state.columns)
+        if (
+            not isinstance(move, int)
+            or not 1 <= move <= len(columns)
+            or len(columns[move - 1]) >= self.settings["rows"]
+            or self.to_move(state) is None
+        ):
+            raise IllegalMove(f"column {move} is full or not on the board")
         columns[move - 1] += DISCS[state.mover]
         won = self._lines(columns, move - 1, len(columns[move - 1]) - 1)
         return Board(tuple(columns), 1 - state.mover, state.mover if won else None, move)
@@ -109,8 +120,8 @@ class ConnectFour(Game[Board, int]):
 
     def view(self, state: Board, seat: int | None = None) -> dict[str, object]:
         rows, x, won = int(self.settings["rows"]), state.last - 1, state.winner is not None
-        grid = ["".join(col[y] if y < len(col) else "." for col in state.columns)
-                for y in reversed(range(rows))]  # fmt: skip
+        padded = [col + "." * (rows - len(col)) for col in state.columns]  # bottom up
+        grid = ["".join(row) for row in zip(*padded, strict=True)][::-1]  # rows, the top first
         line = self._lines(state.columns, x, len(state.columns[x]) - 1) if won else []  # ringed
         return {"grid": grid, "to_move": self.to_move(state), "winner": state.winner,
                 "last": [x, rows - len(state.columns[x])] if state.last else None,
