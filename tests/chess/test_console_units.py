@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from hub.chess.game import ChessGame
-from hub.chess.rules import Draws, initial
+from hub.chess.rules import Draws, initial, position_key
 from hub.games.chess.console import (
     SEEDED_NODES,
     Console,
@@ -174,6 +174,9 @@ def test_repetition_count_from_the_stack_agrees_with_replaying_the_game() -> Non
     for start in starts * 4:
         state = initial(start)
         referee = ChessGame(draws=Draws.NONE)
+        replay = chess.Board(start)  # the replay, one move at a time: every key of the game
+        keys = [position_key(replay)]
+        assert repetition_count(state.start_fen, state.moves) == 1
         for _ in range(220):
             if referee.to_move(state) is None:
                 break
@@ -181,8 +184,11 @@ def test_repetition_count_from_the_stack_agrees_with_replaying_the_game() -> Non
             quiet = [m for m in moves if not state.board.is_irreversible(m)]
             move = rng.choice(quiet if quiet and rng.random() < 0.95 else moves)
             state = referee.apply(state, move.uci())
-            expected = repetition_count(state.start_fen, state.moves)
+            replay.push(move)
+            keys.append(position_key(replay))
+            expected = keys.count(keys[-1])  # what replaying the game from its start counts
             assert repetition_count(state.start_fen, state.moves, state.board) == expected
+        assert repetition_count(state.start_fen, state.moves) == expected
 
 
 def test_a_setup_position_that_is_stalemate_ends_at_once_as_a_draw() -> None:

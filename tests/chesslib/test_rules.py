@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 
 import chess
 import pytest
@@ -156,11 +157,11 @@ def test_render_board_startpos() -> None:
     assert len(art) == 20
 
 
-def _reading_of_every_legal_move(state: ChessState, text: str) -> chess.Move | None:
+def _reading_of_every_legal_move(state: ChessState) -> Callable[[str], chess.Move | None]:
     """The plain reading `hub.chess.rules.parse` must agree with: the legal move whose UCI text
-    is ``text`` normalised, out of all of the position's legal moves."""
-    wanted = normalise(text)
-    return next((m for m in state.board.generate_legal_moves() if m.uci() == wanted), None)
+    is ``text`` normalised, out of all of the position's legal moves (listed once a position)."""
+    legal = {m.uci(): m for m in state.board.generate_legal_moves()}
+    return lambda text: legal.get(normalise(text))
 
 
 def test_parse_agrees_with_reading_every_legal_move() -> None:
@@ -175,12 +176,13 @@ def test_parse_agrees_with_reading_every_legal_move() -> None:
         for _ in range(100):
             if referee.to_move(state) is None:
                 break
+            reading = _reading_of_every_legal_move(state)
             for text in [*referee.candidate_moves(state), *odd]:
                 try:
                     parsed: chess.Move | None = parse(state, text)
                 except IllegalMove:
                     parsed = None
-                assert parsed == _reading_of_every_legal_move(state, text), (state, text)
+                assert parsed == reading(text), (state, text)
                 compared += 1
             state = referee.apply(state, rng.choice(list(state.board.legal_moves)).uci())
     assert compared > 10_000
