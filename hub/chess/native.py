@@ -111,8 +111,10 @@ class NativeSearcher:
                 should_stop,
                 report,
             )
-        except ValueError:
-            text = None  # a position the C engine does not read: search it in Python
+        except (ValueError, RuntimeError):
+            # a position the C engine does not read, or it is busy in an abandoned thread:
+            # search this move in Python
+            text = None
             score = depth = nodes = 0
             pv = []
         move = chess.Move.from_uci(text) if text is not None else None
