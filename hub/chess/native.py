@@ -1,7 +1,7 @@
 """`hub engine`'s compiled search (``hub/chess/_engine.c``) behind `EngineSearcher`'s interface.
 
-`NativeSearcher` hands the C engine the game as the root FEN and the moves played from it (so
-that repetitions against the game's history are seen), turns its answer into the
+`NativeSearcher` hands the C engine the game as a FEN and the moves played from it (so that
+repetitions against the game's history are seen), turns its answer into the
 `SearchResult` and `SearchInfo` values of `hub.chess.search` (the same mate encoding, so
 ``info_line`` prints ``score mate N``), and checks every move it returns with python-chess:
 a missing or illegal move, or an engine error, is searched again by `EngineSearcher` for that
@@ -34,9 +34,12 @@ HASH_MB = 32
 
 
 def game_of(board: chess.Board) -> tuple[str, list[str]]:
-    """The FEN the game started from and its moves (UCI), from ``board``'s move stack."""
-    root = board.root()
-    return root.fen(), [move.uci() for move in board.move_stack]
+    """A FEN and the moves (UCI) from it to ``board``: from the last capture or pawn move of
+    the move stack (no position before it can come back), else from the game's start."""
+    back = min(board.halfmove_clock, len(board.move_stack))
+    work = board.copy(stack=back)
+    tail = [work.pop() for _ in range(back)]
+    return work.fen(), [move.uci() for move in reversed(tail)]
 
 
 def checked_line(board: chess.Board, moves: Sequence[str]) -> tuple[chess.Move, ...]:

@@ -267,3 +267,16 @@ async def test_without_the_extension_hub_engine_uses_engine_searcher(
     assert type(server.searcher) is EngineSearcher
     assert seen[-1].startswith("bestmove ")
     assert any(line.startswith("info depth 3 ") for line in seen)
+
+
+def test_the_game_is_handed_over_from_its_last_irreversible_move() -> None:
+    board = chess.Board()
+    for move in ("e2e4", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8", "g1f3"):
+        board.push_uci(move)
+    fen, moves = native.game_of(board)
+    assert moves == ["g1f3", "b8c6", "f3g1", "c6b8", "g1f3"]
+    start = chess.Board(fen)
+    for move in moves:
+        start.push_uci(move)
+    assert start.board_fen() == board.board_fen() and start.turn == board.turn
+    assert native.game_of(chess.Board(KIWIPETE)) == (KIWIPETE, [])
