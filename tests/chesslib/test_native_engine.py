@@ -280,3 +280,23 @@ def test_the_game_is_handed_over_from_its_last_irreversible_move() -> None:
         start.push_uci(move)
     assert start.board_fen() == board.board_fen() and start.turn == board.turn
     assert native.game_of(chess.Board(KIWIPETE)) == (KIWIPETE, [])
+
+
+def test_the_evaluation_is_the_same_for_a_position_and_its_mirror_image() -> None:
+    # Colours swapped and the board flipped: the side to move stands exactly as well (a
+    # wrongly oriented table or an unsigned term would break this).
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(20):
+        board = chess.Board()
+        for _ply in range(80):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            assert _engine.evaluate(board.fen()) == _engine.evaluate(board.mirror().fen())
+            checked += 1
+    assert checked >= 1_000
+    # and it is not symmetric by being constant
+    assert _engine.evaluate("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") > 500
+    assert _engine.evaluate("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -500
