@@ -57,7 +57,7 @@ enum { K_NORMAL, K_PROMO, K_EP, K_CASTLE };
 #define MOVE(f, t, promo, kind) ((uint16_t)((f) | ((t) << 6) | ((promo) << 12) | ((kind) << 14)))
 
 #define MAX_PLY 100
-#define MAX_MOVES 256
+#define MAX_MOVES 512 /* pseudo-legal moves; 218 legal ones at most in a real position */
 #define INF 32000
 #define MATE 31000
 #define MATE_BOUND (MATE - 500)
@@ -403,7 +403,9 @@ typedef struct {
     int n;
 } MoveList;
 
-static inline void add(MoveList *l, uint16_t m) { l->moves[l->n++] = m; }
+static inline void add(MoveList *l, uint16_t m) {
+    if (l->n < MAX_MOVES) l->moves[l->n++] = m; /* never past the list, whatever the FEN */
+}
 
 static void add_promotions(MoveList *l, int from, int to, int noisy) {
     add(l, MOVE(from, to, QUEEN - KNIGHT, K_PROMO));
