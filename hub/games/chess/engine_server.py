@@ -57,13 +57,6 @@ from hub.core.io.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.io.output import write_all
 from hub.core.io.stdin import ThreadedFdReceiveStream
 
-
-def banner() -> str:
-    """The first line ``hub engine`` prints: which search it runs."""
-    search = "C search" if native.NATIVE else "level-4 search"
-    return f"{NAME} ({search}, UCI) by {AUTHOR}"
-
-
 PROG = "hub engine"
 DESCRIPTION = (
     "Our chess search (a compiled alpha-beta search where it is built, else level 4's, "
@@ -75,6 +68,12 @@ DESCRIPTION = (
 )
 MAX_LINE = 1 << 20
 """A longer command is skipped (a ``position`` of a 100,000-ply game still fits)."""
+
+
+def banner() -> str:
+    """The first line ``hub engine`` prints: which search it runs."""
+    search = "C search" if native.NATIVE else "level-4 search"
+    return f"{NAME} ({search}, UCI) by {AUTHOR}"
 
 
 # -- the adapter ----------------------------------------------------------------------
