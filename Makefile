@@ -20,7 +20,7 @@ help:
 venv: $(STAMP)
 
 # Quiet (recipes start with @): one line says what is happening, pip only speaks on errors.
-$(STAMP): pyproject.toml setup.py hub/games/kalah/_search.c
+$(STAMP): pyproject.toml setup.py hub/games/kalah/_search.c hub/chess/_engine.c
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "hub needs Python 3.11 or newer")'
 	@echo "setting up $(VENV) (hub and its dependencies; once, a minute or two)" >&2
 	@$(PYTHON) -m venv $(VENV)

@@ -1,8 +1,10 @@
-"""The one compiled part of hub: the Kalah AI's inner search (hub/games/kalah/_search.c).
+"""The compiled parts of hub: the Kalah AI's inner search (hub/games/kalah/_search.c) and
+`hub engine`'s chess search (hub/chess/_engine.c).
 
-Optional: where it cannot be built (no C compiler or Python headers), ``pip install`` goes on
-and the AI uses its pure-Python search, which plays the same moves, only slower
-(docs/decisions.md, "Kalah: a C search"). Everything else is in pyproject.toml.
+Optional: where they cannot be built (no C compiler or Python headers), ``pip install`` goes
+on and hub uses its pure-Python searches: the Kalah AI plays the same moves, only slower
+(docs/decisions.md, "Kalah: a C search"), and `hub engine` searches with `EngineSearcher`,
+weaker (docs/decisions.md, "`hub engine`: a C search"). Everything else is in pyproject.toml.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +16,12 @@ setup(
             ["hub/games/kalah/_search.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "hub.chess._engine",
+            ["hub/chess/_engine.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )

@@ -1,8 +1,11 @@
 """``hub engine``: our chess search as a UCI engine on standard input and output.
 
-The search is `EngineSearcher` (level 4's tree with more pruning and a fuller evaluation;
-the console's level 4 itself is unchanged), budgeted on a game clock by `engine_limits`
-(`allot_time`: a share of the time left and of the increment, a hard stop behind it).
+The search is `NativeSearcher` (hub/chess/native.py: the C search of ``hub/chess/_engine.c``,
+every move it returns checked by python-chess) when the optional extension is built, else
+`EngineSearcher` (level 4's tree with more pruning and a fuller evaluation; the console's
+level 4 itself is unchanged); `make_searcher` picks. Either is budgeted on a game clock by
+`engine_limits` (`allot_time`: a share of the time left and of the increment, a hard stop
+behind it).
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen F [moves ...]``,
 ``go`` (``movetime``, ``depth``, ``nodes``, ``wtime``/``btime``/``winc``/``binc``/
@@ -31,9 +34,11 @@ import attrs
 import chess
 import trio
 
+from hub.chess import native
 from hub.chess.board_art import d_lines
+from hub.chess.native import make_searcher
 from hub.chess.perft import PerftStopped, perft_lines
-from hub.chess.search import EngineSearcher, Limits, SearchResult, allot_time
+from hub.chess.search import Limits, SearchResult, allot_time
 from hub.chess.uci import (
     AUTHOR,
     NAME,
@@ -52,11 +57,10 @@ from hub.core.io.lines import LineError, LineStream, LineTooLong, iter_lines
 from hub.core.io.output import write_all
 from hub.core.io.stdin import ThreadedFdReceiveStream
 
-BANNER = f"{NAME} (level-4 search, UCI) by {AUTHOR}"
 PROG = "hub engine"
 DESCRIPTION = (
-    "Our chess search (level 4's, strengthened) as a UCI engine on standard input and output, "
-    "for chess GUIs, "
+    "Our chess search (a compiled alpha-beta search where it is built, else level 4's, "
+    "strengthened) as a UCI engine on standard input and output, for chess GUIs, "
     "cutechess-cli, fastchess or hub match (player hub-engine). Commands: uci, isready, "
     "ucinewgame, position startpos|fen F [moves ...], go (movetime, depth, nodes, wtime, btime, "
     "winc, binc, movestogo, infinite, perft N), stop, d, setoption and quit; the end of input "
@@ -64,6 +68,12 @@ DESCRIPTION = (
 )
 MAX_LINE = 1 << 20
 """A longer command is skipped (a ``position`` of a 100,000-ply game still fits)."""
+
+
+def banner() -> str:
+    """The first line ``hub engine`` prints: which search it runs."""
+    search = "C search" if native.NATIVE else "level-4 search"
+    return f"{NAME} ({search}, UCI) by {AUTHOR}"
 
 
 # -- the adapter ----------------------------------------------------------------------
@@ -100,7 +110,7 @@ class UciServer:
     def __init__(self, out: LineWriter) -> None:
         self.out = out
         self.board = chess.Board()
-        self.searcher = EngineSearcher()
+        self.searcher = make_searcher()
         self._done = trio.Event()
         self._done.set()
         self._stop_event = threading.Event()
@@ -231,7 +241,7 @@ def engine_limits(go: Go, turn: chess.Color) -> Limits:
 
 async def _main() -> None:
     out = LineWriter(1)
-    out.line(BANNER)
+    out.line(banner())
     engine = UciServer(out)
     stream = LineStream(ThreadedFdReceiveStream(0), None, max_line=MAX_LINE)
     await engine.run(stream)

@@ -33,7 +33,8 @@ RULES = "console"
 JSON_BOT = "json:"
 """The prefix of a player speaking the JSON bot protocol (the rest is its command)."""
 HUB_ENGINE = "hub-engine"
-"""Short for ``uci:hub engine``: hub's own UCI engine (its level-4 search)."""
+"""Short for ``uci:hub engine``: hub's own UCI engine (its C search where it is built, else
+its level-4 search)."""
 PROBE_TIMEOUT = HANDSHAKE_TIMEOUT
 GAMES_DIR = "/usr/games"
 """Where Debian installs engines (``stockfish``), often not on a program's PATH."""
