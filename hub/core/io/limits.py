@@ -48,23 +48,37 @@ SERVING_GC_THRESHOLD = (10_000, 10, 10)
 """`gc.set_threshold` of a process serving web pages (the defaults are 700, 10, 10)."""
 
 
-FULL_COLLECTION_THRESHOLD = 1000
+MIDDLE_COLLECTION_THRESHOLD = 0
+"""`gc.set_threshold`'s second value in a serving process: every other collection is a middle
+one (Python's default: every eleventh), which scans what the young one before it kept. What
+outlives a young collection in a loaded server is mostly what waits for a client (each
+seat's chain of coroutines through a bot's think, about a second), and a middle collection
+scans every such survivor since the last one: with Python's 10 that was about 40,000 objects
+at 2,000 games, 17 ms four times a second, the pauses behind the latency tail
+(docs/performance.md, "The cycle collector's middle pauses"); this way each is a small one."""
+
+FULL_COLLECTION_THRESHOLD = 20_000
 """`gc.set_threshold`'s third value in a serving process: a full collection at most once every
-1,000 middle ones (Python's default is 10, under its own rule that the objects promoted since
-the last full pass be a quarter of those it would scan)."""
+20,000 middle ones (Python's default is 10, under its own rule that the objects promoted since
+the last full pass be a quarter of those it would scan): with a middle collection every
+other time, about once in a quarter of an hour of a loaded server, and at once when its last
+client leaves (`hub.core.io.serve.serve_lines`)."""
 
 
 def collect_fully_rarely() -> None:
-    """Make the cycle collector's full collections rare (`FULL_COLLECTION_THRESHOLD`), its
-    young ones unchanged. A server's heap holds every open connection and running game (a
-    quarter of a million objects at 1,000 games): a full pass over it cost 175-470 ms of CPU
-    and found nothing to free while the games went on (bench/hub_load.py, docs/performance.md
-    "One hub under load"), the whole tail of a move's latency. A game's objects are freed by
-    their counts when it ends (no cycles hold them), and young cycles are still collected by
-    the young collections. Called by `hub.core.io.serve.serve_lines`, which every TCP server
+    """Make the cycle collector's full collections rare (`FULL_COLLECTION_THRESHOLD`) and its
+    middle ones small (`MIDDLE_COLLECTION_THRESHOLD`), its young ones unchanged. A server's
+    heap holds every open connection and running game (a quarter of a million objects at
+    1,000 games): a full pass over it cost 175-470 ms of CPU and found nothing to free while
+    the games went on (bench/hub_load.py, docs/performance.md "One hub under load"), the
+    whole tail of a move's latency. A game's objects are freed by their counts when it ends
+    (no cycles hold them), and young cycles are still collected by the young and middle
+    collections. Called by `hub.core.io.serve.serve_lines`, which every TCP server
     runs; process-wide, as `collect_less_often` is."""
     young, middle, full = gc.get_threshold()
-    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_THRESHOLD))
+    gc.set_threshold(
+        young, min(middle, MIDDLE_COLLECTION_THRESHOLD), max(full, FULL_COLLECTION_THRESHOLD)
+    )
 
 
 def collect_less_often() -> None:
@@ -75,9 +89,10 @@ def collect_less_often() -> None:
     docs/performance.md). Garbage without cycles is freed at once as always; cycles wait a
     little longer. Called by `hub.web.server.serve_web`, which only programs serving pages
     (and their tests) run. A higher third threshold already set (`collect_fully_rarely`) is
-    kept."""
+    kept, and so is a lower second one."""
     young, middle, full = SERVING_GC_THRESHOLD
-    gc.set_threshold(young, middle, max(full, gc.get_threshold()[2]))
+    _young, now_middle, now_full = gc.get_threshold()
+    gc.set_threshold(young, min(middle, now_middle), max(full, now_full))
 
 
 @attrs.frozen
