@@ -3,8 +3,13 @@ ramp. Nothing about speed is asserted here; the bench measures it."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
 import pathlib
+import socket
+import threading
+import time
 from types import ModuleType
 
 import pytest
@@ -47,3 +52,63 @@ def test_summary_ms_sorts_and_converts() -> None:
 def test_ramp_spreads_pairs_evenly_before_its_end() -> None:
     offsets = hub_load.ramp_offsets(4, 2.0)
     assert offsets == [0.0, 0.5, 1.0, 1.5]
+
+
+class _FakeHub(threading.Thread):
+    """A server of one-move games on a loopback socket, in a thread: welcome; to a hello,
+    ``start`` and a ``turn``; to the move, its ``moved`` and ``end``."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = self.listener.accept()
+                threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn: socket.socket) -> None:
+        def send(*messages: dict[str, object]) -> None:
+            conn.sendall(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+
+        with conn, contextlib.suppress(OSError), conn.makefile("rb") as lines:
+            send({"type": "welcome"})
+            for raw in lines:
+                message = json.loads(raw)
+                if message.get("type") == "hello":
+                    send({"type": "start", "seat": 0}, {"type": "turn", "legal": ["4"]})
+                elif "move" in message:
+                    assert message == {"move": "4"}
+                    send(
+                        {"type": "moved", "seat": 0, "move": "4"},
+                        {"type": "end", "termination": "normal", "winners": [0]},
+                    )
+
+
+@pytest.mark.system
+def test_the_lean_generator_plays_measures_and_says_hello_again() -> None:
+    """Two bots against a fake hub for a second: every move's latency measured, each game's
+    end counted, a new hello after each end, no failure (a real loopback socket)."""
+    server = _FakeHub()
+    server.start()
+    now = time.time()
+    spec = {
+        "offsets": [0.0],
+        "ports": [server.port],
+        "first": 0,
+        "start": now,
+        "begin": now,
+        "stop": now + 1.0,
+        "think": 0.002,
+        "seed": 1,
+    }
+    result = hub_load.lean_generator(spec)
+    server.listener.close()
+    assert result["connected"] == 2 and result["failures"] == {}
+    games = result["terminations"].get("normal", 0)
+    assert games >= 2  # at least one game each: a hello after the welcome
+    assert len(result["latencies"]) in (games, games - 1, games - 2)  # one move a game
+    assert all(latency >= 0 for latency in result["latencies"])
+    assert result["time_losses"] == 0
