@@ -78,7 +78,9 @@ PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
 DEPTHS = dict(enumerate((0, 1, 2, 3, 4, 7, 7, 9), start=1))
 """Each level's look-ahead in plies (without the forced replies, which cost no depth; 0:
 a win at once, else the most central column, blind to the opponent's threats). Level 6
-sees as far as level 7 but with the quiet horizon (`QUIET`) and without the endgame solve."""
+sees as far as level 7 but with the quiet horizon (`QUIET`) and without the endgame solve;
+level 7 beats it from three-ply openings (59.0% ± 4.6) but not clearly from the default
+two-ply ones (57.1% ± 9.3 in 98 games; docs/matches.md)."""
 SOLVE = {7: (24, 250_000), 8: (28, 500_000)}
 """The levels that solve the endgame: up to how many empty cells, within how many nodes (a
 solve past its budget is dropped, but for what it proved); `endgame`."""
