@@ -13,7 +13,17 @@ import pytest
 
 from hub.core.play.threads import StopFlag
 from hub.games.connect4 import DISCS, Board, ConnectFour, ai
-from hub.games.connect4.ai import TEMPO, AlphaBeta, Grid, bitboards, endgame, grid, negamax
+from hub.games.connect4.ai import (
+    PROVEN,
+    TEMPO,
+    WIN,
+    AlphaBeta,
+    Grid,
+    bitboards,
+    endgame,
+    grid,
+    negamax,
+)
 
 
 def play(game: ConnectFour, moves: str) -> Board:
@@ -124,6 +134,28 @@ def test_the_table_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> No
     assert search.table and search.nodes > 64
 
 
+def horizon(g: Grid, state: Board, quiet: bool) -> int:
+    """The score of ``state`` for the side to move with no depth left."""
+    search = AlphaBeta(g, math.inf, StopFlag())
+    search.quiet = quiet
+    return search.negamax(*bitboards(g, state, DISCS), 0, -2 * WIN, 2 * WIN, 0)
+
+
+def test_a_quiet_horizon_sees_a_double_threat_past_the_depth() -> None:
+    """At the horizon the evaluation alone misses a win a move away (Red's 3 makes two
+    threats at once, 2 and 6) or behind forced replies (no move makes two threats at once,
+    but threats the opponent must block lead to two); the quiet horizon of the levels in
+    `QUIET` searches the moves that make a threat and finds both, and it scores a position
+    without such a move as the evaluation does."""
+    game, g = ConnectFour(), grid(6, 7, 4)
+    for moves in ("4455", "313224", "45"):  # a double threat at once; behind threats; none
+        state = play(game, moves)
+        assert horizon(g, state, False) == g.evaluate(*bitboards(g, state, DISCS)) < PROVEN
+        assert (horizon(g, state, True) > PROVEN) == (moves != "45")
+    assert horizon(g, play(game, "45"), True) == horizon(g, play(game, "45"), False)
+    assert ai.QUIET and min(ai.QUIET) > 1  # level 1 does not search
+
+
 def test_a_level_plays_the_same_moves_at_any_load() -> None:
     game = ConnectFour()
     state = play(game, "4453")
@@ -220,7 +252,7 @@ def test_the_endgame_solver_agrees_with_trying_every_move(
 
 def test_the_solving_levels_play_a_winning_move_the_same_at_any_load() -> None:
     """Levels 7 and 8 solve a late position: where the side to move can win, they play a
-    winning move (level 6, five plies, need not), the same every time."""
+    winning move (level 6, seven plies, need not), the same every time."""
     game = ConnectFour()
     memo: dict[Board, int] = {}
     won = [

@@ -20,6 +20,13 @@ bit always empty, so a line never runs from one column's top into the next one's
   levels, valued by how central the discs were, from climbing). The same discs with the
   other side to move score the opposite, but for the tempo (without threats; a threat's
   worth depends on whose row it is on); mirror images score alike.
+- **A quiet horizon** (levels 4-6, `QUIET`): at the horizon the side to move may also play
+  the moves that make a threat the opponent must block at once, each followed by the forced
+  reply (no choice, so no depth) to the next horizon, where the same holds; the evaluation
+  stands for the other moves (`AlphaBeta.quiesce`). Each pair fills two cells, so it ends.
+  It sees the double threats (and the chains of threats to them) a ply or two past the
+  depth: without it three plies (level 4) did not beat two (level 3) from three-ply
+  openings (50.9%, the second player to move at the root), with it they do (61%).
 - **Move ordering**: the transposition table's move first (at the root: the previous
   iteration's best), then the centre out; a move under a cell that completes the opponent's
   line last.
@@ -33,13 +40,15 @@ bit always empty, so a line never runs from one column's top into the next one's
   ply (docs/matches.md), so the top levels differ by what they prove, not only by depth.
 
 Levels are plies of look-ahead (`DEPTHS`): level 1 none (a win at once, else the centre),
-levels 2-6 one to five plies, levels 7 and 8 seven and nine (one ply more from five up gained
-too little to measure, and eleven plies took up to 12 s a move and did not beat nine), and
-levels 7 and 8 solve the endgame from 24 and 28 empty cells within 250,000 and 500,000 nodes
-(`SOLVE`). Depths and node budgets do not depend on the machine, so at ``--tc none`` a level
-plays the same moves on any machine at any load; on a clock, the solve may use half of the
-budget, then iterative deepening offers each finished depth to the seat (whose hard stop
-plays the last offer) and drops the depth the clock cuts short."""
+levels 2-5 one to four plies (4 and 5 with the quiet horizon), level 6 seven plies with the
+quiet horizon (five, or six, with it did not beat level 5 from both opening sets), levels 7
+and 8 seven and nine (one ply more from five up gained too little to measure, and eleven
+plies took up to 12 s a move and did not beat nine), and levels 7 and 8 solve the endgame
+from 24 and 28 empty cells within 250,000 and 500,000 nodes (`SOLVE`). Depths and node
+budgets do not depend on the machine, so at ``--tc none`` a level plays the same moves on
+any machine at any load; on a clock, the solve may use half of the budget, then iterative
+deepening offers each finished depth to the seat (whose hard stop plays the last offer) and
+drops the depth the clock cuts short."""
 
 from __future__ import annotations
 
@@ -66,9 +75,12 @@ class DiscColumns(Protocol):
 DISCS = "RY"  # the first player's disc, the second's
 WIN = 1_000_000  # a win in k plies scores WIN - k; evaluations stay far below it
 PROVEN = WIN - 1_000  # scores beyond this are proven wins (or losses, negated)
-DEPTHS = dict(enumerate((0, 1, 2, 3, 4, 5, 7, 9), start=1))
+DEPTHS = dict(enumerate((0, 1, 2, 3, 4, 7, 7, 9), start=1))
 """Each level's look-ahead in plies (without the forced replies, which cost no depth; 0:
-a win at once, else the most central column, blind to the opponent's threats)."""
+a win at once, else the most central column, blind to the opponent's threats). Level 6
+sees as far as level 7 but with the quiet horizon (`QUIET`) and without the endgame solve;
+level 7 beats it from three-ply openings (59.0% ± 4.6) but not clearly from the default
+two-ply ones (57.1% ± 9.3 in 98 games; docs/matches.md)."""
 SOLVE = {7: (24, 250_000), 8: (28, 500_000)}
 """The levels that solve the endgame: up to how many empty cells, within how many nodes (a
 solve past its budget is dropped, but for what it proved); `endgame`."""
@@ -76,6 +88,9 @@ TABLE_SIZE = 1 << 18
 """The transposition table's bound (entries): it is cleared when it fills."""
 WINDOW = (9, 3, 1)  # a window of one side's discs only, short of a line by 1, 2, 3 discs
 GOOD_THREAT, OTHER_THREAT, TEMPO = 24, 8, 4
+QUIET = frozenset((4, 5, 6))
+"""The levels whose horizon is quiet: the moves that make a threat to block at once are
+searched beyond it (`AlphaBeta.quiesce`)."""
 
 
 class Grid:
@@ -193,6 +208,7 @@ class AlphaBeta:
         self.g, self.until, self.stop, self.limit = g, until, stop, limit
         self.table: dict[int, tuple[int, int, int, int]] = {}  # key: depth, kind, score, column
         self.nodes, self.timed = 0, False
+        self.quiet = False  # `quiesce` at the horizon (the levels in `QUIET`)
 
     def solve(self, mine: int, mask: int, moves: list[int], worth: dict[int, int]) -> None:
         """Each column's exact worth to the side to move into ``worth`` (1 a win, 0 a draw,
@@ -224,6 +240,36 @@ class AlphaBeta:
                 alpha, best = score, c
         return alpha, best
 
+    def quiesce(self, mine: int, mask: int, playable: int, alpha: int, beta: int, ply: int) -> int:
+        """The horizon's score for the side to move (no threat to block, no line at once):
+        the evaluation, or better, a move that makes a threat the opponent must block at
+        once, searched with the forced reply (which is not a choice) to the next quiet
+        position. Each such pair fills two cells, so it ends; it sees the double threats
+        (and the forced lines to them) that fall one or two plies past the depth, which a
+        depth of three plies (level 4) otherwise misjudges from a position of either side
+        to move (issue 28: three plies did not beat two from three-ply openings)."""
+        g = self.g
+        best = g.evaluate(mine, mask)
+        if best >= beta:
+            return best
+        alpha = max(alpha, best)
+        theirs = mine ^ mask
+        for c in g.order:
+            cell = playable & g.column_bits[c]
+            if not cell:
+                continue
+            after = mask | cell
+            if not g.threats(mine | cell) & (after + g.bottom) & g.full:
+                continue  # not forcing: the evaluation stands for it
+            score = -self.negamax(theirs, after, 0, -beta, -alpha, ply + 1)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+
     def negamax(self, mine: int, mask: int, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The score of the position for the side to move, ``ply`` plies from the root."""
         g = self.g
@@ -245,7 +291,9 @@ class AlphaBeta:
                 return -(WIN - ply - 2)  # two cells to block at once
             playable = forced  # a forced reply: no depth spent (it is not a choice)
         elif depth <= 0:
-            return g.evaluate(mine, mask)
+            if not self.quiet:
+                return g.evaluate(mine, mask)
+            return self.quiesce(mine, mask, playable, alpha, beta, ply)
         else:
             depth -= 1
         moves = [(c, playable & g.column_bits[c]) for c in g.order if playable & g.column_bits[c]]
@@ -319,6 +367,7 @@ def negamax(
     g = grid(int(s["rows"]), int(s["columns"]), int(s["connect"]))
     mine, mask = bitboards(g, state, DISCS)
     search = AlphaBeta(g, time.perf_counter() + secs if secs < math.inf else math.inf, stop)
+    search.quiet = level in QUIET
     playable = (mask + g.bottom) & g.full
     moves = [c for c in g.order if playable & g.column_bits[c]]
     for c in moves:  # a win at once needs no search
