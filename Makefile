@@ -40,7 +40,7 @@ test: $(STAMP)
 # The unit layer: every test not marked `system` (tests/conftest.py fails one that starts a
 # process or opens a socket), after the lint; quiet unless something fails.
 check: lint
-	$(BIN)/python -m pytest -m "not system" -q -p no:cacheprovider
+	$(BIN)/python -m pytest -m "not system" -q -p no:cacheprovider -n auto --maxprocesses 4
 
 lint: $(STAMP)
 	$(BIN)/ruff check hub tests bench players
