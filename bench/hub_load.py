@@ -112,18 +112,55 @@ class Lines:
         await self.stream.send_all(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
 
+class Tally:
+    """What a load generator measures, whichever loop runs its bots: each move's latency
+    (inside the window, or in the ramp before it), how games ended, time losses, failures and
+    connections; `result` is the dict a generator prints."""
+
+    def __init__(self, begin: float, stop: float) -> None:
+        self.begin, self.stop = begin, stop  # the window, on the generator's clock
+        self.latencies: list[float] = []
+        self.when: list[float] = []
+        self.ramp_latencies: list[float] = []
+        self.failures: Counter[str] = Counter()
+        self.terminations: Counter[str] = Counter()
+        self.time_losses = 0
+        self.connected = 0
+
+    def moved(self, latency: float, now: float) -> None:
+        """A bot's ``moved`` for its own move came ``latency`` seconds after it sent it."""
+        if self.begin <= now <= self.stop:
+            self.latencies.append(latency)
+            self.when.append(now - self.begin)
+        elif now < self.begin:
+            self.ramp_latencies.append(latency)
+
+    def ended(self, message: dict[str, Any], seat: int) -> None:
+        """A bot in ``seat`` was told its game's ``end``."""
+        termination = message.get("termination", "?")
+        self.terminations[termination] += 1
+        if termination == "timeout" and seat not in message.get("winners", []):
+            self.time_losses += 1
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "latencies": self.latencies,
+            "when": self.when,
+            "ramp_latencies": self.ramp_latencies,
+            "failures": dict(self.failures),
+            "terminations": dict(self.terminations),
+            "time_losses": self.time_losses,
+            "connected": self.connected,
+        }
+
+
 async def generator(spec: dict[str, Any]) -> dict[str, Any]:
     """Play ``spec["pairs"]`` pairs of bots until the window closes, measuring inside it."""
     offset = time.time() - trio.current_time()  # wall clock = trio clock + offset
     begin, stop = spec["begin"] - offset, spec["stop"] - offset
     start = spec["start"] - offset
-    latencies: list[float] = []
-    when: list[float] = []
-    ramp_latencies: list[float] = []
-    failures: Counter[str] = Counter()
-    terminations: Counter[str] = Counter()
-    time_losses = [0]
-    connected = [0]
+    tally = Tally(begin, stop)
+    failures = tally.failures
     think = spec["think"]
 
     async def bot(index: int, port: int, at: float) -> None:
@@ -134,7 +171,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
         except OSError as error:
             failures[f"connect: {error.strerror or error}"] += 1
             return
-        connected[0] += 1
+        tally.connected += 1
         lines = Lines(stream)
         hello = {"type": "hello", "name": f"b{index}", "game": "connect4", "opponent": "any"}
         try:
@@ -153,21 +190,12 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
                         await lines.send({"move": move})
                     elif kind == "moved":
                         if sent is not None and message["seat"] == seat:
-                            latency = time.monotonic() - sent[1]
-                            now = trio.current_time()
-                            if begin <= now <= stop:
-                                latencies.append(latency)
-                                when.append(now - begin)
-                            elif now < begin:
-                                ramp_latencies.append(latency)
+                            tally.moved(time.monotonic() - sent[1], trio.current_time())
                             sent = None
                     elif kind == "start":
                         seat = message["seat"]
                     elif kind == "end":
-                        termination = message.get("termination", "?")
-                        terminations[termination] += 1
-                        if termination == "timeout" and seat not in message.get("winners", []):
-                            time_losses[0] += 1
+                        tally.ended(message, seat)
                         break
                     elif kind == "error":
                         failures[f"server error: {message.get('error')}"] += 1
@@ -184,15 +212,7 @@ async def generator(spec: dict[str, Any]) -> dict[str, Any]:
                 for side in (0, 1):
                     index = spec["first"] + 2 * pair + side
                     nursery.start_soon(bot, index, port, start + at)
-    return {
-        "latencies": latencies,
-        "when": when,
-        "ramp_latencies": ramp_latencies,
-        "failures": dict(failures),
-        "terminations": dict(terminations),
-        "time_losses": time_losses[0],
-        "connected": connected[0],
-    }
+    return tally.result()
 
 
 class LeanBot:
@@ -219,12 +239,8 @@ def lean_generator(spec: dict[str, Any]) -> dict[str, Any]:
     offset = time.time() - clock()  # wall clock = monotonic + offset
     begin, stop, start = (spec[key] - offset for key in ("begin", "stop", "start"))
     think = spec["think"]
-    latencies: list[float] = []
-    when: list[float] = []
-    ramp_latencies: list[float] = []
-    failures: Counter[str] = Counter()
-    terminations: Counter[str] = Counter()
-    time_losses = connected = 0
+    tally = Tally(begin, stop)
+    failures = tally.failures
     selector = selectors.DefaultSelector()
     timers: list[tuple[float, int, str, Any]] = []  # (when, tie, what, whom)
     ties = itertools.count()
@@ -254,7 +270,6 @@ def lean_generator(spec: dict[str, Any]) -> dict[str, Any]:
         bot.sock.close()
 
     def line(bot: LeanBot, raw: bytes) -> bool:
-        nonlocal time_losses
         message = json.loads(raw)
         kind = message.get("type")
         if kind == "turn":
@@ -263,20 +278,12 @@ def lean_generator(spec: dict[str, Any]) -> dict[str, Any]:
         elif kind == "moved":
             if bot.sent and message["seat"] == bot.seat:
                 now = clock()
-                latency = now - bot.sent
-                if begin <= now <= stop:
-                    latencies.append(latency)
-                    when.append(now - begin)
-                elif now < begin:
-                    ramp_latencies.append(latency)
+                tally.moved(now - bot.sent, now)
                 bot.sent = 0.0
         elif kind == "start":
             bot.seat = message["seat"]
         elif kind == "end":
-            termination = message.get("termination", "?")
-            terminations[termination] += 1
-            if termination == "timeout" and bot.seat not in message.get("winners", []):
-                time_losses += 1
+            tally.ended(message, bot.seat)
             if clock() < stop:
                 bot.seat, bot.sent = -1, 0.0
                 send(bot, hello_of[bot.index])
@@ -311,7 +318,7 @@ def lean_generator(spec: dict[str, Any]) -> dict[str, Any]:
             bot = LeanBot(index, sock, random.Random(spec["seed"] * 1_000_003 + index))
             hello = {"type": "hello", "name": f"b{index}", "game": "connect4", "opponent": "any"}
             hello_of[index] = json.dumps(hello, separators=(",", ":")).encode() + b"\n"
-            connected += 1
+            tally.connected += 1
             selector.register(sock, selectors.EVENT_READ, bot)
         timeout = min(timers[0][0] if timers else stop, stop) - clock()
         for key, events in selector.select(max(0.0, timeout)):
@@ -345,15 +352,7 @@ def lean_generator(spec: dict[str, Any]) -> dict[str, Any]:
                     break
     for key in list(selector.get_map().values()):
         key.fileobj.close()  # type: ignore[union-attr]
-    return {
-        "latencies": latencies,
-        "when": when,
-        "ramp_latencies": ramp_latencies,
-        "failures": dict(failures),
-        "terminations": dict(terminations),
-        "time_losses": time_losses,
-        "connected": connected,
-    }
+    return tally.result()
 
 
 def generator_main(spec: dict[str, Any]) -> None:
