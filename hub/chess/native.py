@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import chess
 
-from hub.chess.search import EngineSearcher, Limits, SearchInfo, SearchResult
+from hub.chess.search import MATE, EngineSearcher, Limits, SearchInfo, SearchResult
 
 try:
     from hub.chess import _engine
@@ -88,7 +88,7 @@ class NativeSearcher:
         """The best move within ``limits``; ``board`` is left as it was."""
         start = time.monotonic()
         if not any(board.generate_legal_moves()):
-            score = -100_000 if board.is_check() else 0
+            score = -MATE if board.is_check() else 0
             return SearchResult(None, score, 0, 0, 0.0, ())
         fen, moves = game_of(board)
         hard = limits.maxtime if limits.maxtime is not None else limits.movetime
