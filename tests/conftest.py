@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.browser import chromium_processes, close_chromium
+
 BIN = Path(sys.executable).parent
 """The directory of the installed console scripts (the venv's bin)."""
 
@@ -237,6 +239,10 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
         return (yield)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    close_chromium()  # the browser tests' one Chromium (tests/web/browser.py)
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_processes() -> Iterator[None]:
     """Fail a test that leaves a child process (or zombie) of the test run behind. (A unit
@@ -247,6 +253,8 @@ def no_leftover_processes() -> Iterator[None]:
     deadline = time.monotonic() + 10.0  # a bound on the wait, generous for a loaded machine
     while True:
         left = set(descendants(os.getpid())) - before
+        if left:
+            left -= chromium_processes(descendants)
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.02)  # grandchildren init reaps: only /proc tells when they are gone

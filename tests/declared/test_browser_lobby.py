@@ -22,7 +22,7 @@ from hub.web.records import RecordsReader
 from hub.web.server import WebServer, serve_web
 from tests.declared.test_browser_seat import drive
 from tests.declared.test_rematch import Log
-from tests.web.browser import artifacts, expect, run_in_browser
+from tests.web.browser import artifacts, expect, in_trio, in_trio_sync, run_in_browser
 from tests.web.helpers import started
 from tests.web.test_saved_games import SAVED, seed
 
@@ -75,7 +75,7 @@ async def test_a_closed_waiting_tab_leaves_the_queue_and_the_next_person_meets_a
         expect(ghost.locator("#leave")).to_be_visible()
         ghost_token = ghost.url.rsplit("/", 1)[1]
         ghost.close()  # the tab is closed: its event stream goes
-        trio.from_thread.run(left, ghost_token)  # a second later, it left the queue
+        in_trio(left, ghost_token)  # a second later, it left the queue
         start(page, server.url("/"), "any")
         expect(page.locator("#leave")).to_be_visible()  # in the queue, alone
         expect(page.locator("#turn")).to_have_text(
@@ -119,7 +119,7 @@ async def test_a_friend_game_starts_its_clock_only_when_the_friend_arrives(
     _, log, server = await lobby_site(nursery, TimeControl.fischer(60))
 
     def games() -> int:
-        return trio.from_thread.run_sync(lambda: len(log.started))
+        return in_trio_sync(lambda: len(log.started))
 
     def script(page: Any) -> tuple[int, str, str]:
         start(page, server.url("/"), "person")
@@ -159,7 +159,7 @@ async def test_the_lobby_keeps_its_saved_games_after_the_first_event_frame(
         expect(saved).to_be_visible()
         page.wait_for_selector("#live:not([hidden])")
         # a game starts: its row comes after the stream's first frame (the snapshot)
-        trio.from_thread.run_sync(lobby.events.publish, started("g1", "connect4", {}, ["a", "b"]))
+        in_trio_sync(lobby.events.publish, started("g1", "connect4", {}, ["a", "b"]))
         expect(page.locator('#running tr[data-id="g1"]')).to_be_visible()
         expect(saved).to_be_visible()
         expect(page.locator("#no-recent")).to_be_hidden()

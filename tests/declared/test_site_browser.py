@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 @pytest.mark.parametrize("game", ["connect4", "kalah", "clubs", "chess"])
 async def test_a_person_starts_a_game_from_the_home_page_and_finishes_it(game: str) -> None:
     process = subprocess.Popen(
-        [program("hub"), "serve", "--web", "0", "--tc", "none", "--no-record"],
+        [program("hub"), "serve", "--web", "0", "--tc", "none", "--no-record", "--drain", "0"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -72,7 +72,10 @@ async def test_a_person_starts_a_game_from_the_home_page_and_finishes_it(game: s
 
 async def test_a_friend_s_link_from_a_game_s_lobby_is_under_its_prefix() -> None:
     process = subprocess.Popen(
-        [program("hub"), "serve", "--web", "0", "--no-record", "--games", "connect4,kalah"],
+        [
+            *(program("hub"), "serve", "--web", "0", "--no-record", "--drain", "0"),
+            *("--games", "connect4,kalah"),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -16,7 +16,7 @@ from hub.core.model.referee import Termination
 from hub.records import RecordStore
 from hub.web.records import RecordsReader
 from hub.web.server import WebServer, open_page, serve_web
-from tests.web.browser import PHONE, artifacts, expect, run_in_browser
+from tests.web.browser import PHONE, artifacts, expect, in_trio, in_trio_sync, run_in_browser
 from tests.web.helpers import (
     ChessGame,
     clubs_view,
@@ -47,7 +47,7 @@ async def test_the_lobby_and_a_game_followed_while_it_is_played(nursery: trio.Nu
         page.goto(server.url("/"))
         page.wait_for_selector("#live:not([hidden])")
         assert page.locator("#running tr").count() == 0
-        trio.from_thread.run_sync(nursery.start_soon, match.run)
+        in_trio_sync(nursery.start_soon, match.run)
         row = page.locator("#running tr").first
         row.wait_for()  # it appears without a reload
         assert "<b>Xavier</b>, Olga" in row.inner_text()
@@ -57,7 +57,7 @@ async def test_the_lobby_and_a_game_followed_while_it_is_played(nursery: trio.Nu
         page.wait_for_url(f"**/game/{match.game_id}")
         page.wait_for_selector("#live:not([hidden])")
         for ply, cell in enumerate(cells, 1):
-            trio.from_thread.run(gates[(ply - 1) % 2][0].send, cell)
+            in_trio(gates[(ply - 1) % 2][0].send, cell)
             page.locator("#moves li").nth(ply - 1).wait_for()
             expect(page.locator("#plylabel")).to_have_text(f"ply {ply} of {ply}")
             board = page.locator("#position pre").inner_text()
@@ -138,11 +138,11 @@ async def test_the_console_page_is_redrawn_after_every_move(nursery: trio.Nurser
         page.goto(url)
         page.wait_for_selector("#live:not([hidden])")
         assert "No game yet" in page.locator("#position").inner_text()
-        trio.from_thread.run_sync(game.start)
+        in_trio_sync(game.start)
         page.wait_for_selector("#position svg")
         expect(page.locator("#score")).to_have_text("Score: White 1.5, Black 0.5")
         for ply, (uci, status, squares) in enumerate(script_moves, 1):
-            trio.from_thread.run_sync(game.move, uci)
+            in_trio_sync(game.move, uci)
             page.locator("#moves li").nth(ply - 1).wait_for()
             for square in squares:
                 assert page.locator(f"#position svg rect.lastmove.{square}").count() == 1
@@ -150,7 +150,7 @@ async def test_the_console_page_is_redrawn_after_every_move(nursery: trio.Nurser
             assert page.locator("#position svg .check").count() == (1 if status else 0)
             if ply == 5:
                 page.screenshot(path=artifacts() / "console.png", full_page=True)
-        trio.from_thread.run_sync(game.end, [0], Termination.NORMAL, "checkmate")
+        in_trio_sync(game.end, [0], Termination.NORMAL, "checkmate")
         expect(page.locator("#score")).to_have_text("Score: White 2.5, Black 0.5")
         expect(page.locator("#result")).to_have_text("White wins (checkmate)")
         page.screenshot(path=artifacts() / "console-mate.png", full_page=True)

@@ -140,7 +140,7 @@ async def test_a_person_moves_on_the_console_page_and_the_terminal_shows_it() ->
     the console's page; between them the computer's turn takes no clicks and moves when
     ``move`` is typed. The terminal prints exactly what the same moves typed print, and says
     on standard error which came from the page."""
-    from tests.web.browser import artifacts, expect, run_in_browser
+    from tests.web.browser import artifacts, expect, in_trio, run_in_browser
 
     with trio.fail_after(90):
         process, url = await start_gui("--seed", "7")
@@ -150,7 +150,7 @@ async def test_a_person_moves_on_the_console_page_and_the_terminal_shows_it() ->
             await stdin.send_all(("\n".join(SETUP) + "\n").encode())
 
             def type_line(line: str) -> None:
-                trio.from_thread.run(stdin.send_all, line.encode() + b"\n")
+                in_trio(stdin.send_all, line.encode() + b"\n")
 
             def script(page: Any) -> None:
                 def square(name: str) -> Any:
