@@ -35,7 +35,8 @@ test: $(STAMP)
 	@if [ ! -x /usr/games/stockfish ] && ! command -v stockfish >/dev/null; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y stockfish; else echo "note: Stockfish is not installed (apt-get install stockfish as root): the UQChess tests that need it will skip"; fi; fi
 	@if [ ! -x /usr/bin/chromium ]; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; else echo "note: Chromium is not installed (apt-get install chromium as root): the browser tests of the web view will skip"; fi; fi
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y postgresql; else echo "note: PostgreSQL is not installed (apt-get install postgresql as root): the tests of records in PostgreSQL (tests/pg) will skip"; fi; fi
-	$(BIN)/python -m pytest --durations=30
+	$(BIN)/python -m pytest -m "not system" -q -p no:cacheprovider -n auto --maxprocesses 4
+	$(BIN)/python -m pytest -m system --durations=30
 
 # The unit layer: every test not marked `system` (tests/conftest.py fails one that starts a
 # process or opens a socket), after the lint; quiet unless something fails.
