@@ -189,7 +189,9 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"n": len(ordered), "median": statistics.median(ordered), "p90": at(0.9)}
 
 
-def run_hub(tc: str, games: int, openings: int, epd: Path, work: Path, sf: str) -> dict[str, Any]:
+def run_hub(
+    tc: str, games: int, openings: int, epd: Path, work: Path, sf: str, max_plies: int
+) -> dict[str, Any]:
     spec = f"{sf}?" + "&".join(f"{name}={value}" for name, value in OPTIONS.items())
     latency = work / "hub-latency.txt"
     latency.unlink(missing_ok=True)
@@ -199,7 +201,7 @@ def run_hub(tc: str, games: int, openings: int, epd: Path, work: Path, sf: str) 
     command = [
         *(hub, "match", "chess", spec, spec, "--tc", tc, "--concurrency", "2"),
         *("--games", str(games), "--opening-file", str(epd), "--openings", str(openings)),
-        *("--max-plies", str(MAX_PLIES), "--db", str(db), "--json"),
+        *("--max-plies", str(max_plies), "--db", str(db), "--json"),
     ]
     run = timed(command, env, work)
     report = json.loads(run.stdout)
@@ -224,7 +226,7 @@ def run_hub(tc: str, games: int, openings: int, epd: Path, work: Path, sf: str) 
 
 
 def run_fastchess(
-    binary: str, tc: str, games: int, epd: Path, work: Path, sf: str
+    binary: str, tc: str, games: int, epd: Path, work: Path, sf: str, max_plies: int
 ) -> dict[str, Any]:
     pgn = work / f"fastchess-{time.monotonic_ns()}.pgn"
     options = [f"option.{name}={value}" for name, value in OPTIONS.items()]
@@ -233,7 +235,7 @@ def run_fastchess(
         *("-each", f"tc={tc}", *options),
         *("-openings", f"file={epd}", "format=epd", "order=sequential"),
         *("-rounds", str(games // 2), "-repeat", "-concurrency", "2"),
-        *("-maxmoves", str(MAX_PLIES // 2), "-ratinginterval", "0"),
+        *("-maxmoves", str(max_plies // 2), "-ratinginterval", "0"),
         *("-pgnout", f"file={pgn}", "latency=true"),
     ]
     run = timed(command, dict(os.environ), work)
@@ -333,9 +335,18 @@ def main() -> int:
     )
     parser.add_argument("--quick", action="store_true", help="0.3+0.003 only, 10 games, 1 run")
     parser.add_argument(
+        "--max-plies",
+        type=int,
+        default=MAX_PLIES,
+        metavar="N",
+        help=f"a game is a draw after N plies from its opening, in both tools (even; {MAX_PLIES})",
+    )
+    parser.add_argument(
         "--tc", action="append", metavar="TC:GAMES", help=f"default {' and '.join(DEFAULT_PLAN)}"
     )
     args = parser.parse_args()
+    if args.max_plies < 2 or args.max_plies % 2:
+        parser.error("--max-plies: an even number of plies, 2 or more (fastchess counts moves)")
     signal.signal(signal.SIGTERM, stopped)
     binary = find_fastchess(args.fastchess)
     sf = args.stockfish or os.environ.get("STOCKFISH", DEFAULT_STOCKFISH)
@@ -354,6 +365,7 @@ def main() -> int:
     print(f"hub match against fastchess: {machine()}, {platform.platform()}")
     print(f"fastchess {binary}; Stockfish {sf} " + " ".join(f"{k}={v}" for k, v in OPTIONS.items()))
     print(f"concurrency 2; 'spin': {args.spinners} busy process(es) in all; load {load()}")
+    print(f"games capped at {args.max_plies} plies from the opening (a draw) in both tools")
     rows: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         if args.keep is None:
@@ -380,9 +392,11 @@ def main() -> int:
                         for tool in ("hub", "fastchess") if hub_first else ("fastchess", "hub"):
                             spun = spinners.cpu()
                             if tool == "hub":
-                                result = run_hub(tc, games, openings, epd, work, sf)
+                                result = run_hub(tc, games, openings, epd, work, sf, args.max_plies)
                             else:
-                                result = run_fastchess(binary, tc, games, epd, work, sf)
+                                result = run_fastchess(
+                                    binary, tc, games, epd, work, sf, args.max_plies
+                                )
                             result["spin"] = spinners.cpu() - spun
                             result["others"] = result["busy"] - result["cpu"] - result["spin"]
                             results[tool] = result
@@ -459,6 +473,26 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
         print(
             f"| {tc} | {condition} | {len(group)} | {spread(hub)} | {spread(fast)} "
             f"| {spread(ratios)} | {losses[0]} / {losses[1]} | {', '.join(map(str, games))} |"
+        )
+    print()
+    print(
+        "Pooled (all of a configuration's plies over all its seconds, each tool):\n\n"
+        "| TC | load | hub plies / s | fastchess plies / s | hub/fastchess |\n"
+        "|---|---|---:|---:|---:|"
+    )
+    for tc, condition in keys:
+        group = [row for row in rows if (row["tc"], row["condition"]) == (tc, condition)]
+        pooled = {
+            tool: (
+                sum(row[tool]["plies"] for row in group),
+                sum(row[tool]["seconds"] for row in group),
+            )
+            for tool in ("hub", "fastchess")
+        }
+        (hp, hs), (fp, fs) = pooled["hub"], pooled["fastchess"]
+        print(
+            f"| {tc} | {condition} | {hp} / {hs:.1f} ({hp / hs:.2f}) "
+            f"| {fp} / {fs:.1f} ({fp / fs:.2f}) | **{(hp / hs) / (fp / fs):.3f}** |"
         )
 
 
