@@ -22,6 +22,7 @@ and a ply cap.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 
 import attrs
@@ -236,16 +237,27 @@ def render_board(state: ChessState) -> list[str]:
     return board_lines(state.board)
 
 
+@functools.lru_cache(maxsize=256)
+def _fen_of(start_fen: str) -> str:
+    """A start position's FEN as python-chess writes it (as given it may lack the counters or
+    name an en passant square no pawn can take on)."""
+    return chess.Board(start_fen).fen()
+
+
 def position_command(state: ChessState) -> str:
     """The UCI ``position`` command for ``state``, bounded in length.
 
-    ``position startpos [moves ...]`` for an ordinary game; for a very long one (or a game
-    from a FEN), ``position fen F [moves ...]`` with F a few plies back, so that the engine
-    still sees what it needs for repetitions and the 50-move rule.
+    ``position startpos [moves ...]`` for an ordinary game, ``position fen START [moves
+    ...]`` for a game from a FEN; for a very long one, ``position fen F [moves ...]`` with F
+    a few plies back, so that the engine still sees what it needs for repetitions and the
+    50-move rule.
     """
     moves = state.moves
-    if state.start_fen == chess.STARTING_FEN and len(moves) <= MAX_STARTPOS_MOVES:
-        return "position startpos" + (" moves " + " ".join(moves) if moves else "")
+    if len(moves) <= MAX_STARTPOS_MOVES:  # (every move since the start: no board is needed)
+        listed = " moves " + " ".join(moves) if moves else ""
+        if state.start_fen == chess.STARTING_FEN:
+            return "position startpos" + listed
+        return f"position fen {_fen_of(state.start_fen)}{listed}"
     tail = min(len(moves), MAX_TAIL_MOVES, state.board.halfmove_clock)
     root = state.board.copy()
     for _ in range(tail):

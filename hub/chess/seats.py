@@ -341,26 +341,30 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
         engine = self.engine
         assert engine is not None  # begin succeeded
         go = turn_go_of(self.turn_time(turn), turn.state.board.turn)
-        now = trio.current_time
-        bound = math.inf
-        if turn.deadline == math.inf:  # no clock: the loop would wait forever
-            bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE
+        if turn.deadline != math.inf:  # the match loop's clock bounds the search
+            return await self._search(engine, turn, go)
+        # no clock: the loop would wait forever
+        bound = (go.movetime or UNLIMITED_MOVETIME_MS) / 1000 + UNLIMITED_GRACE
         with trio.move_on_after(bound):
-            try:
-                self.idle = False
-                move = await engine.search(
-                    position_command(turn.state), go.command(), lambda: turn.told(now())
-                )
-                self.idle = True
-                self.last_score = engine.last_score
-            except EngineError as exc:
-                raise await self._failure(exc, "searching") from exc
-            if move is None:
-                raise SeatFailure(
-                    Termination.ILLEGAL_MOVE, "bestmove (none) in a position with legal moves"
-                )
-            return move
+            return await self._search(engine, turn, go)
         raise SeatFailure(Termination.TIMEOUT, f"no bestmove within {bound:g} s")
+
+    async def _search(self, engine: EngineClient, turn: Turn[ChessState], go: Go) -> str:
+        now = trio.current_time
+        try:
+            self.idle = False
+            move = await engine.search(
+                position_command(turn.state), go.command(), lambda: turn.told(now())
+            )
+            self.idle = True
+            self.last_score = engine.last_score
+        except EngineError as exc:
+            raise await self._failure(exc, "searching") from exc
+        if move is None:
+            raise SeatFailure(
+                Termination.ILLEGAL_MOVE, "bestmove (none) in a position with legal moves"
+            )
+        return move
 
     async def end(self, result: MatchResult[ChessState, str]) -> None:
         await self.aclose()

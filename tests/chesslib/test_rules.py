@@ -150,6 +150,19 @@ def test_position_command_is_bounded() -> None:
     assert board.board_fen() == state.board.board_fen()
 
 
+def test_a_game_from_a_fen_is_sent_from_its_fen_with_every_move() -> None:
+    """The start position as python-chess writes it (counters added, an en passant square
+    no pawn can take on dropped), then every move since: no board is built for it."""
+    referee = ChessGame(draws=Draws.NONE)
+    state = initial("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3")
+    assert position_command(state) == (
+        "position fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    )
+    for move in ("e7e5", "g1f3"):
+        state = referee.apply(state, move)
+    assert position_command(state).endswith("KQkq - 0 1 moves e7e5 g1f3")
+
+
 def test_render_board_startpos() -> None:
     art = render_board(initial())
     assert art[2] == " | r | n | b | q | k | b | n | r | 8"
