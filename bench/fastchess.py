@@ -3,8 +3,8 @@
 the same openings, time control, concurrency and number of games, played on a quiet machine
 and again beside a CPU spinner; plies per second, games per second and time losses of each.
 Usage: ``.venv/bin/python bench/fastchess.py [--fastchess PATH] [--runs N] [--tc TC:GAMES ...]
-[--spinners N] [--conditions quiet,spin] [--settle S] [--keep DIR] [--quick]`` (about 10
-minutes with the defaults on a quiet 2-core machine, more on a busy one).
+[--spinners N] [--conditions quiet,spin] [--settle S] [--max-plies N] [--keep DIR] [--quick]``
+(about 15 minutes with the defaults on a quiet 2-core machine, more on a busy one).
 
 fastchess (https://github.com/Disservin/fastchess) is the measuring stick, never a
 dependency: build it yourself, outside this repository, and name the binary with
@@ -18,7 +18,7 @@ Without it (or without Stockfish, ``--stockfish`` or $STOCKFISH, default
 /usr/games/stockfish) the bench says so and does nothing, as bench/instructions.py does
 without valgrind.
 
-For each run, each time control (default ``1+0.01`` with 30 games and ``0.3+0.003`` with
+For each run, each time control (default ``1+0.01`` with 60 games and ``0.3+0.003`` with
 40) and each condition (``quiet``, then ``spin``: ``--spinners N`` busy processes, default
 one in all, started before the pair and stopped after it), the two tools play one after the
 other, the order alternating from one pair to the next and from one run to the next (so with
@@ -27,7 +27,7 @@ the bench waits (``--settle S``, at most 60 s) for a second in which the machine
 nearly idle: the machine may be shared.
 
 * ``hub match chess SF SF --tc TC --concurrency 2 --games N --opening-file EPD --openings
-  N/2 --max-plies 300 --db TMP --json``, where SF is ``STOCKFISH?Threads=1&Hash=16``; the
+  N/2 --max-plies P --db TMP --json``, where SF is ``STOCKFISH?Threads=1&Hash=16``; the
   games are recorded (in a temporary database), as a user's would be;
 * ``fastchess -engine cmd=SF name=sf1 -engine cmd=SF name=sf2 -each tc=TC option.Threads=1
   option.Hash=16 -openings file=EPD format=epd order=sequential -rounds N/2 -repeat
@@ -36,7 +36,13 @@ nearly idle: the machine may be shared.
 EPD is written by the bench: the first N/2 of the hub's built-in balanced lines
 (hub/games/chess/openings.py) as positions, so both tools play exactly the same N/2 openings,
 each twice with the colours swapped (the hub in its own shuffled order, fastchess in file
-order). The ply cap is the same (300 plies from the EPD position, a draw).
+order). The ply cap is the same, P plies from the EPD position (``--max-plies``, default
+100: fastchess's ``-maxmoves P/2``), after which the game is a draw by adjudication in
+both. The cap is what lets one run decide: Stockfish spends the most time on a game's first
+moves, so plies per second follows the lengths of the games played, and uncapped (P = 300,
+the earlier runs of docs/performance.md) one tool's 30-game runs scatter by 7% from its
+own game lengths alone; capped, nearly every game is P plies long in both tools and a run
+repeats within about 1%, so what is left to compare is the referees.
 
 Measured, per tool and pair: the command's wall time from spawn to exit (start-up included:
 the hub's interpreter and its workers, fastchess's engines); the plies of every game, counted
@@ -83,9 +89,9 @@ from shared import TICK, cpu_seconds, load, machine, tree_env  # noqa: E402
 from hub.games.chess.openings import OPENINGS  # noqa: E402
 
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
-DEFAULT_PLAN = ("1+0.01:30", "0.3+0.003:40")
+DEFAULT_PLAN = ("1+0.01:60", "0.3+0.003:40")
 OPTIONS = {"Threads": "1", "Hash": "16"}
-MAX_PLIES = 300
+MAX_PLIES = 100
 SPIN = """
 import os
 parent = os.getppid()

@@ -291,13 +291,13 @@ class EngineClient:
         reader = BestMoveReader()
         self.last_score = None
         if TIMER is None:
-            await lines.flush()
+            await lines.flush_eagerly()
             if sent is not None:
                 sent()
             move = await self._read(reader)
         else:
             TIMER.write()
-            await lines.flush()
+            await lines.flush_eagerly()
             TIMER.go()
             if sent is not None:
                 sent()

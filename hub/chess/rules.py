@@ -92,11 +92,7 @@ class ChessState:
         lazy = self._lazy
         if lazy.board is None:
             if lazy.parent is not None and lazy.move is not None:
-                parent = lazy.parent.board
-                # Positions before the last capture or pawn move cannot repeat: copying the
-                # stack back to there keeps repetition checks right and `apply` O(1)-ish.
-                board = parent.copy(stack=min(parent.halfmove_clock, MAX_STACK))
-                board.push(lazy.move)
+                board = _child(lazy.parent.board, lazy.move)
             else:
                 board = _replay(self.start_fen, self.moves)
             lazy.board, lazy.parent, lazy.move = board, None, None
@@ -108,6 +104,21 @@ class ChessState:
 
     def __deepcopy__(self, memo: dict[int, object]) -> ChessState:
         return self  # an immutable value
+
+
+def _child(parent: chess.Board, move: chess.Move) -> chess.Board:
+    """``parent`` after ``move``, with the history back to the last capture or pawn move
+    (positions before it cannot repeat: repetition checks stay right and a move costs the
+    same all game long, up to `MAX_STACK` plies). python-chess's ``copy(stack=N)`` copies
+    each of those N moves; they are never changed, so the child shares them (and the
+    board states behind them, as ``copy`` does)."""
+    keep = min(parent.halfmove_clock, MAX_STACK)
+    board = parent.copy(stack=False)
+    if keep:
+        board.move_stack = parent.move_stack[-keep:]
+        board._stack = parent._stack[-keep:]
+    board.push(move)
+    return board
 
 
 def _replay(fen: str, moves: Sequence[str]) -> chess.Board:

@@ -12,8 +12,10 @@ import pytest
 
 from hub.chess.game import ChessGame
 from hub.chess.rules import (
+    MAX_STACK,
     ChessState,
     Draws,
+    _child,
     initial,
     normalise,
     parse,
@@ -199,3 +201,31 @@ def test_parse_agrees_with_reading_every_legal_move() -> None:
                 compared += 1
             state = referee.apply(state, rng.choice(list(state.board.legal_moves)).uci())
     assert compared > 10_000
+
+
+def test_a_child_board_is_the_parent_copied_then_pushed() -> None:
+    """`hub.chess.rules._child` (which shares the parent's history instead of copying each
+    move) gives the board ``copy(stack=N)`` then ``push`` gave: the same position, history
+    and repetitions, over seeded random games that shuffle pieces and repeat positions."""
+    rng = random.Random(5)
+    for _ in range(20):
+        board = chess.Board()
+        for _ply in range(200):
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                break
+            quiet = [
+                m
+                for m in moves
+                if not board.is_capture(m) and board.piece_type_at(m.from_square) != chess.PAWN
+            ]
+            move = rng.choice(quiet if quiet and rng.random() < 0.8 else moves)
+            expected = board.copy(stack=min(board.halfmove_clock, MAX_STACK))
+            expected.push(move)
+            child = _child(board, move)
+            assert child.fen() == expected.fen()
+            assert child.move_stack == expected.move_stack
+            for count in (2, 3, 5):
+                assert child.is_repetition(count) == expected.is_repetition(count)
+            assert child.is_fifty_moves() == expected.is_fifty_moves()
+            board = child

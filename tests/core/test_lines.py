@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import trio
 import trio.testing
@@ -202,3 +204,33 @@ async def test_iter_lines_ends_once_and_lets_transport_failures_through() -> Non
     await receive.aclose()
     with pytest.raises(TransportFailed):
         await collect(LineStream(receive, None))
+
+
+async def test_flush_eagerly_writes_to_a_pipe_at_once_and_leaves_the_rest_to_flush() -> None:
+    """An engine's ``go`` (hub.chess.engine_client): written to the pipe without a trip
+    through the scheduler; what the pipe has no room for is written once the reader reads,
+    and a pipe whose reader has gone is a failed send, as with `LineStream.flush`."""
+    read_end, write_end = os.pipe()
+    reader = trio.lowlevel.FdStream(read_end)
+    lines = LineStream(reader, trio.lowlevel.FdStream(write_end), max_line=1 << 20)
+    lines.queue_line("position startpos")
+    lines.queue_line("go wtime 1000 btime 1000")
+    await lines.flush_eagerly()
+    assert await lines.receive_line() == "position startpos"
+    assert await lines.receive_line() == "go wtime 1000 btime 1000"
+
+    big = "x" * 100_000  # more than a pipe holds
+    lines.queue_line(big)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lines.flush_eagerly)
+        assert await lines.receive_line() == big
+    await reader.aclose()
+    failing = LineStream(None, lines._send, ignore_send_errors=True)
+    failing.queue_line("quit")
+    await failing.flush_eagerly()
+    assert failing.send_failed
+    strict = LineStream(None, lines._send)
+    strict.queue_line("quit")
+    with pytest.raises(TransportFailed):
+        await strict.flush_eagerly()
+    await lines.aclose()

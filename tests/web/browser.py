@@ -98,7 +98,12 @@ class _Chromium:
     def _serve(self) -> None:
         from playwright.sync_api import sync_playwright
 
-        playwright = sync_playwright().start()
+        try:
+            playwright = sync_playwright().start()
+        except BaseException as exc:  # every job fails with why, until `close`
+            while (job := self.jobs.get()) is not None:
+                job.future.set_exception(exc)
+            return
         browser = None
         try:
             while (job := self.jobs.get()) is not None:

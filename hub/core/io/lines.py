@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Sequence
 
 import trio
@@ -180,6 +181,25 @@ class LineStream:
             self.send_failed = True
             if not self.ignore_send_errors:
                 raise TransportFailed(str(exc) or type(exc).__name__) from exc
+
+    async def flush_eagerly(self) -> None:
+        """`flush`, but to a pipe (`trio.lowlevel.FdStream`) with room the queued bytes are
+        written at once: trio's ``send_all`` first yields to its scheduler (a round trip of
+        its run loop), which a UCI engine's ``go`` waits for on the way to the engine's
+        clock. A cancellation is still seen here (``checkpoint_if_cancelled``); what the pipe
+        has no room for, and any error, is left to `flush` as before. For a stream with one
+        writer (an engine's: its seat), since the write bypasses trio's conflict check."""
+        send, outgoing = self._send, self._outgoing
+        if outgoing and type(send) is trio.lowlevel.FdStream and not self.send_failed:
+            await trio.lowlevel.checkpoint_if_cancelled()
+            try:
+                written = os.write(send.fileno(), outgoing)
+            except OSError:  # would block, or broken: `flush` tells which
+                written = 0
+            del outgoing[:written]
+            if not outgoing:
+                return
+        await self.flush()
 
     async def send_line(self, line: str) -> None:
         self.queue_line(line)
