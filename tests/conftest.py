@@ -55,6 +55,16 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def our_descendants() -> list[int]:
+    """Every process below this one except the session's Chromium (tests/web/browser.py,
+    started by the first browser test and kept to the end): what a test checks it left."""
+    found = descendants(os.getpid())
+    if not found:
+        return found
+    browser = chromium_processes(descendants)
+    return [pid for pid in found if pid not in browser]
+
+
 SYSTEM_MODULES = frozenset(
     {
         "clubs/test_bare_clubber.py",
@@ -248,13 +258,11 @@ def no_leftover_processes() -> Iterator[None]:
     """Fail a test that leaves a child process (or zombie) of the test run behind. (A unit
     test cannot start one, but skipping the scan for it made tests/core/test_stdin.py's
     reader threads, which outlive their tests, race the next test for a reused pipe fd.)"""
-    before = set(descendants(os.getpid()))
+    before = set(our_descendants())
     yield
     deadline = time.monotonic() + 10.0  # a bound on the wait, generous for a loaded machine
     while True:
-        left = set(descendants(os.getpid())) - before
-        if left:
-            left -= chromium_processes(descendants)
+        left = set(our_descendants()) - before
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.02)  # grandchildren init reaps: only /proc tells when they are gone

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import descendants
+from tests.conftest import our_descendants
 
 BAD_PROGRAM = Path(__file__).with_name("bad_program.py")
 
@@ -63,6 +63,4 @@ def open_fds() -> set[str]:
 
 def no_zombie_children() -> bool:
     """No child of this process is a zombie (the conftest fixture checks living ones too)."""
-    return not any(
-        not alive(pid) and Path(f"/proc/{pid}").exists() for pid in descendants(os.getpid())
-    )
+    return not any(not alive(pid) and Path(f"/proc/{pid}").exists() for pid in our_descendants())

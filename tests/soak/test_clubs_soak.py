@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hub.games.clubs.hub import main as clubhub
-from tests.conftest import descendants, program
+from tests.conftest import our_descendants, program
 from tests.soak.helpers import report, size
 
 pytestmark = pytest.mark.soak
@@ -51,7 +51,7 @@ def test_clubs_games_leave_no_process_or_descriptor(capfd: pytest.CaptureFixture
     for number in range(1, count + 1):
         play(number, capfd)
         if number % CHECK_EVERY == 0 or number == count:
-            assert descendants(os.getpid()) == [], f"processes left after game {number}"
+            assert our_descendants() == [], f"processes left after game {number}"
             # none opened and kept (one an earlier test left may close meanwhile: the
             # records writer's abandoned thread in tests/records/test_writer.py)
             assert sorted(set(open_fds()) - set(fds)) == [], f"descriptors after game {number}"

@@ -4,7 +4,6 @@ started afresh for the next game, and the match goes on: in-process and in worke
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -74,11 +73,11 @@ def test_a_refused_match_reaps_the_workers_it_started_early() -> None:
     """The workers start before the players are checked; a match refused then (a player that
     is no player) ends them, every one reaped, and still says why with status 2."""
     from hub.tournament.cli import main
-    from tests.conftest import descendants
+    from tests.conftest import our_descendants
 
     args = ["connect4", "ai:1", "nosuch:thing", "--concurrency", "2", "--no-record"]
     assert main(args) == 2
-    assert descendants(os.getpid()) == []
+    assert our_descendants() == []
 
 
 def test_a_match_plays_on_the_workers_it_started_early(
@@ -88,7 +87,7 @@ def test_a_match_plays_on_the_workers_it_started_early(
     games are still played (by the early ones), and none is left behind."""
     from hub.core.io.process import ChildProcess, SpawnFailed
     from hub.tournament.cli import main
-    from tests.conftest import descendants
+    from tests.conftest import our_descendants
 
     async def no_spawn(*args: object, **kwargs: object) -> ChildProcess:
         raise SpawnFailed("spawning was turned off by the test")
@@ -96,6 +95,6 @@ def test_a_match_plays_on_the_workers_it_started_early(
     monkeypatch.setattr(ChildProcess, "spawn", no_spawn)
     args = ["connect4", "ai:1", "ai:2", "--tc", "none", "--games", "2", "--concurrency", "2"]
     assert main([*args, "--no-record", "--seed", "5", "--json"]) == 0
-    assert descendants(os.getpid()) == []
+    assert our_descendants() == []
     report = json.loads(capfd.readouterr().out)
     assert (report["scored"], report["aborted"]) == (2, [])
