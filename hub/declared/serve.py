@@ -124,7 +124,7 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
         "With --web, people play "
         "from its lobby page too: a game with people in browsers starts its clocks once each "
         f"has opened their page (else it is called off after {ARRIVAL:g} s), a waiting page "
-        f"closed for {GRACE:g} s leaves the queue (a player's, the game: a disconnect), "
+        "closed for --grace seconds leaves the queue (a player's, the game: a disconnect), "
         "and each client address may start "
         f"{NEW_GAMES_BURST} games at once, then one every {NEW_GAME_EVERY:g} s, and keep "
         f"{STREAMS_PER_CLIENT} pages open (429 beyond; 503 when the server is full).",
@@ -143,10 +143,37 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
     add_limit_options(parser)
     add_log_options(parser)
     add_web_option(parser)
+    add_grace_option(parser)
     add_record_options(parser)
     add_name_options(parser)
     add_admin_option(parser, "/")
     return parser
+
+
+MAX_GRACE = 3600.0
+
+
+def _grace_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_GRACE:
+        raise argparse.ArgumentTypeError(f"{text!r}: more than 0, at most {MAX_GRACE:g} seconds")
+    return value
+
+
+def add_grace_option(parser: argparse.ArgumentParser) -> None:
+    """``--grace SECONDS``: how long a person's page may be gone (`GameServer.grace`)."""
+    parser.add_argument(
+        "--grace",
+        metavar="SECONDS",
+        type=_grace_seconds,
+        default=GRACE,
+        help="with --web, how long a person's page may be gone (closed, reloading, a lost "
+        "connection) before they lose a game under way (a disconnect) or leave the queue "
+        f"they wait in (default {GRACE:g})",
+    )
 
 
 OperatorMaker = Callable[["GameServer", str, "Location | None"], "Operator | None"]
@@ -850,6 +877,7 @@ async def serve(
         offer=offer,
         desk=SeatDesk(),
         arrival=ARRIVAL,
+        grace=options.grace,
         names=None if path is None else NameBook.at(path),
         guests=options.guests,
     )

@@ -59,13 +59,19 @@ from hub.core.play.game import TC_HELP as TC_TEXT
 from hub.core.play.game import Game
 from hub.core.play.jsonbot import MAX_LINE, BadHello, Hello, dumps, site_welcome_line
 from hub.declared.adjourned import ADJOURNED, Resumptions
-from hub.declared.browser import ARRIVAL, SeatDesk
+from hub.declared.browser import ARRIVAL, GRACE, SeatDesk
 from hub.declared.hellos import CLOSING
 from hub.declared.names import add_name_options
 from hub.declared.options import add_admin_option, read_command_line, time_control
 from hub.declared.remote import RelayHub, start_relays
 from hub.declared.seats import handshake
-from hub.declared.serve import DEFAULT_TC, GameServer, OperatorMaker, keep_ratings
+from hub.declared.serve import (
+    DEFAULT_TC,
+    GameServer,
+    OperatorMaker,
+    add_grace_option,
+    keep_ratings,
+)
 from hub.declared.sharing import (
     Sharing,
     follow_elsewhere,
@@ -167,6 +173,7 @@ class Site:
         controls: Mapping[str, TimeControl],
         *,
         arrival: float | None = ARRIVAL,
+        grace: float = GRACE,
         offers: Mapping[str, Offer] | None = None,
     ) -> Site:
         """A site of ``games``, each on its clock in ``controls`` (by name), with what people
@@ -178,6 +185,7 @@ class Site:
                 EventBus(),
                 desk=SeatDesk(),
                 arrival=arrival,
+                grace=grace,
                 offer=(offers or {}).get(game.name),
             )
             for game in games
@@ -426,6 +434,7 @@ def parser(games: Sequence[str]) -> Parser:
     add_limit_options(made)
     add_log_options(made)
     add_web_option(made)
+    add_grace_option(made)
     add_record_options(made)
     add_name_options(made)
     add_admin_option(made)
@@ -508,7 +517,7 @@ def main(
         return parsed
     games, controls, offered, options = parsed
     configure_logging(PROG, log_level_from_args(options))
-    site = Site.of(games, controls, offers=offered)
+    site = Site.of(games, controls, grace=options.grace, offers=offered)
     site.operators = operators
     status: int = run_program(_with_signals, site, options, cancel_on_signal=True)
     return status

@@ -17,6 +17,7 @@ import pytest
 import trio
 import trio.testing
 
+from hub.core.commands.usage import UsageError
 from hub.core.io.lines import LineError, LineStream
 from hub.core.io.serve import Connection
 from hub.core.model.clock import TimeControl
@@ -377,3 +378,20 @@ async def test_a_game_s_lobby_lists_that_game_s_saved_games_only() -> None:
     await reader.recent(5)
     await reader.of_game("kalah").recent(5)
     assert asked == [None, "kalah"]
+
+
+def test_grace_is_an_option_of_both_serves_and_reaches_every_game_server() -> None:
+    """``--grace SECONDS``: how long a person's page may be gone (default `GRACE`); 0, a
+    negative, more than an hour or a word is a usage error."""
+    from hub.declared.browser import GRACE
+    from hub.declared.serve import parser_for
+    from hub.declared.site import parser
+
+    for made in (parser(["connect4"]), parser_for(ConnectFour)):
+        assert made.parse_args([]).grace == GRACE
+        assert made.parse_args(["--grace", "2.5"]).grace == 2.5
+        for bad in ("0", "-1", "3601", "soon"):
+            with pytest.raises(UsageError, match="--grace"):
+                made.parse_args(["--grace", bad])
+    site = Site.of([ConnectFour()], {"connect4": TimeControl()}, grace=2.5)
+    assert site.servers["connect4"].grace == 2.5

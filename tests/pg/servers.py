@@ -57,7 +57,20 @@ def start_server(url: str, *, site: bool = False) -> Server:
     game at one address: its ``web`` is then the home page's URL)."""
     games = [] if site else ["connect4"]
     process = subprocess.Popen(
-        [program("hub"), "serve", *games, "--db", url, "--web", "0", "--tc", "none"],
+        # (a page gone for 2 s has left: a killed process's person loses sooner)
+        [
+            program("hub"),
+            "serve",
+            *games,
+            "--db",
+            url,
+            "--web",
+            "0",
+            "--tc",
+            "none",
+            "--grace",
+            "2",
+        ],
         stderr=subprocess.PIPE,
         text=True,
     )
