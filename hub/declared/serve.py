@@ -153,14 +153,21 @@ def parser_for(game: type[Game[Any, Any]]) -> Parser:
 MAX_GRACE = 3600.0
 
 
-def _grace_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= MAX_GRACE:
-        raise argparse.ArgumentTypeError(f"{text!r}: more than 0, at most {MAX_GRACE:g} seconds")
-    return value
+def seconds(most: float, *, zero: bool) -> Callable[[str], float]:
+    """An option's type: a number of seconds up to ``most``, and 0 only with ``zero``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        low_ok = value >= 0 if zero else value > 0
+        if not low_ok or not value <= most:  # (NaN is neither)
+            bounds = "from 0 to" if zero else "more than 0 and at most"
+            raise argparse.ArgumentTypeError(f"{text!r}: {bounds} {most:g} seconds")
+        return value
+
+    return parse
 
 
 def add_grace_option(parser: argparse.ArgumentParser) -> None:
@@ -168,7 +175,7 @@ def add_grace_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--grace",
         metavar="SECONDS",
-        type=_grace_seconds,
+        type=seconds(MAX_GRACE, zero=False),
         default=GRACE,
         help="with --web, how long a person's page may be gone (closed, reloading, a lost "
         "connection) before they lose a game under way (a disconnect) or leave the queue "

@@ -71,6 +71,7 @@ from hub.declared.serve import (
     OperatorMaker,
     add_grace_option,
     keep_ratings,
+    seconds,
 )
 from hub.declared.sharing import (
     Sharing,
@@ -425,7 +426,7 @@ def parser(games: Sequence[str]) -> Parser:
     made.add_argument(
         "--drain",
         metavar="SECONDS",
-        type=_seconds,
+        type=seconds(86_400, zero=True),
         default=DEFAULT_DRAIN,
         help="on SIGINT or SIGTERM, how long the running games may take to finish before "
         f"they are adjourned (default {DEFAULT_DRAIN:g})",
@@ -439,16 +440,6 @@ def parser(games: Sequence[str]) -> Parser:
     add_name_options(made)
     add_admin_option(made)
     return made
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 86_400:
-        raise argparse.ArgumentTypeError(f"{text!r}: from 0 to 86400 seconds")
-    return value
 
 
 def build(
