@@ -432,14 +432,23 @@ def _normalized_max_likelihood(
     probs: Sequence[float], t: float, scores: Sequence[float]
 ) -> list[float]:
     """The distribution over ``scores`` nearest ``probs`` whose ``(mu - 1/2) / sigma`` is
-    ``t`` (Van den Bergh's fixed point, module doc). From the data itself first (fastchess
-    starts from the uniform distribution; both settle on the same point); for a hypothesis
-    far from the data, where the fixed point cannot bracket its root, by continuation: ``t``
-    moved from the data's own value (where the answer is the data) in steps, each started
-    from the last, halved when one fails and doubled when one succeeds."""
-    direct = _normalized_step(probs, t, scores, probs)
-    if direct is not None:
-        return direct
+    ``t`` (Van den Bergh's fixed point, module doc).
+
+    The fixed point can settle on more than one distribution with that ``t`` (for a
+    hypothesis far from the data, one that piles the games on 3/4 and one on a whole point),
+    and only the nearest is the likelihood's maximum, so it is started from several points:
+    the data itself, the uniform distribution (fastchess's one start) and a distribution
+    heaped on each score; the nearest of those it reaches is taken. Near the data they all
+    settle on the same point. When none gets there (no root to bracket), by continuation:
+    ``t`` moved from the data's own value (where the answer is the data) in steps, each
+    started from the last, halved when one fails and doubled when one succeeds."""
+    count = len(scores)
+    starts = [list(probs), [1.0 / count] * count]
+    for heaped in range(count):
+        starts.append([0.9 if i == heaped else 0.1 / (count - 1) for i in range(count)])
+    found = [q for start in starts if (q := _normalized_step(probs, t, scores, start))]
+    if found:
+        return min(found, key=lambda q: _divergence(probs, q))
     mu = sum(p * a for p, a in zip(probs, scores, strict=True))
     sigma = math.sqrt(sum(p * (a - mu) ** 2 for p, a in zip(probs, scores, strict=True)))
     reached, current = (mu - 0.5) / sigma, list(probs)
@@ -454,6 +463,11 @@ def _normalized_max_likelihood(
         else:
             reached, current, step = target, moved, 2.0 * step
     return current
+
+
+def _divergence(probs: Sequence[float], q: Sequence[float]) -> float:
+    """How far ``q`` is from ``probs`` (Kullback-Leibler): what the likelihood loses."""
+    return sum(p * (math.log(p) - math.log(b)) for p, b in zip(probs, q, strict=True))
 
 
 def _frequencies(counts: Sequence[int]) -> tuple[float, list[float]]:

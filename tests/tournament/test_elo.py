@@ -355,6 +355,17 @@ def test_the_normalized_llr_leans_towards_the_hypothesis_nearer_the_data(
         assert llr < 0
 
 
+def test_the_nearest_of_several_fixed_points_is_the_likelihood_s_maximum() -> None:
+    """Far above the data (nElo about -199), both hypotheses have two fixed points, one
+    piling the pairs on 3/4 and one on a whole point; the one reached from the data itself
+    at 257 was the farther, which made the LLR favour 293 (+10.8, hypothesis found it). The
+    nearest of the points reached from several starts is the maximum: H0 is favoured."""
+    pairs = Pentanomial(0, 27, 0, 23, 0, 1)
+    estimate = pair_estimate(pairs)
+    assert estimate is not None and estimate.nelo is not None and estimate.nelo < -190
+    assert pair_llr(pairs, 257, 293) == pytest.approx(-7.446, abs=1e-3)
+
+
 def test_a_far_hypothesis_is_tested_by_continuation() -> None:
     """8 pairs, 5 won twice and 3 split (a real Kalah run): far above both -100 and 0."""
     pairs = Pentanomial(wl=3, ww=5)
