@@ -285,26 +285,42 @@ class EngineClient:
         and leaves the engine running whatever happens (its owner stops it). The score it
         reported for the move is kept in `last_score`. ``sent`` is called once the ``go``
         is written (the engine's clock starts then: `hub.core.play.vocabulary.Turn.told`)."""
+        await self.begin_search(position, go)
+        if sent is not None:
+            sent()
+        return await self.finish_search()
+
+    async def begin_search(self, position: str, go: str) -> None:
+        """`search`'s first half: write ``position`` and ``go`` (at once if the pipe has
+        room); `finish_search` reads the answer, or `cancel_search` drops it."""
         lines = self.child.lines
         lines.queue_line(position)
         lines.queue_line(go)
-        reader = BestMoveReader()
         self.last_score = None
         if TIMER is None:
             await lines.flush_eagerly()
-            if sent is not None:
-                sent()
-            move = await self._read(reader)
         else:
             TIMER.write()
             await lines.flush_eagerly()
             TIMER.go()
-            if sent is not None:
-                sent()
-            move = await self._read(reader)
+
+    async def finish_search(self) -> str | None:
+        """`search`'s second half: the ``bestmove`` of the search `begin_search` started."""
+        reader = BestMoveReader()
+        move = await self._read(reader)
+        if TIMER is not None:
             TIMER.bestmove()
         self.last_score = reader.score
         return move
+
+    async def cancel_search(self) -> None:
+        """Stop the search `begin_search` started (``stop``) and read its ``bestmove``,
+        which is dropped: the engine is idle again. Bounded by the caller."""
+        await self.child.lines.send_line("stop")
+        await self._read(BestMoveReader())
+        self.last_score = None
+        if TIMER is not None:
+            TIMER.reset()
 
     async def execute(self, game: Hashable, position: str, kind: JobKind) -> object:
         """One request: context switch if needed, ``position``, then ``go``/``d``.

@@ -265,10 +265,7 @@ def position_command(state: ChessState) -> str:
     """
     moves = state.moves
     if len(moves) <= MAX_STARTPOS_MOVES:  # (every move since the start: no board is needed)
-        listed = " moves " + " ".join(moves) if moves else ""
-        if state.start_fen == chess.STARTING_FEN:
-            return "position startpos" + listed
-        return f"position fen {_fen_of(state.start_fen)}{listed}"
+        return _from_start(state.start_fen, moves)
     tail = min(len(moves), MAX_TAIL_MOVES, state.board.halfmove_clock)
     root = state.board.copy()
     for _ in range(tail):
@@ -277,6 +274,24 @@ def position_command(state: ChessState) -> str:
     if tail:
         command += " moves " + " ".join(moves[len(moves) - tail :])
     return command
+
+
+def position_command_after(state: ChessState, move: str) -> str | None:
+    """`position_command` for ``state`` after ``move`` (UCI, not yet checked), without
+    making that state: what an engine is sent before the referee has checked the move
+    (`hub.chess.seats.UciSeat.foresee`). The same text as `position_command` gives once
+    the move is played; None for a game too long to list from its start."""
+    moves = state.moves
+    if len(moves) + 1 > MAX_STARTPOS_MOVES:
+        return None
+    return _from_start(state.start_fen, (*moves, move))
+
+
+def _from_start(start_fen: str, moves: Sequence[str]) -> str:
+    listed = " moves " + " ".join(moves) if moves else ""
+    if start_fen == chess.STARTING_FEN:
+        return "position startpos" + listed
+    return f"position fen {_fen_of(start_fen)}{listed}"
 
 
 RepetitionKey = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]

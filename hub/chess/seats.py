@@ -44,7 +44,13 @@ from hub.chess.engine_client import (
     EngineProtocolError,
     EngineStartError,
 )
-from hub.chess.rules import COLOUR_NAMES, ChessState, normalise, position_command
+from hub.chess.rules import (
+    COLOUR_NAMES,
+    ChessState,
+    normalise,
+    position_command,
+    position_command_after,
+)
 from hub.chess.search import (
     CHECK_EVERY,
     ComputerPlayer,
@@ -54,6 +60,7 @@ from hub.chess.search import (
     level3,
 )
 from hub.chess.uci import Go, setoption_line
+from hub.core.io.lines import LineError
 from hub.core.io.output import LinesOutput
 from hub.core.io.process import SpawnFailed
 from hub.core.model.clock import TimeControl
@@ -256,6 +263,12 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
     own side (a mate: ``hub.chess.uci.MATE_SCORE`` less the distance); None before its first
     move or when it reported none. What adjudication reads (`hub.declared.adjudication`)."""
 
+    control: TimeControl = attrs.field(factory=TimeControl, init=False)
+    """This seat's time control in the current game (from ``begin``)."""
+    ahead: tuple[str, float] | None = attrs.field(default=None, init=False)
+    """A search started by `foresee` and not yet taken over: its ``position`` command and
+    when its ``go`` was written."""
+
     @property
     def shelf_key(self) -> tuple[object, ...]:
         return (self.argv, self.options, self.new_process_group)
@@ -332,14 +345,68 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
 
     async def begin(self, start: Start[ChessState]) -> None:
         await super().begin(start)
+        self.control = start.control
         await self.launch()
         if self.failure is not None:
             raise self.failure
         self.last_score = None
 
+    async def foresee(self, turn: Turn[ChessState], move: str, stopped: float) -> None:
+        """The opponent's ``move`` is in (`hub.core.play.vocabulary.Foresight`): start this
+        engine's search on the position after it at once, with the clocks as the move leaves
+        them, while the referee checks the move, looks for the game's end and records it.
+        `choose` takes the search over when the game goes on as foreseen (the engine's clock
+        runs from this ``go``); otherwise it is stopped (``stop``, its ``bestmove`` dropped).
+        Only in a timed two-player game, with the engine idle and the game short enough to
+        list from its start."""
+        engine = self.engine
+        if (
+            engine is None
+            or not self.idle
+            or self.failure is not None
+            or turn.seat == self.seat
+            or len(self.clocks) != 2
+            or not self.control.limited
+        ):
+            return
+        position = position_command_after(turn.state, move)
+        if position is None:
+            return
+        own = self.clocks[self.seat]
+        per_move = self.control.per_move
+        left = min(math.inf if per_move is None else per_move, math.inf if own is None else own)
+        other = turn.clock.after(stopped)
+        if other is None:
+            other = turn.clock.control.per_move
+        go = turn_go(self.control, not turn.state.board.turn, left, own, other)
+        self.idle = False
+        try:
+            await engine.begin_search(position, go.command())
+        except (EngineError, LineError):
+            return  # a broken engine: its next `choose` says how
+        self.ahead = (position, trio.current_time())
+
+    async def _drop_ahead(self, engine: EngineClient) -> None:
+        """Stop the search `foresee` started and read its ``bestmove`` (within `STOP_GRACE`);
+        the engine stays busy (not idle: `aclose` stops it) if it does not answer."""
+        self.ahead = None
+        with trio.move_on_after(STOP_GRACE):
+            try:
+                await engine.cancel_search()
+            except EngineError:
+                return
+            self.idle = True
+
     async def choose(self, turn: Turn[ChessState]) -> str:
         engine = self.engine
         assert engine is not None  # begin succeeded
+        ahead = self.ahead
+        if ahead is not None:
+            if ahead[0] == position_command(turn.state):  # the game went on as foreseen
+                self.ahead = None
+                turn.began(ahead[1])
+                return await self._search(engine, turn, None)
+            await self._drop_ahead(engine)
         go = turn_go_of(self.turn_time(turn), turn.state.board.turn)
         if turn.deadline != math.inf:  # the match loop's clock bounds the search
             return await self._search(engine, turn, go)
@@ -349,13 +416,18 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
             return await self._search(engine, turn, go)
         raise SeatFailure(Termination.TIMEOUT, f"no bestmove within {bound:g} s")
 
-    async def _search(self, engine: EngineClient, turn: Turn[ChessState], go: Go) -> str:
+    async def _search(self, engine: EngineClient, turn: Turn[ChessState], go: Go | None) -> str:
+        """The engine's move for ``turn``: a new search with ``go``, or with None the one
+        `foresee` started."""
         now = trio.current_time
         try:
             self.idle = False
-            move = await engine.search(
-                position_command(turn.state), go.command(), lambda: turn.told(now())
-            )
+            if go is None:
+                move = await engine.finish_search()
+            else:
+                move = await engine.search(
+                    position_command(turn.state), go.command(), lambda: turn.told(now())
+                )
             self.idle = True
             self.last_score = engine.last_score
         except EngineError as exc:
@@ -371,11 +443,16 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
 
     async def aclose(self) -> None:
         """Put the engine back on the shelf if there is one and the engine is alive, idle and
-        never failed; otherwise send ``quit``, wait `STOP_GRACE` for the engine to exit, kill
-        it, reap it (even when cancelled; again is a no-op)."""
-        engine, self.engine = self.engine, None
+        never failed (a search `foresee` started for a game that ended is stopped first);
+        otherwise send ``quit``, wait `STOP_GRACE` for the engine to exit, kill it, reap it
+        (even when cancelled; again is a no-op)."""
+        engine = self.engine
         if engine is None:
             return
+        if self.ahead is not None:
+            with trio.CancelScope(shield=True):
+                await self._drop_ahead(engine)
+        self.engine = None
         if self.shelf is not None and self.failure is None and self.idle and engine.alive:
             self.shelf.put(self.shelf_key, engine)
             return

@@ -41,6 +41,17 @@ def board_art(board: chess.Board) -> list[str]:
     return [*lines, "   a   b   c   d   e   f   g   h", ""]
 
 
+def play(board: chess.Board, moves: list[str]) -> chess.Board:
+    """``moves`` played on ``board`` up to the first that is not legal there (Stockfish stops
+    reading a ``position`` command's moves at such a one)."""
+    for move in moves:
+        try:
+            board.push_uci(move)
+        except ValueError:
+            break
+    return board
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log")
@@ -79,14 +90,11 @@ def main() -> int:
         elif command == "ucinewgame":
             pass
         elif words[:2] == ["position", "startpos"]:
-            board = chess.Board()
-            for move in words[3:]:
-                board.push_uci(move)
+            board = play(chess.Board(), words[3:])
         elif words[:2] == ["position", "fen"]:
             rest = command.split(" moves ")
             board = chess.Board(rest[0].removeprefix("position fen "))
-            for move in rest[1].split() if len(rest) > 1 else []:
-                board.push_uci(move)
+            board = play(board, rest[1].split() if len(rest) > 1 else [])
         elif command == "go perft 1":
             moves = [move.uci() for move in board.legal_moves]
             say(*(f"{move}: 1" for move in moves), "", f"Nodes searched: {len(moves)}", "")
@@ -112,6 +120,8 @@ def main() -> int:
                 say(f"bestmove {legal[0].uci()} ponder a7a6")
         elif command == "d":
             say(*board_art(board), f"Fen: {board.fen()}", "Key: 0", "Checkers: ")
+        elif command == "stop":  # searches end at once here: nothing to stop (as Stockfish idle)
+            pass
         elif command == "quit":
             return 0
         else:

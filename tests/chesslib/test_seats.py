@@ -25,6 +25,7 @@ from hub.chess.seats import (
     MIN_BUDGET,
     SLOW_NPS,
     ChessPersonSeat,
+    EngineShelf,
     LevelAi,
     UciSeat,
     level_limits,
@@ -245,7 +246,12 @@ async def test_an_engine_is_set_up_and_told_the_clocks(tmp_path: Path) -> None:
     first, reply = result.moves[0][1], result.moves[1][1]
     assert sent[8] == f"position startpos moves {first} {reply}"
     assert re.fullmatch(r"go wtime \d+ btime \d+ winc 250 binc 250", sent[9])
-    assert sent[10:] == ["quit"]  # then the engine exits and is reaped
+    # Each search began as soon as the opponent's move was in (`UciSeat.foresee`), so the
+    # last move, which ended the game, started one more; it is stopped before the engine
+    # exits and is reaped.
+    assert sent[10] == "position startpos moves " + " ".join(move for _, move in result.moves)
+    assert re.fullmatch(r"go wtime \d+ btime \d+ winc 250 binc 250", sent[11])
+    assert sent[12:] == ["stop", "quit"]
 
 
 class RecordingTurn(Turn[ChessState]):
@@ -281,6 +287,129 @@ async def test_an_engine_is_timed_from_its_go(tmp_path: Path) -> None:
         assert "go wtime" in log.read_text()
     finally:
         await uci.aclose()
+
+
+async def begun(seat: UciSeat, index: int, control: TimeControl) -> None:
+    """``seat`` launched and begun as ``index`` of a game from the start, under ``control``."""
+    await seat.launch()
+    await seat.begin(Start(index, initial(), control, None))  # type: ignore[arg-type]
+
+
+def commands(log: Path) -> list[str]:
+    """What the fake engine was told after its set-up (``ucinewgame``, ``isready``)."""
+    sent = log.read_text().splitlines()
+    return sent[sent.index("ucinewgame") + 2 :]
+
+
+@pytest.mark.system  # an engine process
+async def test_a_foreseen_search_starts_with_the_clocks_the_move_leaves(tmp_path: Path) -> None:
+    """`UciSeat.foresee`: the opponent's move is in, unchecked; the engine is sent the
+    position after it and the clocks as the move leaves them (the mover's less what it took
+    plus the increment), and `choose` takes that search over: no second ``go``, and the
+    engine's clock runs from the ``go`` that was written, not from when the loop asked."""
+    log = tmp_path / "log"
+    control = TimeControl.parse("5+0.25")
+    uci = engine("--log", str(log))
+    try:
+        await begun(uci, 1, control)
+        white = SeatClock(control)
+        turn = Turn(0, initial(), white.start(100.0), white, 1)
+        await uci.foresee(turn, "e2e4", 100.5)  # white took 0.5 s: 5 - 0.5 + 0.25 left
+        assert uci.ahead is not None
+        written = uci.ahead[1]
+        with trio.fail_after(TIMEOUT):
+            await logged(log, "go ")
+        assert commands(log) == [
+            "position startpos moves e2e4",
+            "go wtime 4750 btime 5000 winc 250 binc 250",
+        ]
+        black = SeatClock(control)
+        state = ChessGame().apply(initial(), "e2e4")
+        with trio.fail_after(TIMEOUT):
+            await trio.sleep(0.01)  # the referee's checks, while the engine thinks
+            asked = trio.current_time()
+            reply = Turn(1, state, black.start(asked), black, 2)
+            with trio.move_on_at(reply.deadline) as scope:
+                reply.scope = scope
+                move = await uci.choose(reply)
+        assert chess.Move.from_uci(move) in state.board.legal_moves
+        assert uci.ahead is None and uci.idle
+        assert black.started_at == written < asked  # timed from its go
+        assert reply.deadline == pytest.approx(written + 5.0) == scope.deadline
+        assert len(commands(log)) == 2  # the same search: nothing more was sent
+    finally:
+        await uci.aclose()
+    assert commands(log)[2:] == ["quit"]
+
+
+@pytest.mark.system  # an engine process
+async def test_a_search_foreseen_for_another_position_is_stopped_first(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    control = TimeControl.parse("5+0")
+    uci = engine("--log", str(log))
+    try:
+        await begun(uci, 1, control)
+        white = SeatClock(control)
+        turn = Turn(0, initial(), white.start(trio.current_time()), white, 1)
+        await uci.foresee(turn, "e2e4", trio.current_time())
+        white.stop(trio.current_time())
+        state = ChessGame().apply(initial(), "d2d4")  # (a person's move, taken back)
+        black = SeatClock(control)
+        reply = Turn(1, state, black.start(trio.current_time()), black, 2)
+        with trio.fail_after(TIMEOUT), trio.move_on_at(reply.deadline) as scope:
+            reply.scope = scope
+            move = await uci.choose(reply)
+        assert chess.Move.from_uci(move) in state.board.legal_moves
+        sent = commands(log)
+        assert sent[:3] == ["position startpos moves e2e4", sent[1], "stop"]
+        assert sent[3] == "position startpos moves d2d4" and sent[4].startswith("go wtime")
+    finally:
+        await uci.aclose()
+
+
+@pytest.mark.system  # an engine process
+async def test_a_search_foreseen_when_the_game_ends_is_stopped_and_the_engine_kept(
+    tmp_path: Path,
+) -> None:
+    """The move that ends the game (here an illegal one) started a search; at the end the
+    search is stopped and its ``bestmove`` read, so the engine is idle and goes back on the
+    shelf for the next game instead of being stopped."""
+    log = tmp_path / "log"
+    shelf = EngineShelf()
+    uci = engine("--log", str(log))
+    uci.shelf = shelf
+    try:
+        result = await play([engine("--mode", "illegal"), uci], TimeControl.parse("5+0"))
+        assert result.fault is not None and result.fault.seat == 0
+        assert result.termination is Termination.ILLEGAL_MOVE
+        assert [engine.alive for engines in shelf.idle.values() for engine in engines] == [True]
+    finally:
+        await shelf.aclose()
+    sent = commands(log)  # (complete: the engine has quit)
+    assert sent[0] == "position startpos moves a1a1" and sent[1].startswith("go wtime")
+    assert sent[2:] == ["stop", "quit"]
+
+
+@pytest.mark.system  # an engine process
+async def test_a_foreseen_search_that_will_not_stop_has_its_engine_stopped(
+    tmp_path: Path, gate: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(seats_module, "STOP_GRACE", 0.2)
+    shelf = EngineShelf()
+    uci = engine("--gate", gate[0])
+    uci.shelf = shelf
+    control = TimeControl.parse("5+0")
+    try:
+        await begun(uci, 1, control)
+        white = SeatClock(control)
+        turn = Turn(0, initial(), white.start(trio.current_time()), white, 1)
+        await uci.foresee(turn, "e2e4", trio.current_time())
+        assert uci.ahead is not None and not uci.idle
+        with trio.fail_after(TIMEOUT):
+            await uci.aclose()  # the search never ends: ``stop`` goes unanswered
+        assert uci.engine is None and not shelf.idle
+    finally:
+        await shelf.aclose()
 
 
 async def test_an_engine_as_black_gets_a_per_move_limit(tmp_path: Path) -> None:

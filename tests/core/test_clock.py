@@ -66,6 +66,26 @@ def test_restart_moves_the_start_and_the_deadline_never_the_time_left() -> None:
     assert clock.restart(20.0) == math.inf  # no turn running: nothing moves
 
 
+def test_began_moves_the_start_back_and_the_deadline_with_it() -> None:
+    clock = SeatClock(TimeControl(base=3))
+    assert clock.start(10.0) == 13.0
+    assert clock.began(9.5) == 12.5  # told at 9.5, before the loop started it
+    assert clock.began(9.8) == 12.5  # never later
+    assert clock.stop(11.5) == 2.0  # what it took since it was told
+    assert clock.remaining == 1.0
+    assert clock.began(5.0) == math.inf  # no turn running: nothing moves
+
+
+def test_after_is_the_game_clock_a_stop_would_leave_without_stopping() -> None:
+    clock = SeatClock(TimeControl(base=3, increment=0.5))
+    clock.start(10.0)
+    assert clock.after(11.25) == 2.25  # 3 - 1.25 + 0.5
+    assert clock.running and clock.remaining == 3.0
+    assert clock.after(20.0) == 0.5  # flagged: nothing left but the increment
+    assert clock.stop(11.25) == 1.25 and clock.remaining == 2.25  # the same as `after` said
+    assert SeatClock(TimeControl(per_move=2)).after(1.0) is None  # no game clock
+
+
 def test_clocks_per_seat() -> None:
     clocks = Clocks.of([TimeControl.per_move_ms(100), TimeControl()], 2)
     assert clocks.start(0, 1.0) == pytest.approx(1.1)

@@ -125,6 +125,38 @@ async def test_a_seat_that_retries_is_asked_again() -> None:
     assert "A rejected 5" in log
 
 
+@attrs.define(eq=False)
+class Foreseeing(Scripted):
+    """A scripted seat with the optional `Foresight` hook: it logs what it foresees, with the
+    pile as the referee has it then (the move not yet applied) and the mover's clock."""
+
+    async def foresee(self, turn: Turn[NimState], move: int, stopped: float) -> None:
+        running = "running" if turn.clock.running else "stopped"
+        self.log.append(
+            f"{self.name} foresees {turn.seat}:{move} on {turn.state.pile}, clock {running}"
+        )
+
+
+async def test_a_foreseeing_seat_hears_each_other_move_before_the_referee_checks_it() -> None:
+    log: list[str] = []
+    table = [
+        Scripted(iter([5, 3, 1]), log, "A", retry=True),
+        Foreseeing(iter([3]), log, "B"),
+    ]
+    result = await Match(Nim(), NimState(7), table, time_control=TimeControl(base=10)).run()
+    assert result.fault is None and result.moves == [(0, 3), (1, 3), (0, 1)]
+    foreseen = [line for line in log if "foresees" in line or "rejected" in line]
+    # before each check (the illegal 5 too, before it was refused), never its own moves,
+    # with the mover's clock still running and the state before the move
+    assert foreseen == [
+        "B foresees 0:5 on 7, clock running",
+        "A rejected 5",
+        "B foresees 0:3 on 7, clock running",
+        "B foresees 0:1 on 1, clock running",
+    ]
+    assert log.index("B foresees 0:3 on 7, clock running") < log.index("A saw 0:3")
+
+
 async def test_seat_failure_ends_the_match() -> None:
     log: list[str] = []
     result = await Match(Nim(), NimState(5), seats(["disconnect"], [], log=log)).run()

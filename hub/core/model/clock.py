@@ -131,6 +131,24 @@ class SeatClock:
             self.deadline += shift
         return self.deadline
 
+    def began(self, at: float) -> float:
+        """The running turn began at ``at``, before the loop started it (a player that was
+        told of its turn early: `hub.core.play.vocabulary.Turn.began`): the time left is
+        unchanged, the deadline moves back as far. Returns the deadline."""
+        if self.started_at is not None and at < self.started_at:
+            shift = self.started_at - at
+            self.started_at = at
+            self.deadline -= shift
+        return self.deadline
+
+    def after(self, now: float) -> float | None:
+        """The game clock the running turn would leave if it stopped at ``now`` (the
+        increment added), without stopping it; None without a game clock."""
+        if self.remaining is None:
+            return None
+        started = self.started_at if self.started_at is not None else now
+        return max(0.0, self.remaining - max(0.0, now - started)) + self.control.increment
+
     def stop(self, now: float) -> float:
         """Stop the turn at ``now``: the seconds it took (the increment is added after it)."""
         if self.started_at is None:

@@ -29,7 +29,10 @@ hooks, never by a second loop:
   observed, so a clock can start when an acknowledgement arrives;
 * ``time_up``: some seat's deadline has passed (sent at once, before any late move), or a
   seat's acknowledgement did not come in time (``observe`` raised a ``TIMEOUT``);
-* ``end``: the result, once.
+* ``end``: the result, once;
+* ``foresee`` (optional, `hub.core.play.vocabulary.Foresight`): another seat's move as soon
+  as it is in, before the referee checks it, so that a seat expecting to move next (a UCI
+  engine) can start thinking while the loop checks, records and tells the move.
 
 A seat with ``late_grace > 0`` (a local AI) keeps thinking after its deadline: everyone is
 told ``time_up`` at the deadline, and a move that still arrives within the grace is shown in
@@ -47,7 +50,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import trio
@@ -356,6 +359,11 @@ class Match(Generic[S, M]):
             [(i, self.seats[i]) for i in (mover, *(i for i in range(count) if i != mover))]
             for mover in range(count)
         ]
+        # who hears a move before the referee checks it (`Foresight`), per mover: usually nobody
+        foresight = [
+            [hook for i, seat in enumerate(self.seats) if i != mover and (hook := _foresee(seat))]
+            for mover in range(count)
+        ]
         # the hot path reads these once: one clock reading at each end of a move
         to_move, apply, clocks = self._to_move, self.game.apply, self.clocks.seats
         now = trio.lowlevel.current_clock().current_time
@@ -393,6 +401,8 @@ class Match(Generic[S, M]):
                         return got
                     move = got[0]
                 stopped = now()  # the move is in: the referee's checking is not the mover's
+                for foresee in foresight[mover]:
+                    await foresee(turn, move, stopped)
                 try:
                     after = apply(self.state, move)
                 except IllegalMove as exc:
@@ -785,6 +795,12 @@ class Match(Generic[S, M]):
             from hub.core.model.events import GameEnded
 
             self.events.publish(GameEnded(self.game_id, result.record, time.time()))
+
+
+def _foresee(seat: object) -> Callable[[Turn[Any], Any, float], Awaitable[None]] | None:
+    """A seat's `Foresight.foresee` hook, if it has one."""
+    hook = getattr(seat, "foresee", None)
+    return hook if callable(hook) else None
 
 
 class _Watch:

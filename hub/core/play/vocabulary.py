@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 S = TypeVar("S")
 M = TypeVar("M")
+M_contra = TypeVar("M_contra", contravariant=True)
 
 NO_LIMIT = TimeControl()
 """No time limit: the default time control of a `hub.core.play.match.Match`."""
@@ -104,6 +105,17 @@ class Turn(Generic[S]):
         if self.scope is None and math.isfinite(self.deadline):
             return
         self.deadline = self.clock.restart(now)
+        if self.scope is not None:
+            self.scope.deadline = self.deadline
+
+    def began(self, at: float) -> None:
+        """The player was told of its turn at ``at``, before the loop asked its seat (a
+        search started by `Foresight.foresee` while the referee checked the last move): its
+        clock runs from then, and the deadline moves back as far. Only earlier; a no-op
+        where the loop cannot move the deadline."""
+        if self.scope is None and math.isfinite(self.deadline):
+            return
+        self.deadline = self.clock.began(at)
         if self.scope is not None:
             self.scope.deadline = self.deadline
 
@@ -225,6 +237,23 @@ class Seat(Protocol[S, M]):
     async def time_up(self, seat: int) -> None: ...
 
     async def end(self, result: MatchResult[S, M]) -> None: ...
+
+
+class Foresight(Protocol[S, M_contra]):
+    """An optional seat hook (a method ``foresee``, found by the loop once per game): hear
+    another seat's move as soon as it is in, before the referee has checked it.
+
+    ``foresee(turn, move, stopped)``: the mover of ``turn`` chose ``move`` and its clock
+    stops at ``stopped``; the loop has not yet applied the move (it may still be illegal),
+    looked for the game's end, recorded it or told anyone. A seat that expects to move next
+    may start thinking now (a UCI engine's ``go``: `hub.chess.seats.UciSeat`), so that the
+    referee's work overlaps its thinking instead of delaying it; its `choose` for the state
+    that follows then takes the search over and calls `Turn.began` with when it started
+    (its clock runs from then). If the move is refused, the game ends, or the next state is
+    not the one foreseen, the seat drops what it started (at ``choose`` or ``end``). Must
+    not raise `SeatFailure`: a broken seat is found at its next ``choose``."""
+
+    async def foresee(self, turn: Turn[S], move: M_contra, stopped: float) -> None: ...
 
 
 class Spectator(Protocol[S, M]):
