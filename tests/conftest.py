@@ -24,8 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.web.browser import chromium_processes, close_chromium
+
+# Every property test draws the same examples on every run (a test's own @settings keep
+# this): a red CI is then a bug in the change, never an example found by chance; a new
+# counterexample is found by running with HYPOTHESIS_PROFILE=explore.
+settings.register_profile("hub", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "hub"))
 
 BIN = Path(sys.executable).parent
 """The directory of the installed console scripts (the venv's bin)."""
