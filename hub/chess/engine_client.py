@@ -190,6 +190,8 @@ class EngineClient:
     """Time spent on urgent jobs since the last search (see `_JobQueue._pick`)."""
     id_name: str = ""
     """What the engine said in ``id name`` during the handshake ("" if nothing)."""
+    readying: bool = False
+    """A ``readyok`` is still to be read (`begin_setup`, `finish_setup`)."""
     last_score: int | None = None
     """The score of the last `search`'s last ``info ... score`` line, in centipawns from the
     mover's view (`hub.chess.uci.parse_score`); None if it reported none."""
@@ -269,13 +271,25 @@ class EngineClient:
     async def setup(self, commands: Sequence[str]) -> None:
         """Send ``commands`` (``setoption ...``, ``ucinewgame``), then ``isready``, and wait for
         ``readyok``. Bounded by the caller; raises like `_read`."""
+        await self.begin_setup(commands)
+        await self.finish_setup()
+
+    async def begin_setup(self, commands: Sequence[str]) -> None:
+        """`setup`'s first half: send ``commands`` and ``isready`` without waiting; the
+        engine works on them (``ucinewgame`` clears its hash) until `finish_setup` reads
+        its ``readyok``. `readying` says that one is still to be read."""
         if TIMER is not None:
             TIMER.reset()
         lines = self.child.lines
         for command in (*commands, "isready"):
             lines.queue_line(command)
-        await lines.flush()
+        self.readying = True
+        await lines.flush_eagerly()
+
+    async def finish_setup(self) -> None:
+        """`setup`'s second half: wait for the ``readyok`` of `begin_setup`."""
         await self._read(ReadyReader())
+        self.readying = False
 
     async def search(
         self, position: str, go: str, sent: Callable[[], None] | None = None

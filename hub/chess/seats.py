@@ -300,7 +300,8 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
             if started:  # one from the shelf has its options already
                 options = [setoption_line(name, value) for name, value in self.options]
                 await self._setup(options, "its options")
-            await self._setup(["ucinewgame"], "ucinewgame")
+            # one from the shelf was sent its ``ucinewgame`` as it was put there (`aclose`)
+            await self._setup(None if engine.readying else ["ucinewgame"], "ucinewgame")
         except SeatFailure as exc:
             self.failure = exc
 
@@ -329,12 +330,16 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
             await self.engine.child.reap()
         return SeatFailure(Termination.DISCONNECT, f"{doing}: {_status_text(self.engine)}")
 
-    async def _setup(self, commands: Sequence[str], what: str) -> None:
+    async def _setup(self, commands: Sequence[str] | None, what: str) -> None:
+        """Send ``commands`` and ``isready`` (None: only wait for the ``readyok`` of those
+        sent already) and wait for ``readyok``, within ``start_timeout``."""
         assert self.engine is not None
         with trio.move_on_after(self.start_timeout):
             try:
                 self.idle = False
-                await self.engine.setup(commands)
+                if commands is not None:
+                    await self.engine.begin_setup(commands)
+                await self.engine.finish_setup()
                 self.idle = True
             except EngineError as exc:
                 raise await self._failure(exc, f"setting up {what}") from exc
@@ -454,6 +459,11 @@ class UciSeat(ClockedSeat[ChessState, str], LaunchedSeat[ChessState, str]):
                 await self._drop_ahead(engine)
         self.engine = None
         if self.shelf is not None and self.failure is None and self.idle and engine.alive:
+            # The next game's ``ucinewgame`` (and ``isready``) at once: the engine clears its
+            # hash while this game is recorded and the next one set up, and that game's
+            # `launch` only reads the ``readyok``.
+            with trio.CancelScope(shield=True):
+                await engine.begin_setup(["ucinewgame"])
             self.shelf.put(self.shelf_key, engine)
             return
         await stop_engine(engine)

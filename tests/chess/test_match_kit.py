@@ -415,9 +415,10 @@ async def test_a_session_keeps_its_engines_between_games(tmp_path: Path) -> None
             assert isinstance(shelf, EngineShelf)
             assert sum(len(engines) for engines in shelf.idle.values()) == 2
         commands = log.read_text().splitlines()
-    # two engines started once each, told ucinewgame at each of the three games, then quit
+    # two engines started once each, told ucinewgame before the first game and as each
+    # game ends (for the next: the last one's goes unused), then quit
     assert commands.count("uci") == 2
-    assert commands.count("ucinewgame") == 6
+    assert commands.count("ucinewgame") == 8
     assert commands.count("quit") == 2
     assert not shelf.idle
 

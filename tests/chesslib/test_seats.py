@@ -373,7 +373,8 @@ async def test_a_search_foreseen_when_the_game_ends_is_stopped_and_the_engine_ke
 ) -> None:
     """The move that ends the game (here an illegal one) started a search; at the end the
     search is stopped and its ``bestmove`` read, so the engine is idle and goes back on the
-    shelf for the next game instead of being stopped."""
+    shelf for the next game instead of being stopped, told ``ucinewgame`` at once (it clears
+    its hash meanwhile); the next game that takes it only reads the ``readyok``."""
     log = tmp_path / "log"
     shelf = EngineShelf()
     uci = engine("--log", str(log))
@@ -383,11 +384,17 @@ async def test_a_search_foreseen_when_the_game_ends_is_stopped_and_the_engine_ke
         assert result.fault is not None and result.fault.seat == 0
         assert result.termination is Termination.ILLEGAL_MOVE
         assert [engine.alive for engines in shelf.idle.values() for engine in engines] == [True]
+        again = engine("--log", str(log))
+        again.shelf = shelf
+        second = await play([again, level(1)], TimeControl.parse("5+0"))
+        assert second.fault is None and again.player.identity == uci.player.identity
     finally:
         await shelf.aclose()
-    sent = commands(log)  # (complete: the engine has quit)
+    sent = commands(log)  # (complete: the engine has quit; one engine served both games)
     assert sent[0] == "position startpos moves a1a1" and sent[1].startswith("go wtime")
-    assert sent[2:] == ["stop", "quit"]
+    assert sent[2:5] == ["stop", "ucinewgame", "isready"]
+    assert sent[5] == "position startpos" and sent[6].startswith("go wtime")
+    assert sent.count("ucinewgame") == 2 and sent[-3:] == ["ucinewgame", "isready", "quit"]
 
 
 @pytest.mark.system  # an engine process
