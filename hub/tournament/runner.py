@@ -170,7 +170,10 @@ class _WorkerSlot:
 
     async def play(self, spec: GameSpec) -> GameRecord:
         child = await self._start()
-        await child.lines.send_line(json.dumps({"spec": spec_to_json(spec)}))
+        # written at once (no pass through the scheduler first, in which the match's loop
+        # would record the last game, a database commit, before this one is on its way)
+        child.lines.queue_line(json.dumps({"spec": spec_to_json(spec)}))
+        await child.lines.flush_eagerly()
         try:
             line = await child.lines.receive_line()
         except LineError as exc:

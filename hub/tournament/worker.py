@@ -145,7 +145,8 @@ async def serve(kit: TournamentKit, lines: LineStream) -> None:
                 answer = await _play_until_eof(lines, kit, spec)
                 if answer is None:
                     break
-                await lines.send_line(json.dumps(answer))
+                lines.queue_line(json.dumps(answer))
+                await lines.flush_eagerly()  # (this loop is the one writer of the answers)
             nursery.cancel_scope.cancel()
 
 
