@@ -188,7 +188,8 @@ class LineStream:
         its run loop), which a UCI engine's ``go`` waits for on the way to the engine's
         clock. A cancellation is still seen here (``checkpoint_if_cancelled``); what the pipe
         has no room for, and any error, is left to `flush` as before. For a stream with one
-        writer (an engine's: its seat), since the write bypasses trio's conflict check."""
+        writer (an engine's: its seat; a match worker's: its slot, and the worker's answers:
+        its loop), since the write bypasses trio's conflict check."""
         send, outgoing = self._send, self._outgoing
         if outgoing and type(send) is trio.lowlevel.FdStream and not self.send_failed:
             await trio.lowlevel.checkpoint_if_cancelled()
