@@ -332,7 +332,6 @@ class EngineClient:
         which is dropped: the engine is idle again. Bounded by the caller."""
         await self.child.lines.send_line("stop")
         await self._read(BestMoveReader())
-        self.last_score = None
         if TIMER is not None:
             TIMER.reset()
 

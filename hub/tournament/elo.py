@@ -478,9 +478,7 @@ def _frequencies(counts: Sequence[int]) -> tuple[float, list[float]]:
 
 
 def _llr(total: float, probs: Sequence[float], p0: Sequence[float], p1: Sequence[float]) -> float:
-    return total * sum(
-        p * (math.log(b) - math.log(a)) for p, a, b in zip(probs, p0, p1, strict=True)
-    )
+    return total * (_divergence(probs, p0) - _divergence(probs, p1))
 
 
 def _logistic_llr(

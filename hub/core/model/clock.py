@@ -154,11 +154,10 @@ class SeatClock:
         if self.started_at is None:
             return 0.0
         elapsed = max(0.0, now - self.started_at)
+        self.remaining = self.after(now)  # (None stays None)
         self.started_at = None
         self.deadline = math.inf
         self.used += elapsed
-        if self.remaining is not None:
-            self.remaining = max(0.0, self.remaining - elapsed) + self.control.increment
         return elapsed
 
     def left(self, now: float) -> float | None:

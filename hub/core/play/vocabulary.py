@@ -102,20 +102,21 @@ class Turn(Generic[S]):
         as fastchess and cutechess time an engine. The referee's own delay (building and
         writing the request, a busy machine's wait for the CPU) is then not the player's.
         Only later, never earlier; a no-op where the loop cannot move the deadline."""
-        if self.scope is None and math.isfinite(self.deadline):
-            return
-        self.deadline = self.clock.restart(now)
-        if self.scope is not None:
-            self.scope.deadline = self.deadline
+        self._move_start(self.clock.restart, now)
 
     def began(self, at: float) -> None:
         """The player was told of its turn at ``at``, before the loop asked its seat (a
         search started by `Foresight.foresee` while the referee checked the last move): its
         clock runs from then, and the deadline moves back as far. Only earlier; a no-op
         where the loop cannot move the deadline."""
+        self._move_start(self.clock.began, at)
+
+    def _move_start(self, move: Callable[[float], float], at: float) -> None:
+        """Start the clock's running turn at ``at`` with ``move`` (`SeatClock.restart` or
+        `SeatClock.began`, which return the new deadline), and the loop's scope with it."""
         if self.scope is None and math.isfinite(self.deadline):
             return
-        self.deadline = self.clock.began(at)
+        self.deadline = move(at)
         if self.scope is not None:
             self.scope.deadline = self.deadline
 
