@@ -277,9 +277,7 @@ async def test_an_engine_is_timed_from_its_go(tmp_path: Path) -> None:
             await trio.sleep(0.01)  # the referee's own delay, before the engine is told
             asked = trio.current_time() - 0.01
             turn = RecordingTurn(0, initial(chess.STARTING_FEN), clock.start(asked), clock, 1)
-            with trio.move_on_at(turn.deadline) as scope:
-                turn.scope = scope
-                move = await uci.choose(turn)
+            move, scope = await choose_in_time(uci, turn)
         assert chess.Move.from_uci(move) in chess.Board().legal_moves
         assert turn.told_at >= asked + 0.01
         assert turn.deadline == pytest.approx(turn.told_at + 5.0)
@@ -293,6 +291,25 @@ async def begun(seat: UciSeat, index: int, control: TimeControl) -> None:
     """``seat`` launched and begun as ``index`` of a game from the start, under ``control``."""
     await seat.launch()
     await seat.begin(Start(index, initial(), control, None))  # type: ignore[arg-type]
+
+
+async def foreseen_e2e4(
+    seat: UciSeat, control: TimeControl, started: float, stopped: float
+) -> None:
+    """``seat`` begun as Black under ``control`` and told White's 1. e2e4 (`UciSeat.foresee`),
+    White's clock started at ``started`` and stopped at ``stopped``."""
+    await begun(seat, 1, control)
+    white = SeatClock(control)
+    await seat.foresee(Turn(0, initial(), white.start(started), white, 1), "e2e4", stopped)
+
+
+async def choose_in_time(seat: UciSeat, turn: Turn[ChessState]) -> tuple[str, trio.CancelScope]:
+    """``seat``'s move for ``turn``, asked as the match loop asks it: under a scope at the
+    turn's deadline, which the seat may move (`Turn.told`, `Turn.began`)."""
+    with trio.move_on_at(turn.deadline) as scope:
+        turn.scope = scope
+        return await seat.choose(turn), scope
+    raise AssertionError("no move by the deadline")
 
 
 def commands(log: Path) -> list[str]:
@@ -311,10 +328,7 @@ async def test_a_foreseen_search_starts_with_the_clocks_the_move_leaves(tmp_path
     control = TimeControl.parse("5+0.25")
     uci = engine("--log", str(log))
     try:
-        await begun(uci, 1, control)
-        white = SeatClock(control)
-        turn = Turn(0, initial(), white.start(100.0), white, 1)
-        await uci.foresee(turn, "e2e4", 100.5)  # white took 0.5 s: 5 - 0.5 + 0.25 left
+        await foreseen_e2e4(uci, control, 100.0, 100.5)  # White took 0.5 s: 5 - 0.5 + 0.25
         assert uci.ahead is not None
         written = uci.ahead[1]
         with trio.fail_after(TIMEOUT):
@@ -329,9 +343,7 @@ async def test_a_foreseen_search_starts_with_the_clocks_the_move_leaves(tmp_path
             await trio.sleep(0.01)  # the referee's checks, while the engine thinks
             asked = trio.current_time()
             reply = Turn(1, state, black.start(asked), black, 2)
-            with trio.move_on_at(reply.deadline) as scope:
-                reply.scope = scope
-                move = await uci.choose(reply)
+            move, scope = await choose_in_time(uci, reply)
         assert chess.Move.from_uci(move) in state.board.legal_moves
         assert uci.ahead is None and uci.idle
         assert black.started_at == written < asked  # timed from its go
@@ -348,17 +360,13 @@ async def test_a_search_foreseen_for_another_position_is_stopped_first(tmp_path:
     control = TimeControl.parse("5+0")
     uci = engine("--log", str(log))
     try:
-        await begun(uci, 1, control)
-        white = SeatClock(control)
-        turn = Turn(0, initial(), white.start(trio.current_time()), white, 1)
-        await uci.foresee(turn, "e2e4", trio.current_time())
-        white.stop(trio.current_time())
+        now = trio.current_time()
+        await foreseen_e2e4(uci, control, now, now)
         state = ChessGame().apply(initial(), "d2d4")  # (a person's move, taken back)
         black = SeatClock(control)
         reply = Turn(1, state, black.start(trio.current_time()), black, 2)
-        with trio.fail_after(TIMEOUT), trio.move_on_at(reply.deadline) as scope:
-            reply.scope = scope
-            move = await uci.choose(reply)
+        with trio.fail_after(TIMEOUT):
+            move, _ = await choose_in_time(uci, reply)
         assert chess.Move.from_uci(move) in state.board.legal_moves
         sent = commands(log)
         assert sent[:3] == ["position startpos moves e2e4", sent[1], "stop"]
@@ -407,10 +415,8 @@ async def test_a_foreseen_search_that_will_not_stop_has_its_engine_stopped(
     uci.shelf = shelf
     control = TimeControl.parse("5+0")
     try:
-        await begun(uci, 1, control)
-        white = SeatClock(control)
-        turn = Turn(0, initial(), white.start(trio.current_time()), white, 1)
-        await uci.foresee(turn, "e2e4", trio.current_time())
+        now = trio.current_time()
+        await foreseen_e2e4(uci, control, now, now)
         assert uci.ahead is not None and not uci.idle
         with trio.fail_after(TIMEOUT):
             await uci.aclose()  # the search never ends: ``stop`` goes unanswered
